@@ -1,0 +1,94 @@
+//===- model/Intervals.cpp ------------------------------------------------===//
+#include "model/Intervals.h"
+#include "model/Trace.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+
+using namespace tracelint::model;
+
+IntervalSet IntervalSet::unionOf(std::vector<Interval> In) {
+  llvm::erase_if(In, [](const Interval &I) { return I.End <= I.Begin; });
+  llvm::sort(In, [](const Interval &A, const Interval &B) {
+    return A.Begin < B.Begin || (A.Begin == B.Begin && A.End < B.End);
+  });
+  IntervalSet S;
+  for (const Interval &I : In) {
+    if (!S.Parts.empty() && I.Begin <= S.Parts.back().End) {
+      S.Parts.back().End = std::max(S.Parts.back().End, I.End);
+      continue;
+    }
+    S.Parts.push_back(I);
+  }
+  return S;
+}
+
+int64_t IntervalSet::length() const {
+  int64_t N = 0;
+  for (const Interval &I : Parts)
+    N += I.length();
+  return N;
+}
+
+int64_t IntervalSet::lengthWithin(Interval W) const {
+  // First part that ends after the window begins.
+  auto It = std::upper_bound(
+      Parts.begin(), Parts.end(), W.Begin,
+      [](int64_t V, const Interval &I) { return V < I.End; });
+  int64_t N = 0;
+  for (; It != Parts.end() && It->Begin < W.End; ++It)
+    N += std::max<int64_t>(
+        0, std::min(It->End, W.End) - std::max(It->Begin, W.Begin));
+  return N;
+}
+
+std::vector<Interval> IntervalSet::gapsWithin(Interval W) const {
+  std::vector<Interval> Gaps;
+  int64_t Cursor = W.Begin;
+  for (const Interval &I : Parts) {
+    if (I.End <= Cursor)
+      continue;
+    if (I.Begin >= W.End)
+      break;
+    if (I.Begin > Cursor)
+      Gaps.push_back({Cursor, std::min(I.Begin, W.End)});
+    Cursor = std::max(Cursor, I.End);
+  }
+  if (Cursor < W.End)
+    Gaps.push_back({Cursor, W.End});
+  return Gaps;
+}
+
+IntervalSet IntervalSet::intersect(const IntervalSet &Other) const {
+  IntervalSet Out;
+  size_t I = 0, J = 0;
+  while (I < Parts.size() && J < Other.Parts.size()) {
+    int64_t B = std::max(Parts[I].Begin, Other.Parts[J].Begin);
+    int64_t E = std::min(Parts[I].End, Other.Parts[J].End);
+    if (B < E)
+      Out.Parts.push_back({B, E});
+    if (Parts[I].End < Other.Parts[J].End)
+      ++I;
+    else
+      ++J;
+  }
+  return Out;
+}
+
+std::vector<int64_t> tracelint::model::exclusiveTimes(const Trace &T) {
+  std::vector<int64_t> Self(T.Events.size());
+  for (size_t I = 0; I < T.Events.size(); ++I)
+    Self[I] = T.Events[I].Duration;
+  for (const Event &E : T.Events) {
+    if (E.Parent == NoIndex)
+      continue;
+    const Event &P = T.Events[E.Parent];
+    int64_t Clipped = std::max<int64_t>(
+        0, std::min(E.end(), P.end()) - std::max(E.Start, P.Start));
+    Self[E.Parent] -= Clipped;
+  }
+  for (int64_t &S : Self)
+    S = std::max<int64_t>(S, 0);
+  return Self;
+}

@@ -1,0 +1,150 @@
+//===- model/Trace.h - The trace model --------------------------*- C++ -*-===//
+//
+// A trace is a set of lanes (host threads and device streams), each holding
+// its events sorted by start time, plus the links between them: correlation
+// ids join a host runtime call to the device work it launched, external ids
+// join a framework op to its runtime calls, and nesting gives each host event
+// its parent. Importers build a Trace through TraceBuilder; analyses only
+// read it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRACELINT_MODEL_TRACE_H
+#define TRACELINT_MODEL_TRACE_H
+
+#include "model/Event.h"
+#include "model/ImportStats.h"
+#include "model/StringPool.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tracelint::model {
+
+enum class LaneKind : uint8_t {
+  HostThread,   ///< an OS thread of a host process
+  DeviceStream, ///< a stream (queue) of a device
+  Other,        ///< rows such as Kineto's "Spans" / "Traces" / ""
+};
+llvm::StringRef laneKindName(LaneKind K);
+
+struct Lane {
+  LaneKind Kind = LaneKind::Other;
+  int64_t Pid = 0;         ///< host: OS pid; device (Kineto): device index
+  int64_t Tid = 0;         ///< host: OS tid; device: stream id
+  int32_t Device = -1;     ///< device lanes: device index
+  int64_t Stream = -1;     ///< device lanes: stream id
+  uint32_t Domain = 0;     ///< correlation ids are unique within a domain
+  StringId Name = EmptyString;     ///< thread/stream name, if recorded
+  StringId Process = EmptyString;  ///< process name, if recorded
+  StringId RawPid = EmptyString;   ///< pid as written, when not numeric
+  StringId RawTid = EmptyString;   ///< tid as written, when not numeric
+  uint32_t Begin = 0, End = 0;     ///< this lane's range in Trace::Events
+};
+
+/// One iteration of the workload, from a ProfilerStep#N range (or a range
+/// named by the user, or inferred).
+struct Step {
+  int64_t Number = -1;
+  int64_t Start = 0;
+  int64_t End = 0;
+  uint32_t Event = NoIndex; ///< the annotation that defines it
+  int64_t duration() const { return End - Start; }
+};
+
+enum class StepSource : uint8_t { None, ProfilerStep, Named, Inferred };
+llvm::StringRef stepSourceName(StepSource S);
+
+enum class FlowKind : uint8_t { Launch, ForwardBackward, Other };
+
+/// A flow arrow between two events (launch flows, fwd->bwd flows).
+struct Flow {
+  FlowKind Kind = FlowKind::Other;
+  uint64_t Id = 0;
+  uint32_t From = NoIndex; ///< bound source event
+  uint32_t To = NoIndex;   ///< bound destination event
+};
+
+struct DeviceInfo {
+  int32_t Id = -1;
+  std::string Name;
+  int64_t TotalGlobalMemory = -1;
+  int32_t ComputeMajor = -1, ComputeMinor = -1;
+  int32_t NumSMs = -1;
+  int32_t WarpSize = -1;
+  int32_t MaxThreadsPerMultiprocessor = -1;
+};
+
+/// Who produced the trace and how it was configured.
+struct Producer {
+  std::string Format;        ///< "kineto", "chrome", "nsys", ...
+  std::string Era;           ///< what the schema suggests ("2021 capitalised")
+  int64_t SchemaVersion = -1;
+  std::string CuptiVersion, CudaRuntimeVersion, CudaDriverVersion;
+  std::string RoctracerVersion, HipRuntimeVersion, HipDriverVersion;
+  std::string TraceName, DisplayTimeUnit;
+  int64_t Rank = -1, WorldSize = -1;
+  std::string DistributedBackend;
+  /// Profiler options recorded as metadata (record_shapes, with_stack...):
+  /// -1 unknown, 0 off, 1 on.
+  int8_t RecordShapes = -1, ProfileMemory = -1, WithStack = -1,
+         WithFlops = -1, WithModules = -1;
+};
+
+class Trace {
+public:
+  StringPool Strings;
+  std::vector<Lane> Lanes;
+  std::vector<Event> Events; ///< grouped by lane, sorted by start in a lane
+  std::vector<EventArgs> Args;
+  std::vector<Flow> Flows;
+  std::vector<Step> Steps;
+  StepSource StepsFrom = StepSource::None;
+  std::vector<DeviceInfo> Devices;
+  Producer Source;
+  ImportStats Stats;
+
+  /// Absolute time of the model's time 0, in ns since the Unix epoch when the
+  /// trace's clock is epoch-based (or relative to the producer's base).
+  int64_t OriginNs = 0;
+  /// [first event start, last event end] over all lanes, in model time.
+  int64_t WindowStart = 0, WindowEnd = 0;
+
+  llvm::StringRef name(const Event &E) const { return Strings.get(E.Name); }
+  const Lane &laneOf(const Event &E) const { return Lanes[E.Lane]; }
+  llvm::ArrayRef<Event> events(const Lane &L) const {
+    return llvm::ArrayRef<Event>(Events).slice(L.Begin, L.End - L.Begin);
+  }
+  const EventArgs *args(const Event &E) const {
+    return E.Args == NoIndex ? nullptr : &Args[E.Args];
+  }
+  uint32_t indexOf(const Event &E) const {
+    return static_cast<uint32_t>(&E - Events.data());
+  }
+
+  /// The host runtime/driver call with this correlation id, or NoIndex.
+  uint32_t launchOf(const Event &DeviceEvent) const;
+  /// The device events launched by the host call \p HostEvent.
+  llvm::ArrayRef<uint32_t> deviceWorkOf(const Event &HostEvent) const;
+
+  bool hasDeviceLanes() const;
+  size_t countKind(EventKind K) const;
+
+  // Built by TraceBuilder::finish().
+  struct CorrelationLinks {
+    uint32_t Launch = NoIndex;
+    llvm::SmallVector<uint32_t, 1> Device;
+  };
+  llvm::DenseMap<uint64_t, CorrelationLinks> Correlations;
+  static uint64_t correlationKey(uint32_t Domain, uint32_t Correlation) {
+    return (uint64_t(Domain) << 32) | Correlation;
+  }
+};
+
+} // namespace tracelint::model
+
+#endif
