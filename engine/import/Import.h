@@ -1,0 +1,32 @@
+//===- import/Import.h - Reading trace files into the model -----*- C++ -*-===//
+//
+// The entry point of the import layer: sniff what a file is (by its bytes,
+// never by its name) and build a model::Trace from it, or explain why not.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRACELINT_IMPORT_IMPORT_H
+#define TRACELINT_IMPORT_IMPORT_H
+
+#include "model/Trace.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+
+namespace tracelint::import {
+
+struct ImportOptions {
+  /// Stop with an error once a trace holds more events than this (0: no
+  /// limit). A guard against unexpectedly huge inputs.
+  uint64_t MaxEvents = 0;
+};
+
+/// Reads the trace at \p Path. Errors name the file, the place (byte offset
+/// or event index) and what was expected. A trace that is readable but damaged
+/// (truncated, bad events) imports with the damage counted in Trace::Stats.
+llvm::Expected<model::Trace> importTraceFile(llvm::StringRef Path,
+                                             const ImportOptions &Opts = {});
+
+} // namespace tracelint::import
+
+#endif
