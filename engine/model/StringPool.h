@@ -8,8 +8,10 @@
 #ifndef TRACELINT_MODEL_STRINGPOOL_H
 #define TRACELINT_MODEL_STRINGPOOL_H
 
-#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/CachedHashString.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Allocator.h"
 
 #include <cstdint>
 #include <optional>
@@ -38,8 +40,10 @@ public:
   size_t characterBytes() const { return CharBytes; }
 
 private:
-  llvm::StringMap<StringId> Index;
-  // Views into the keys owned by Index; StringMap entries never move.
+  // CachedHashStringRef hashes with llvm::hash_value, which is much faster on
+  // long kernel names than the byte-at-a-time hash of LLVM 14's StringMap.
+  llvm::DenseMap<llvm::CachedHashStringRef, StringId> Index;
+  llvm::BumpPtrAllocator Storage;
   std::vector<llvm::StringRef> Strings;
   size_t CharBytes = 0;
 };
