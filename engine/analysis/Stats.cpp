@@ -1,0 +1,272 @@
+//===- analysis/Stats.cpp -------------------------------------------------===//
+#include "analysis/Stats.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+using namespace tracelint;
+using namespace tracelint::analysis;
+using model::Event;
+using model::EventKind;
+using model::Interval;
+using model::IntervalSet;
+using model::Trace;
+
+bool tracelint::analysis::isLaunchCallName(llvm::StringRef Name) {
+  // The same test as the builder's LaunchWithoutDevice count, so that the two
+  // agree on what a launch is.
+  return Name.contains("Launch") || Name.contains("launch");
+}
+
+static StepStats computeSteps(const Trace &T) {
+  StepStats S;
+  S.From = T.StepsFrom;
+  if (T.Steps.empty())
+    return S;
+  std::vector<int64_t> Durations;
+  Durations.reserve(T.Steps.size());
+  S.Span = {T.Steps.front().Start, T.Steps.front().End};
+  for (const model::Step &St : T.Steps) {
+    Durations.push_back(St.duration());
+    S.Span.Begin = std::min(S.Span.Begin, St.Start);
+    S.Span.End = std::max(S.Span.End, St.End);
+  }
+  llvm::sort(Durations);
+  size_t N = Durations.size();
+  S.Count = N;
+  S.FirstNumber = T.Steps.front().Number;
+  S.LastNumber = T.Steps.back().Number;
+  S.MinNs = Durations.front();
+  S.MaxNs = Durations.back();
+  // Median of an even count is the mean of the two middle values (rounded
+  // down to a whole ns); of an odd count, the middle value.
+  if (N % 2)
+    S.MedianNs = Durations[N / 2];
+  else
+    S.MedianNs =
+        Durations[N / 2 - 1] + (Durations[N / 2] - Durations[N / 2 - 1]) / 2;
+  return S;
+}
+
+namespace {
+/// Device-work intervals of one device, overall and per category.
+struct DeviceParts {
+  DeviceStats Stats;
+  std::vector<Interval> All, Compute, Copy, Memset, Communication;
+};
+} // namespace
+
+static std::optional<double> shareOf(int64_t Part, int64_t Whole) {
+  if (Whole <= 0)
+    return std::nullopt;
+  return double(Part) / double(Whole);
+}
+
+static void computeDevices(const Trace &T, TraceStats &S) {
+  std::map<int32_t, DeviceParts> ByDevice;
+  for (const model::Lane &L : T.Lanes) {
+    if (L.Kind != model::LaneKind::DeviceStream)
+      continue;
+    DeviceParts &D = ByDevice[L.Device];
+    D.Stats.Device = L.Device;
+    ++D.Stats.NumStreams;
+    for (const Event &E : T.events(L)) {
+      if (!model::isDeviceWork(E.Kind))
+        continue;
+      Interval I{E.Start, E.end()};
+      if (!D.Stats.HasWork) {
+        D.Stats.HasWork = true;
+        D.Stats.Active = I;
+      }
+      ++D.Stats.NumWorkEvents;
+      D.Stats.Active.Begin = std::min(D.Stats.Active.Begin, I.Begin);
+      D.Stats.Active.End = std::max(D.Stats.Active.End, I.End);
+      D.All.push_back(I);
+      switch (E.Kind) {
+      case EventKind::Kernel:
+        D.Compute.push_back(I);
+        break;
+      case EventKind::Memcpy:
+        D.Copy.push_back(I);
+        break;
+      case EventKind::Memset:
+        D.Memset.push_back(I);
+        break;
+      case EventKind::Collective:
+        D.Communication.push_back(I);
+        break;
+      default:
+        break;
+      }
+    }
+  }
+
+  Interval Window = S.Window;
+  bool HasSteps = S.Steps.Count != 0;
+  for (auto &Entry : ByDevice) {
+    DeviceParts &D = Entry.second;
+    DeviceStats &DS = D.Stats;
+    IntervalSet Busy = IntervalSet::unionOf(std::move(D.All));
+    DS.BusyNs = Busy.length();
+    DS.ComputeNs = IntervalSet::unionOf(std::move(D.Compute)).length();
+    DS.CopyNs = IntervalSet::unionOf(std::move(D.Copy)).length();
+    DS.MemsetNs = IntervalSet::unionOf(std::move(D.Memset)).length();
+    DS.CommunicationNs =
+        IntervalSet::unionOf(std::move(D.Communication)).length();
+    if (DS.HasWork) {
+      DS.IdleNs = Busy.idleWithin(Window);
+      DS.BusyShare = shareOf(Busy.lengthWithin(Window), Window.length());
+      if (HasSteps) {
+        DS.StepBusyNs = Busy.lengthWithin(S.Steps.Span);
+        DS.StepBusyShare = shareOf(*DS.StepBusyNs, S.Steps.Span.length());
+      }
+    }
+    S.TotalBusyNs += DS.BusyNs;
+    S.Devices.push_back(DS);
+  }
+}
+
+/// Sorts by total time descending, then name, then kind, and keeps TopN.
+static void rankAndTrim(const Trace &T, std::vector<NameStats> &V,
+                        unsigned TopN) {
+  llvm::sort(V, [&](const NameStats &A, const NameStats &B) {
+    if (A.TotalNs != B.TotalNs)
+      return A.TotalNs > B.TotalNs;
+    llvm::StringRef NA = T.Strings.get(A.Name), NB = T.Strings.get(B.Name);
+    if (NA != NB)
+      return NA < NB;
+    return A.Kind < B.Kind;
+  });
+  if (TopN && V.size() > TopN)
+    V.resize(TopN);
+}
+
+static void computeNamed(const Trace &T, const StatsOptions &Opts,
+                         TraceStats &S) {
+  llvm::DenseMap<uint64_t, size_t> KernelIdx, CallIdx;
+  std::vector<NameStats> Kernels, Calls;
+  auto Account = [](llvm::DenseMap<uint64_t, size_t> &Idx,
+                    std::vector<NameStats> &V, uint64_t Key, const Event &E) {
+    auto [It, Inserted] = Idx.try_emplace(Key, V.size());
+    if (Inserted) {
+      V.emplace_back();
+      V.back().Name = E.Name;
+      V.back().Kind = E.Kind;
+    }
+    NameStats &N = V[It->second];
+    ++N.Count;
+    N.TotalNs += E.Duration;
+    N.MaxNs = std::max(N.MaxNs, E.Duration);
+  };
+  for (const Event &E : T.Events) {
+    switch (E.Kind) {
+    case EventKind::Kernel:
+    case EventKind::Collective:
+      ++S.NumKernels;
+      Account(KernelIdx, Kernels, E.Name, E);
+      break;
+    case EventKind::Runtime:
+    case EventKind::Driver:
+      ++S.NumRuntimeCalls;
+      if (isLaunchCallName(T.name(E)))
+        ++S.NumLaunchCalls;
+      Account(CallIdx, Calls, (uint64_t(E.Kind) << 32) | E.Name, E);
+      break;
+    default:
+      break;
+    }
+  }
+  S.NumDistinctKernels = Kernels.size();
+  S.NumDistinctRuntimeCalls = Calls.size();
+  for (NameStats &N : Kernels)
+    N.BusyShare = shareOf(N.TotalNs, S.TotalBusyNs);
+  rankAndTrim(T, Kernels, Opts.TopN);
+  rankAndTrim(T, Calls, Opts.TopN);
+  S.TopKernels = std::move(Kernels);
+  S.TopRuntimeCalls = std::move(Calls);
+}
+
+static void computeCopies(const Trace &T, TraceStats &S) {
+  std::map<std::tuple<uint8_t, uint8_t, uint8_t>, CopyStats> ByKey;
+  for (const Event &E : T.Events) {
+    const model::EventArgs *A = T.args(E);
+    int64_t Bytes = A ? A->Bytes : -1;
+    if (E.Kind == EventKind::Memset) {
+      ++S.Memsets.Count;
+      S.Memsets.DurationNs += E.Duration;
+      if (Bytes >= 0)
+        S.Memsets.Bytes += Bytes;
+      else
+        ++S.Memsets.UnknownBytesCount;
+      continue;
+    }
+    if (E.Kind != EventKind::Memcpy)
+      continue;
+    model::EventArgs None;
+    if (!A)
+      A = &None;
+    auto Key =
+        std::make_tuple(uint8_t(A->Copy), uint8_t(A->Src), uint8_t(A->Dst));
+    CopyStats &C = ByKey[Key];
+    C.Kind = A->Copy;
+    C.Src = A->Src;
+    C.Dst = A->Dst;
+    ++C.Count;
+    C.DurationNs += E.Duration;
+    if (Bytes < 0) {
+      ++C.UnknownBytesCount;
+      continue;
+    }
+    C.Bytes += Bytes;
+    C.KnownBytesDurationNs += E.Duration;
+  }
+  for (auto &Entry : ByKey) {
+    CopyStats &C = Entry.second;
+    if (C.KnownBytesDurationNs > 0 && C.Count > C.UnknownBytesCount)
+      C.BandwidthGBps = double(C.Bytes) / double(C.KnownBytesDurationNs);
+    S.Copies.push_back(C);
+  }
+}
+
+TraceStats tracelint::analysis::computeStats(const Trace &T,
+                                             const StatsOptions &Opts) {
+  TraceStats S;
+  S.NumEvents = T.Events.size();
+  S.Window = {T.WindowStart, T.WindowEnd};
+  for (const model::Lane &L : T.Lanes) {
+    switch (L.Kind) {
+    case model::LaneKind::HostThread:
+      ++S.NumHostThreads;
+      break;
+    case model::LaneKind::DeviceStream:
+      ++S.NumDeviceStreams;
+      break;
+    case model::LaneKind::Other:
+      ++S.NumOtherLanes;
+      break;
+    }
+    for (const Event &E : T.events(L)) {
+      if (!model::isDeviceWork(E.Kind))
+        continue;
+      ++S.NumDeviceWorkEvents;
+      if (L.Kind != model::LaneKind::DeviceStream)
+        ++S.NumDeviceWorkOffStreams;
+    }
+  }
+
+  S.Steps = computeSteps(T);
+  computeDevices(T, S);
+  computeNamed(T, Opts, S);
+  computeCopies(T, S);
+
+  for (unsigned I = 0; I < model::NumImportStats; ++I) {
+    auto Stat = model::ImportStat(I);
+    if (uint64_t N = T.Stats.get(Stat))
+      S.Import.push_back({Stat, N});
+  }
+  return S;
+}

@@ -1,0 +1,250 @@
+//===- report/StatsJson.cpp - JSON form of `tracelint stats` --------------===//
+//
+// Keys are written in a fixed order so that two runs over the same trace give
+// byte-identical output (diffs and baselines rely on it). Fields the trace did
+// not record are left out rather than written as zero.
+//
+//===----------------------------------------------------------------------===//
+#include "report/StatsReport.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <cmath>
+#include <cstdint>
+
+using namespace tracelint;
+using analysis::TraceStats;
+using model::Trace;
+
+/// Bumped when a field changes meaning or is removed.
+static constexpr int64_t StatsJsonVersion = 1;
+
+/// LLVM 14's json::Value has no uint64_t constructor; counts never get near
+/// the int64 limit, but clamp rather than wrap.
+static int64_t count(uint64_t N) {
+  return N > uint64_t(INT64_MAX) ? INT64_MAX : int64_t(N);
+}
+
+/// Trace strings are untrusted: json::Value asserts on invalid UTF-8, so
+/// repair it first (U+FFFD for bad bytes).
+static std::string text(llvm::StringRef S) {
+  return llvm::json::isUTF8(S) ? S.str() : llvm::json::fixUTF8(S);
+}
+
+static void writeProducer(llvm::json::OStream &J, const Trace &T) {
+  const model::Producer &Src = T.Source;
+  auto Str = [&](llvm::StringRef Key, const std::string &V) {
+    if (!V.empty())
+      J.attribute(Key, text(V));
+  };
+  auto Int = [&](llvm::StringRef Key, int64_t V) {
+    if (V >= 0)
+      J.attribute(Key, V);
+  };
+  auto Flag = [&](llvm::StringRef Key, int8_t V) {
+    if (V >= 0)
+      J.attribute(Key, V != 0);
+  };
+  J.attributeObject("producer", [&] {
+    Str("format", Src.Format);
+    Str("era", Src.Era);
+    Int("schema_version", Src.SchemaVersion);
+    Str("cupti_version", Src.CuptiVersion);
+    Str("cuda_runtime_version", Src.CudaRuntimeVersion);
+    Str("cuda_driver_version", Src.CudaDriverVersion);
+    Str("roctracer_version", Src.RoctracerVersion);
+    Str("hip_runtime_version", Src.HipRuntimeVersion);
+    Str("hip_driver_version", Src.HipDriverVersion);
+    Str("trace_name", Src.TraceName);
+    Str("display_time_unit", Src.DisplayTimeUnit);
+    Int("rank", Src.Rank);
+    Int("world_size", Src.WorldSize);
+    Str("distributed_backend", Src.DistributedBackend);
+    Flag("record_shapes", Src.RecordShapes);
+    Flag("profile_memory", Src.ProfileMemory);
+    Flag("with_stack", Src.WithStack);
+    Flag("with_flops", Src.WithFlops);
+    Flag("with_modules", Src.WithModules);
+  });
+  J.attributeArray("hardware", [&] {
+    for (const model::DeviceInfo &D : T.Devices)
+      J.object([&] {
+        J.attribute("id", D.Id);
+        Str("name", D.Name);
+        if (D.ComputeMajor >= 0)
+          J.attribute("compute_capability",
+                      std::to_string(D.ComputeMajor) + "." +
+                          std::to_string(std::max(D.ComputeMinor, 0)));
+        Int("sms", D.NumSMs);
+        Int("memory_bytes", D.TotalGlobalMemory);
+      });
+  });
+}
+
+static void writeSteps(llvm::json::OStream &J, const TraceStats &S) {
+  const analysis::StepStats &St = S.Steps;
+  J.attributeObject("steps", [&] {
+    J.attribute("source", model::stepSourceName(St.From));
+    J.attribute("count", count(St.Count));
+    if (!St.Count) {
+      J.attribute("note", "no step markers; the whole window is used");
+      return;
+    }
+    J.attribute("first", St.FirstNumber);
+    J.attribute("last", St.LastNumber);
+    J.attribute("median_ns", St.MedianNs);
+    J.attribute("min_ns", St.MinNs);
+    J.attribute("max_ns", St.MaxNs);
+    J.attribute("span_start_ns", St.Span.Begin);
+    J.attribute("span_end_ns", St.Span.End);
+  });
+}
+
+static void writeDevices(llvm::json::OStream &J, const TraceStats &S) {
+  J.attribute("device_activity", S.hasDeviceActivity() ? "present" : "absent");
+  J.attribute("launch_calls", count(S.NumLaunchCalls));
+  if (!S.hasDeviceActivity()) {
+    J.attribute("device_note",
+                S.NumLaunchCalls
+                    ? "kernel launch calls exist but no device "
+                      "events were captured; device figures cannot "
+                      "be judged"
+                    : "device activity was not recorded; device "
+                      "figures cannot be judged");
+    return;
+  }
+  J.attribute("device_work_off_streams", count(S.NumDeviceWorkOffStreams));
+  J.attribute("total_busy_ns", S.TotalBusyNs);
+  J.attributeArray("devices", [&] {
+    for (const analysis::DeviceStats &D : S.Devices)
+      J.object([&] {
+        J.attribute("device", D.Device);
+        J.attribute("streams", D.NumStreams);
+        J.attribute("events", count(D.NumWorkEvents));
+        if (!D.HasWork) {
+          J.attribute("device_activity", "absent");
+          return;
+        }
+        J.attribute("device_activity", "present");
+        J.attribute("active_start_ns", D.Active.Begin);
+        J.attribute("active_end_ns", D.Active.End);
+        J.attribute("busy_ns", D.BusyNs);
+        J.attribute("idle_ns", D.IdleNs);
+        if (D.BusyShare)
+          J.attribute("busy_share", *D.BusyShare);
+        J.attributeObject("busy_by_category", [&] {
+          J.attribute("compute_ns", D.ComputeNs);
+          J.attribute("copy_ns", D.CopyNs);
+          J.attribute("memset_ns", D.MemsetNs);
+          J.attribute("communication_ns", D.CommunicationNs);
+        });
+        if (D.StepBusyNs)
+          J.attributeObject("in_steps", [&] {
+            J.attribute("busy_ns", *D.StepBusyNs);
+            if (D.StepBusyShare)
+              J.attribute("busy_share", *D.StepBusyShare);
+          });
+      });
+  });
+}
+
+static void writeNames(llvm::json::OStream &J, const Trace &T,
+                       llvm::StringRef Key,
+                       llvm::ArrayRef<analysis::NameStats> Rows,
+                       uint64_t Distinct, uint64_t Count, bool Kernels) {
+  J.attributeObject(Key, [&] {
+    J.attribute("distinct", count(Distinct));
+    J.attribute("count", count(Count));
+    J.attributeArray("entries", [&] {
+      for (const analysis::NameStats &N : Rows)
+        J.object([&] {
+          J.attribute("name", text(T.Strings.get(N.Name)));
+          if (!Kernels)
+            J.attribute("kind", model::eventKindName(N.Kind));
+          J.attribute("count", count(N.Count));
+          J.attribute("total_ns", N.TotalNs);
+          J.attribute("mean_ns",
+                      static_cast<int64_t>(std::llround(N.meanNs())));
+          J.attribute("max_ns", N.MaxNs);
+          if (N.BusyShare)
+            J.attribute("busy_share", *N.BusyShare);
+        });
+    });
+  });
+}
+
+static void writeCopies(llvm::json::OStream &J, const TraceStats &S) {
+  J.attributeArray("copies", [&] {
+    for (const analysis::CopyStats &C : S.Copies)
+      J.object([&] {
+        J.attribute("kind", model::copyKindName(C.Kind));
+        J.attribute("src", model::memoryKindName(C.Src));
+        J.attribute("dst", model::memoryKindName(C.Dst));
+        J.attribute("count", count(C.Count));
+        J.attribute("unknown_bytes_count", count(C.UnknownBytesCount));
+        J.attribute("bytes", C.Bytes);
+        J.attribute("duration_ns", C.DurationNs);
+        J.attribute("known_bytes_duration_ns", C.KnownBytesDurationNs);
+        if (C.BandwidthGBps)
+          J.attribute("bandwidth_gbps", *C.BandwidthGBps);
+      });
+  });
+  J.attributeObject("memsets", [&] {
+    J.attribute("count", count(S.Memsets.Count));
+    J.attribute("unknown_bytes_count", count(S.Memsets.UnknownBytesCount));
+    J.attribute("bytes", S.Memsets.Bytes);
+    J.attribute("duration_ns", S.Memsets.DurationNs);
+  });
+}
+
+static void writeImport(llvm::json::OStream &J, const Trace &T,
+                        const TraceStats &S) {
+  J.attributeObject("import", [&] {
+    if (T.Stats.TruncatedAtByte >= 0)
+      J.attribute("truncated_at_byte", T.Stats.TruncatedAtByte);
+    J.attributeArray("counters", [&] {
+      for (const analysis::ImportCount &C : S.Import)
+        J.object([&] {
+          J.attribute("name", model::importStatName(C.Stat));
+          J.attribute("severity", model::statSeverityName(
+                                      model::importStatSeverity(C.Stat)));
+          J.attribute("description", model::importStatDescription(C.Stat));
+          J.attribute("count", count(C.Count));
+          llvm::StringRef Where = T.Stats.firstPlace(C.Stat);
+          if (!Where.empty())
+            J.attribute("first_place", text(Where));
+        });
+    });
+  });
+}
+
+void report::writeStatsJson(llvm::raw_ostream &OS, const Trace &T,
+                            const TraceStats &S, llvm::StringRef InputName) {
+  llvm::json::OStream J(OS, /*IndentSize=*/2);
+  J.object([&] {
+    J.attribute("version", StatsJsonVersion);
+    J.attribute("input", text(InputName));
+    writeProducer(J, T);
+    J.attributeObject("lanes", [&] {
+      J.attribute("host_threads", S.NumHostThreads);
+      J.attribute("device_streams", S.NumDeviceStreams);
+      J.attribute("other", S.NumOtherLanes);
+    });
+    J.attributeObject("window", [&] {
+      J.attribute("start_ns", S.Window.Begin);
+      J.attribute("end_ns", S.Window.End);
+      J.attribute("duration_ns", S.Window.length());
+      J.attribute("events", count(S.NumEvents));
+    });
+    writeSteps(J, S);
+    writeDevices(J, S);
+    writeNames(J, T, "top_kernels", S.TopKernels, S.NumDistinctKernels,
+               S.NumKernels, /*Kernels=*/true);
+    writeNames(J, T, "top_runtime_calls", S.TopRuntimeCalls,
+               S.NumDistinctRuntimeCalls, S.NumRuntimeCalls,
+               /*Kernels=*/false);
+    writeCopies(J, S);
+    writeImport(J, T, S);
+  });
+  OS << "\n";
+}

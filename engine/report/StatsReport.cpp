@@ -1,0 +1,339 @@
+//===- report/StatsReport.cpp - Text form of `tracelint stats` ------------===//
+#include "report/StatsReport.h"
+#include "report/Format.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+
+using namespace tracelint;
+using namespace tracelint::report;
+using analysis::TraceStats;
+using model::Trace;
+
+namespace {
+/// Writes section labels and highlights; plain text when colour is off, so
+/// that piped output never carries escape sequences.
+class Painter {
+public:
+  Painter(llvm::raw_ostream &OS, bool Color) : OS(OS), Color(Color) {}
+
+  /// A section label padded to the label column.
+  void label(llvm::StringRef Label) {
+    paint(llvm::formatv("{0,-12}", Label).str(), Bold);
+    if (Label.size() >= 12)
+      OS << "  ";
+  }
+  void paint(llvm::StringRef Text, const char *Code) {
+    if (Color)
+      OS << Code << Text << Reset;
+    else
+      OS << Text;
+  }
+  void warn(llvm::StringRef Text) { paint(Text, Yellow); }
+
+  static constexpr const char *Bold = "\x1b[1m";
+  static constexpr const char *Yellow = "\x1b[33m";
+  static constexpr const char *Red = "\x1b[31m";
+  static constexpr const char *Reset = "\x1b[0m";
+
+private:
+  llvm::raw_ostream &OS;
+  bool Color;
+};
+} // namespace
+
+static constexpr llvm::StringLiteral Indent = "            ";
+
+/// "1 event", "2 events".
+static std::string count(uint64_t N, llvm::StringRef Noun) {
+  return llvm::formatv("{0} {1}{2}", N, Noun, N == 1 ? "" : "s").str();
+}
+
+static const char *onOff(int8_t Flag) { return Flag ? "on" : "off"; }
+
+static void writeProducer(llvm::raw_ostream &OS, Painter &P, const Trace &T) {
+  const model::Producer &Src = T.Source;
+  std::vector<std::string> Lines;
+  std::string Line;
+  if (!Src.Format.empty())
+    Line = sanitize(Src.Format);
+  if (!Src.Era.empty())
+    Line += " (" + sanitize(Src.Era) + ")";
+  if (Src.SchemaVersion >= 0)
+    Line += llvm::formatv(", schema {0}", Src.SchemaVersion).str();
+  if (!Line.empty())
+    Lines.push_back(Line);
+
+  std::vector<std::string> Versions;
+  auto AddVersion = [&](llvm::StringRef What, const std::string &V) {
+    if (!V.empty())
+      Versions.push_back((What + " " + sanitize(V)).str());
+  };
+  AddVersion("CUPTI", Src.CuptiVersion);
+  AddVersion("CUDA runtime", Src.CudaRuntimeVersion);
+  AddVersion("CUDA driver", Src.CudaDriverVersion);
+  AddVersion("roctracer", Src.RoctracerVersion);
+  AddVersion("HIP runtime", Src.HipRuntimeVersion);
+  AddVersion("HIP driver", Src.HipDriverVersion);
+  if (!Versions.empty())
+    Lines.push_back(llvm::join(Versions, ", "));
+
+  if (Src.Rank >= 0 || Src.WorldSize >= 0 || !Src.DistributedBackend.empty()) {
+    std::string Dist = Src.Rank >= 0 ? llvm::formatv("rank {0}", Src.Rank).str()
+                                     : std::string("rank unknown");
+    if (Src.WorldSize >= 0)
+      Dist += llvm::formatv(" of {0}", Src.WorldSize).str();
+    if (!Src.DistributedBackend.empty())
+      Dist += ", backend " + sanitize(Src.DistributedBackend);
+    Lines.push_back(Dist);
+  }
+
+  std::vector<std::string> Options;
+  auto AddOption = [&](const char *Name, int8_t Flag) {
+    if (Flag >= 0)
+      Options.push_back(std::string(Name) + " " + onOff(Flag));
+  };
+  AddOption("record_shapes", Src.RecordShapes);
+  AddOption("profile_memory", Src.ProfileMemory);
+  AddOption("with_stack", Src.WithStack);
+  AddOption("with_flops", Src.WithFlops);
+  AddOption("with_modules", Src.WithModules);
+  if (!Options.empty())
+    Lines.push_back("profiler options: " + llvm::join(Options, ", "));
+  if (!Src.TraceName.empty())
+    Lines.push_back("trace name " + sanitize(Src.TraceName, MaxNameColumns));
+
+  P.label("producer");
+  if (Lines.empty())
+    Lines.push_back("not recorded");
+  for (size_t I = 0; I < Lines.size(); ++I)
+    OS << (I ? Indent : "") << Lines[I] << "\n";
+
+  for (const model::DeviceInfo &D : T.Devices) {
+    P.label(llvm::formatv("gpu {0}", D.Id).str());
+    OS << (D.Name.empty() ? std::string("unnamed") : sanitize(D.Name));
+    if (D.ComputeMajor >= 0)
+      OS << ", compute " << D.ComputeMajor << "."
+         << std::max(D.ComputeMinor, 0);
+    if (D.NumSMs >= 0)
+      OS << ", " << D.NumSMs << " SMs";
+    if (D.TotalGlobalMemory >= 0)
+      OS << ", " << formatBytes(D.TotalGlobalMemory) << " memory";
+    OS << "\n";
+  }
+}
+
+static void writeWindowAndSteps(llvm::raw_ostream &OS, Painter &P,
+                                const TraceStats &S) {
+  P.label("lanes");
+  OS << count(S.NumHostThreads, "host thread") << ", "
+     << count(S.NumDeviceStreams, "device stream") << ", " << S.NumOtherLanes
+     << " other; " << count(S.NumEvents, "event") << "\n";
+  P.label("window");
+  OS << formatDuration(S.Window.length()) << " ("
+     << formatDuration(S.Window.Begin) << " .. " << formatDuration(S.Window.End)
+     << ")\n";
+
+  P.label("steps");
+  const analysis::StepStats &St = S.Steps;
+  if (!St.Count) {
+    OS << "no step markers; the whole window is used\n";
+    return;
+  }
+  OS << llvm::formatv("{0} from {1} (#{2}..#{3}): median {4}, min {5}, max "
+                      "{6}\n",
+                      St.Count, model::stepSourceName(St.From), St.FirstNumber,
+                      St.LastNumber, formatDuration(St.MedianNs),
+                      formatDuration(St.MinNs), formatDuration(St.MaxNs));
+  OS << Indent << "span " << formatDuration(St.Span.Begin) << " .. "
+     << formatDuration(St.Span.End) << " (" << formatDuration(St.Span.length())
+     << ")\n";
+}
+
+static void writeDevices(llvm::raw_ostream &OS, Painter &P, const Trace &T,
+                         const TraceStats &S) {
+  P.label("devices");
+  if (!S.hasDeviceActivity()) {
+    P.warn("device activity was not recorded; device busy and idle time "
+           "cannot be judged");
+    OS << "\n";
+    if (S.NumLaunchCalls) {
+      OS << Indent;
+      P.warn(count(S.NumLaunchCalls, "kernel launch call") +
+             (S.NumLaunchCalls == 1 ? " exists" : " exist") +
+             " but no device events were captured");
+      OS << "\n";
+    }
+    return;
+  }
+  OS << "busy = union of device work; idle = window - busy\n";
+  for (const analysis::DeviceStats &D : S.Devices) {
+    OS << "  ";
+    P.paint(llvm::formatv("device {0}", D.Device).str(), Painter::Bold);
+    for (const model::DeviceInfo &Info : T.Devices)
+      if (Info.Id == D.Device && !Info.Name.empty())
+        OS << " (" << sanitize(Info.Name) << ")";
+    OS << ": " << count(D.NumStreams, "stream");
+    if (!D.HasWork) {
+      OS << ", ";
+      P.warn("no device work recorded; cannot judge");
+      OS << "\n";
+      continue;
+    }
+    OS << llvm::formatv(
+        ", {0}, active {1} .. {2}\n", count(D.NumWorkEvents, "event"),
+        formatDuration(D.Active.Begin), formatDuration(D.Active.End));
+    OS << "    busy " << formatDuration(D.BusyNs);
+    if (D.BusyShare)
+      OS << " (" << formatShare(*D.BusyShare) << " of window)";
+    OS << ", idle " << formatDuration(D.IdleNs) << "\n";
+    OS << "    compute " << formatDuration(D.ComputeNs) << ", copy "
+       << formatDuration(D.CopyNs) << ", memset " << formatDuration(D.MemsetNs)
+       << ", communication " << formatDuration(D.CommunicationNs)
+       << " (each a union)\n";
+    if (D.StepBusyNs) {
+      OS << "    in steps: busy " << formatDuration(*D.StepBusyNs);
+      if (D.StepBusyShare)
+        OS << " (" << formatShare(*D.StepBusyShare) << " of step span)";
+      OS << "\n";
+    }
+  }
+  if (S.NumDeviceWorkOffStreams)
+    OS << Indent << S.NumDeviceWorkOffStreams
+       << " device events on lanes that are not device streams (not in busy "
+          "time)\n";
+}
+
+static void writeNameTable(llvm::raw_ostream &OS, const Trace &T,
+                           llvm::ArrayRef<analysis::NameStats> Rows,
+                           bool Kernels) {
+  OS << llvm::formatv("  {0,8}  {1,11}  {2,11}  {3,11}  {4,7}  name\n", "count",
+                      "total", "mean", "max", Kernels ? "share" : "kind");
+  for (const analysis::NameStats &N : Rows) {
+    std::string Last = Kernels ? (N.BusyShare ? formatShare(*N.BusyShare) : "-")
+                               : model::eventKindName(N.Kind).str();
+    OS << llvm::formatv(
+        "  {0,8}  {1,11}  {2,11}  {3,11}  {4,7}  {5}\n", N.Count,
+        formatDuration(N.TotalNs),
+        formatDuration(static_cast<int64_t>(std::llround(N.meanNs()))),
+        formatDuration(N.MaxNs), Last,
+        sanitize(T.Strings.get(N.Name), MaxNameColumns));
+  }
+}
+
+static void writeTop(llvm::raw_ostream &OS, Painter &P, const Trace &T,
+                     const TraceStats &S) {
+  P.label("top kernels");
+  if (!S.NumKernels) {
+    OS << "none recorded\n";
+  } else {
+    OS << llvm::formatv("{0} of {1} distinct names, {2}, by total time\n",
+                        S.TopKernels.size(), S.NumDistinctKernels,
+                        count(S.NumKernels, "event"));
+    // Concurrent kernels overlap, so shares of busy time can add past 100 %.
+    OS << Indent << "share = total / busy time summed over devices; "
+       << "overlapping kernels can add past 100 %\n";
+    writeNameTable(OS, T, S.TopKernels, /*Kernels=*/true);
+  }
+  P.label("top runtime/driver calls");
+  if (!S.NumRuntimeCalls) {
+    OS << "none recorded\n";
+    return;
+  }
+  OS << llvm::formatv("{0} of {1} distinct, {2}, by total time\n",
+                      S.TopRuntimeCalls.size(), S.NumDistinctRuntimeCalls,
+                      count(S.NumRuntimeCalls, "call"));
+  writeNameTable(OS, T, S.TopRuntimeCalls, /*Kernels=*/false);
+}
+
+static void writeCopies(llvm::raw_ostream &OS, Painter &P,
+                        const TraceStats &S) {
+  P.label("copies");
+  if (S.Copies.empty()) {
+    OS << "none recorded\n";
+  } else {
+    OS << "bandwidth = bytes / time of the copies whose size is known\n";
+    OS << llvm::formatv("  {0,-5} {1,-9} {2,-9} {3,8}  {4,11}  {5,11}  {6,12}"
+                        "\n",
+                        "kind", "src", "dst", "count", "bytes", "time",
+                        "bandwidth");
+    for (const analysis::CopyStats &C : S.Copies) {
+      std::string Bandwidth =
+          C.BandwidthGBps ? llvm::formatv("{0:F2} GB/s", *C.BandwidthGBps).str()
+                          : std::string("-");
+      OS << llvm::formatv(
+          "  {0,-5} {1,-9} {2,-9} {3,8}  {4,11}  {5,11}  "
+          "{6,12}",
+          model::copyKindName(C.Kind), model::memoryKindName(C.Src),
+          model::memoryKindName(C.Dst), C.Count, formatBytes(C.Bytes),
+          formatDuration(C.DurationNs), Bandwidth);
+      if (C.UnknownBytesCount)
+        OS << "  (" << C.UnknownBytesCount << " of unknown size)";
+      OS << "\n";
+    }
+  }
+  P.label("memsets");
+  if (!S.Memsets.Count) {
+    OS << "none recorded\n";
+    return;
+  }
+  OS << llvm::formatv("{0}, {1}, {2}", S.Memsets.Count,
+                      formatBytes(S.Memsets.Bytes),
+                      formatDuration(S.Memsets.DurationNs));
+  if (S.Memsets.UnknownBytesCount)
+    OS << " (" << S.Memsets.UnknownBytesCount << " of unknown size)";
+  OS << "\n";
+}
+
+static void writeImport(llvm::raw_ostream &OS, Painter &P, const Trace &T,
+                        const TraceStats &S) {
+  P.label("import");
+  if (S.Import.empty() && T.Stats.TruncatedAtByte < 0) {
+    OS << "nothing counted\n";
+    return;
+  }
+  OS << "what the importer read, dropped, fixed or could not link\n";
+  size_t NameWidth = 0;
+  for (const analysis::ImportCount &C : S.Import)
+    NameWidth = std::max(NameWidth, model::importStatName(C.Stat).size());
+  for (const analysis::ImportCount &C : S.Import) {
+    model::StatSeverity Sev = model::importStatSeverity(C.Stat);
+    OS << "  ";
+    std::string SevText =
+        llvm::formatv("{0,-9}", model::statSeverityName(Sev)).str();
+    if (Sev == model::StatSeverity::Info)
+      OS << SevText;
+    else
+      P.paint(SevText, Sev == model::StatSeverity::DataLoss ? Painter::Red
+                                                            : Painter::Yellow);
+    llvm::StringRef Name = model::importStatName(C.Stat);
+    OS << llvm::formatv(" {0,10}  {1}{2}  {3}", C.Count, Name,
+                        std::string(NameWidth - Name.size(), ' '),
+                        model::importStatDescription(C.Stat));
+    llvm::StringRef Where = T.Stats.firstPlace(C.Stat);
+    if (!Where.empty())
+      OS << "; first: " << sanitize(Where, MaxNameColumns);
+    OS << "\n";
+  }
+  if (T.Stats.TruncatedAtByte >= 0) {
+    OS << "  ";
+    P.paint(llvm::formatv("{0,-9}", "data-loss").str(), Painter::Red);
+    OS << " input truncated at byte " << T.Stats.TruncatedAtByte << "\n";
+  }
+}
+
+void report::writeStatsText(llvm::raw_ostream &OS, const Trace &T,
+                            const TraceStats &S, llvm::StringRef InputName,
+                            bool Color) {
+  Painter P(OS, Color);
+  P.paint("tracelint stats", Painter::Bold);
+  OS << ": " << sanitize(InputName) << "\n";
+  writeProducer(OS, P, T);
+  writeWindowAndSteps(OS, P, S);
+  writeDevices(OS, P, T, S);
+  writeTop(OS, P, T, S);
+  writeCopies(OS, P, S);
+  writeImport(OS, P, T, S);
+}

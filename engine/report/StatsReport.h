@@ -1,0 +1,37 @@
+//===- report/StatsReport.h - `tracelint stats` output ----------*- C++ -*-===//
+//
+// Writes analysis::TraceStats as a compact text report for people or as JSON
+// for scripts. Both show the producer, steps, per-device busy/idle, top
+// kernels and runtime calls, copies and import statistics; both say "cannot
+// judge" where the trace did not record what a figure needs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRACELINT_REPORT_STATSREPORT_H
+#define TRACELINT_REPORT_STATSREPORT_H
+
+#include "analysis/Stats.h"
+#include "model/Trace.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace tracelint::report {
+
+/// Longest kernel or call name shown in a text table; longer ones end in
+/// "...". JSON always carries the whole name.
+constexpr size_t MaxNameColumns = 80;
+
+/// Text report. ANSI colour only when \p Color is true (the caller decides,
+/// e.g. from isatty); every string from the trace is sanitized.
+void writeStatsText(llvm::raw_ostream &OS, const model::Trace &T,
+                    const analysis::TraceStats &S, llvm::StringRef InputName,
+                    bool Color);
+
+/// JSON report: integer ns fields end in `_ns`, shares are fractions in
+/// [0, 1], and keys come in a fixed order.
+void writeStatsJson(llvm::raw_ostream &OS, const model::Trace &T,
+                    const analysis::TraceStats &S, llvm::StringRef InputName);
+
+} // namespace tracelint::report
+
+#endif

@@ -1,0 +1,215 @@
+//===- TraceBuilderTest.cpp - The invariants finish() establishes ---------===//
+#include "model/TraceBuilder.h"
+
+#include "gtest/gtest.h"
+
+#include <limits>
+
+using namespace tracelint::model;
+
+namespace {
+
+class TraceBuilderTest : public ::testing::Test {
+protected:
+  Event make(uint32_t Lane, EventKind Kind, llvm::StringRef Name, int64_t Start,
+             int64_t Duration, uint32_t Correlation = 0) {
+    Event E;
+    E.Lane = Lane;
+    E.Kind = Kind;
+    E.Name = B.strings().intern(Name);
+    E.Start = Start;
+    E.Duration = Duration;
+    E.Correlation = Correlation;
+    return E;
+  }
+  void add(uint32_t Lane, EventKind Kind, llvm::StringRef Name, int64_t Start,
+           int64_t Duration, uint32_t Correlation = 0) {
+    B.addEvent(make(Lane, Kind, Name, Start, Duration, Correlation));
+  }
+  static const Event &byName(const Trace &T, llvm::StringRef Name) {
+    for (const Event &E : T.Events)
+      if (T.name(E) == Name)
+        return E;
+    ADD_FAILURE() << "no event named " << Name.str();
+    return T.Events.front();
+  }
+
+  TraceBuilder B;
+};
+
+TEST_F(TraceBuilderTest, NestingGivesDepthAndParent) {
+  uint32_t L = B.lane(1, 1);
+  // Out of order on purpose: finish() sorts by start.
+  add(L, EventKind::Op, "D", 60, 30);
+  add(L, EventKind::Op, "C", 20, 10);
+  add(L, EventKind::Op, "A", 0, 100);
+  add(L, EventKind::Op, "B", 10, 40);
+  Trace T = B.finish();
+  const Event &A = byName(T, "A"), &Bv = byName(T, "B"), &C = byName(T, "C"),
+              &D = byName(T, "D");
+  EXPECT_EQ(A.Depth, 0);
+  EXPECT_EQ(A.Parent, NoIndex);
+  EXPECT_EQ(Bv.Depth, 1);
+  EXPECT_EQ(Bv.Parent, T.indexOf(A));
+  EXPECT_EQ(C.Depth, 2);
+  EXPECT_EQ(C.Parent, T.indexOf(Bv));
+  EXPECT_EQ(D.Depth, 1);
+  EXPECT_EQ(D.Parent, T.indexOf(A));
+  // Sorted by start within the lane.
+  ASSERT_EQ(T.Lanes.size(), 1u);
+  EXPECT_EQ(T.name(T.Events[0]), "A");
+  EXPECT_EQ(T.name(T.Events[3]), "D");
+  EXPECT_EQ(T.Stats.get(ImportStat::NestingConflict), 0u);
+}
+
+TEST_F(TraceBuilderTest, BeginEndPairsMatchInnermostFirst) {
+  uint32_t L = B.lane(1, 1);
+  B.beginEvent(make(L, EventKind::Annotation, "outer", 10, 0));
+  B.beginEvent(make(L, EventKind::Annotation, "inner", 20, 0));
+  B.endEvent(L, 30);
+  B.endEvent(L, 50);
+  Trace T = B.finish();
+  // Rebased to the earliest event (10).
+  const Event &Outer = byName(T, "outer"), &Inner = byName(T, "inner");
+  EXPECT_EQ(Outer.Start, 0);
+  EXPECT_EQ(Outer.Duration, 40);
+  EXPECT_EQ(Inner.Start, 10);
+  EXPECT_EQ(Inner.Duration, 10);
+  EXPECT_TRUE(Outer.hasFlag(FlagFromBeginEnd));
+  EXPECT_EQ(Inner.Parent, T.indexOf(Outer));
+  EXPECT_EQ(T.Stats.get(ImportStat::UnmatchedEnd), 0u);
+  EXPECT_EQ(T.Stats.get(ImportStat::UnclosedBegin), 0u);
+}
+
+TEST_F(TraceBuilderTest, UnmatchedEndIsCounted) {
+  uint32_t L = B.lane(1, 1);
+  add(L, EventKind::Op, "op", 0, 5);
+  B.endEvent(L, 7);
+  Trace T = B.finish();
+  EXPECT_EQ(T.Stats.get(ImportStat::UnmatchedEnd), 1u);
+  EXPECT_EQ(T.Events.size(), 1u);
+}
+
+TEST_F(TraceBuilderTest, UnclosedBeginEndsAtWindowEnd) {
+  uint32_t L = B.lane(1, 1), Other = B.lane(1, 2);
+  B.beginEvent(make(L, EventKind::Annotation, "open", 10, 0));
+  add(Other, EventKind::Op, "long", 0, 100);
+  Trace T = B.finish();
+  const Event &Open = byName(T, "open");
+  EXPECT_EQ(Open.Duration, 90);
+  EXPECT_TRUE(Open.hasFlag(FlagUnclosed));
+  EXPECT_EQ(T.Stats.get(ImportStat::UnclosedBegin), 1u);
+  EXPECT_EQ(T.WindowEnd, 100);
+}
+
+TEST_F(TraceBuilderTest, NegativeDurationIsClampedAndCounted) {
+  uint32_t L = B.lane(1, 1);
+  add(L, EventKind::Op, "neg", 10, -5);
+  B.beginEvent(make(L, EventKind::Op, "backwards", 20, 0));
+  B.endEvent(L, 15);
+  Trace T = B.finish();
+  EXPECT_EQ(byName(T, "neg").Duration, 0);
+  EXPECT_TRUE(byName(T, "neg").hasFlag(FlagDurationFixed));
+  EXPECT_EQ(byName(T, "backwards").Duration, 0);
+  EXPECT_EQ(T.Stats.get(ImportStat::NegativeDuration), 2u);
+}
+
+TEST_F(TraceBuilderTest, AbsurdDurationIsClampedToOtherEvents) {
+  uint32_t L = B.lane(1, 1), M = B.lane(1, 2);
+  add(L, EventKind::Op, "a", 0, 500);
+  add(M, EventKind::Op, "c", 200, 2000);
+  add(L, EventKind::Op, "huge", 1000, std::numeric_limits<int64_t>::max() / 2);
+  Trace T = B.finish();
+  // The sane events end at 2200; the absurd one is cut there.
+  const Event &Huge = byName(T, "huge");
+  EXPECT_EQ(Huge.Duration, 1200);
+  EXPECT_TRUE(Huge.hasFlag(FlagDurationFixed));
+  EXPECT_EQ(T.Stats.get(ImportStat::AbsurdDuration), 1u);
+  EXPECT_EQ(T.WindowEnd, 2200);
+}
+
+TEST_F(TraceBuilderTest, CorrelationLinksHostCallsAndDeviceWork) {
+  uint32_t Host = B.lane(1, 1), Dev = B.lane(0, 7);
+  B.setDeviceLane(Dev, 0, 7);
+  add(Host, EventKind::Runtime, "cudaLaunchKernel", 100, 10, 7);
+  add(Dev, EventKind::Kernel, "k7", 120, 30, 7);
+  add(Host, EventKind::Runtime, "cudaLaunchKernel", 200, 10, 8); // no kernel
+  add(Dev, EventKind::Kernel, "k9", 300, 10, 9);                 // no launch
+  add(Host, EventKind::Runtime, "cudaMemcpyAsync", 400, 10, 11); // not a launch
+  Trace T = B.finish();
+  const Event &K7 = byName(T, "k7");
+  uint32_t Launch = T.launchOf(K7);
+  ASSERT_NE(Launch, NoIndex);
+  EXPECT_EQ(T.Events[Launch].Start, 0); // the call at raw 100
+  EXPECT_EQ(T.Events[Launch].Correlation, 7u);
+  llvm::ArrayRef<uint32_t> Work = T.deviceWorkOf(T.Events[Launch]);
+  ASSERT_EQ(Work.size(), 1u);
+  EXPECT_EQ(Work[0], T.indexOf(K7));
+  EXPECT_EQ(T.launchOf(byName(T, "k9")), NoIndex);
+  EXPECT_EQ(T.Stats.get(ImportStat::LaunchWithoutDevice), 1u);
+  EXPECT_EQ(T.Stats.get(ImportStat::DeviceWithoutLaunch), 1u);
+  EXPECT_EQ(T.Stats.get(ImportStat::DeviceBeforeLaunch), 0u);
+  EXPECT_FALSE(K7.hasFlag(FlagBeforeLaunch));
+  EXPECT_TRUE(T.hasDeviceLanes());
+}
+
+TEST_F(TraceBuilderTest, DeviceBeforeLaunchIsFlagged) {
+  uint32_t Host = B.lane(1, 1), Dev = B.lane(0, 7);
+  B.setDeviceLane(Dev, 0, 7);
+  add(Host, EventKind::Runtime, "cudaLaunchKernel", 100, 10, 10);
+  add(Dev, EventKind::Kernel, "early", 90, 30, 10);
+  Trace T = B.finish();
+  EXPECT_TRUE(byName(T, "early").hasFlag(FlagBeforeLaunch));
+  EXPECT_EQ(T.Stats.get(ImportStat::DeviceBeforeLaunch), 1u);
+}
+
+TEST_F(TraceBuilderTest, StepsFromProfilerStepAnnotations) {
+  uint32_t L = B.lane(1, 1);
+  add(L, EventKind::Annotation, "ProfilerStep#4", 10, 20);
+  add(L, EventKind::Annotation, "ProfilerStep#3", 0, 10);
+  add(L, EventKind::Annotation, "ProfilerStep#x", 40, 5); // not a number
+  add(L, EventKind::Op, "ProfilerStep#5", 50, 5);         // not an annotation
+  Trace T = B.finish();
+  EXPECT_EQ(T.StepsFrom, StepSource::ProfilerStep);
+  ASSERT_EQ(T.Steps.size(), 2u);
+  EXPECT_EQ(T.Steps[0].Number, 3);
+  EXPECT_EQ(T.Steps[0].Start, 0);
+  EXPECT_EQ(T.Steps[0].End, 10);
+  EXPECT_EQ(T.Steps[1].Number, 4);
+  EXPECT_EQ(T.Steps[1].duration(), 20);
+  EXPECT_EQ(T.name(T.Events[T.Steps[1].Event]), "ProfilerStep#4");
+}
+
+TEST_F(TraceBuilderTest, NoStepsWithoutMarkers) {
+  uint32_t L = B.lane(1, 1);
+  add(L, EventKind::Op, "op", 0, 5);
+  Trace T = B.finish();
+  EXPECT_EQ(T.StepsFrom, StepSource::None);
+  EXPECT_TRUE(T.Steps.empty());
+}
+
+TEST_F(TraceBuilderTest, RebaseToEarliestEvent) {
+  uint32_t L = B.lane(1, 1), M = B.lane(1, 2);
+  B.setBaseTimeNs(5000);
+  add(L, EventKind::Op, "late", 1'000'300, 50);
+  add(M, EventKind::Op, "first", 1'000'000, 100);
+  Trace T = B.finish();
+  EXPECT_EQ(T.OriginNs, 5000 + 1'000'000);
+  EXPECT_EQ(byName(T, "first").Start, 0);
+  EXPECT_EQ(byName(T, "late").Start, 300);
+  EXPECT_EQ(T.WindowStart, 0);
+  EXPECT_EQ(T.WindowEnd, 350);
+}
+
+TEST_F(TraceBuilderTest, BuilderIsEmptyAfterFinish) {
+  uint32_t L = B.lane(1, 1);
+  add(L, EventKind::Op, "op", 0, 5);
+  Trace First = B.finish();
+  EXPECT_EQ(B.numEvents(), 0u);
+  Trace Second = B.finish();
+  EXPECT_TRUE(Second.Events.empty());
+  EXPECT_TRUE(Second.Lanes.empty());
+  EXPECT_EQ(Second.WindowEnd, 0);
+}
+
+} // namespace
