@@ -1,5 +1,6 @@
 //===- analysis/Stats.cpp -------------------------------------------------===//
 #include "analysis/Stats.h"
+#include "model/Event.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -16,11 +17,6 @@ using model::Interval;
 using model::IntervalSet;
 using model::Trace;
 
-bool tracelint::analysis::isLaunchCallName(llvm::StringRef Name) {
-  // The same test as the builder's LaunchWithoutDevice count, so that the two
-  // agree on what a launch is.
-  return Name.contains("Launch") || Name.contains("launch");
-}
 
 static StepStats computeSteps(const Trace &T) {
   StepStats S;
@@ -172,7 +168,7 @@ static void computeNamed(const Trace &T, const StatsOptions &Opts,
     case EventKind::Runtime:
     case EventKind::Driver:
       ++S.NumRuntimeCalls;
-      if (isLaunchCallName(T.name(E)))
+      if (model::isLaunchCallName(T.name(E)))
         ++S.NumLaunchCalls;
       Account(CallIdx, Calls, (uint64_t(E.Kind) << 32) | E.Name, E);
       break;

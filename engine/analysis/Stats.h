@@ -145,10 +145,6 @@ struct TraceStats {
 
 TraceStats computeStats(const model::Trace &T, const StatsOptions &Opts = {});
 
-/// True for runtime/driver call names that launch device work
-/// (cudaLaunchKernel, cuLaunchKernel, hipLaunchKernel, ...).
-bool isLaunchCallName(llvm::StringRef Name);
-
 } // namespace tracelint::analysis
 
 #endif

@@ -47,6 +47,12 @@ inline bool isDeviceWork(EventKind K) {
          K == EventKind::Memset || K == EventKind::Collective;
 }
 
+/// True for host API calls that launch device work (kernel and graph
+/// launches of CUDA, HIP and the driver API).
+inline bool isLaunchCallName(llvm::StringRef Name) {
+  return Name.contains("Launch") || Name.contains("launch");
+}
+
 enum EventFlags : uint8_t {
   FlagNone = 0,
   FlagInstant = 1 << 0,        ///< an instant ('i'/'I'/'R'), duration 0

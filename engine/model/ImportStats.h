@@ -36,7 +36,7 @@ enum class StatSeverity : uint8_t {
   X(MissingDuration, Warning, "complete events without 'dur' (taken as 0)")    \
   X(NegativeDuration, Warning, "negative durations (clamped to 0)")            \
   X(AbsurdDuration, Warning,                                                   \
-    "durations longer than the whole trace window (clamped to the window)")    \
+    "durations reaching far past every event start (clamped to the others)")   \
   X(MalformedEvent, DataLoss, "events that are not valid JSON objects")        \
   X(BadFieldType, Warning, "fields with an unexpected JSON type (ignored)")    \
   X(UnmatchedEnd, Warning, "'E' events without a matching 'B' (dropped)")      \

@@ -67,6 +67,7 @@ void TraceBuilder::setCorrelationDomain(uint32_t LaneIdx, uint32_t Domain) {
 }
 
 void TraceBuilder::addEvent(const Event &E, const EventArgs *A) {
+  assert(E.Lane < T.Lanes.size() && "an event needs a lane");
   Event Copy = E;
   if (A)
     Copy.Args = addArgs(*A);
@@ -234,10 +235,6 @@ void TraceBuilder::buildNesting() {
   }
 }
 
-static bool isLaunchCall(llvm::StringRef Name) {
-  return Name.contains("Launch") || Name.contains("launch");
-}
-
 void TraceBuilder::linkCorrelations() {
   auto &Map = T.Correlations;
   for (uint32_t I = 0; I < T.Events.size(); ++I) {
@@ -261,7 +258,7 @@ void TraceBuilder::linkCorrelations() {
     }
     const Event &Launch = T.Events[Links.Launch];
     if (Links.Device.empty()) {
-      if (isLaunchCall(T.Strings.get(Launch.Name)))
+      if (isLaunchCallName(T.Strings.get(Launch.Name)))
         T.Stats.add(ImportStat::LaunchWithoutDevice);
       continue;
     }

@@ -35,6 +35,7 @@ public:
   void setLaneName(uint32_t LaneIdx, llvm::StringRef Name);
   void setProcessName(int64_t Pid, llvm::StringRef Name);
   void setCorrelationDomain(uint32_t LaneIdx, uint32_t Domain);
+  const Lane &laneInfo(uint32_t LaneIdx) const { return T.Lanes[LaneIdx]; }
 
   /// Appends a complete event; E.Lane must be set, E.Start is raw time.
   void addEvent(const Event &E, const EventArgs *A = nullptr);

@@ -1,0 +1,77 @@
+//===- cli/StatsCommand.cpp - `tracelint stats TRACE` ---------------------===//
+#include "Commands.h"
+#include "Output.h"
+
+#include "analysis/Stats.h"
+#include "import/Import.h"
+#include "report/StatsReport.h"
+
+#include "llvm/Support/CommandLine.h"
+
+using namespace tracelint;
+using namespace tracelint::cli;
+namespace cl = llvm::cl;
+
+cl::SubCommand tracelint::cli::StatsSubcommand(
+    "stats", "Summarise a trace: steps, device busy/idle, top kernels, "
+             "runtime calls, copies and import statistics");
+
+namespace {
+
+enum class Format { Text, Json };
+
+cl::OptionCategory StatsCategory("stats options");
+
+cl::opt<std::string> Input(cl::Positional, cl::desc("TRACE"), cl::Required,
+                           cl::sub(StatsSubcommand), cl::cat(StatsCategory));
+cl::opt<Format> OutputFormat(
+    "format", cl::desc("Output format"),
+    cl::values(clEnumValN(Format::Text, "text", "readable text (default)"),
+               clEnumValN(Format::Json, "json", "JSON for scripts")),
+    cl::init(Format::Text), cl::sub(StatsSubcommand), cl::cat(StatsCategory));
+cl::opt<std::string> OutputPath("o", cl::desc("Write the report to FILE"),
+                                cl::value_desc("FILE"), cl::init("-"),
+                                cl::sub(StatsSubcommand),
+                                cl::cat(StatsCategory));
+cl::opt<unsigned> TopN("top", cl::desc("Rows in the top-kernel and top-call "
+                                       "tables (default 10)"),
+                       cl::init(10), cl::sub(StatsSubcommand),
+                       cl::cat(StatsCategory));
+cl::opt<uint64_t> MaxEvents(
+    "max-events",
+    cl::desc("Refuse traces with more events than N (0: no limit)"),
+    cl::init(0), cl::sub(StatsSubcommand), cl::cat(StatsCategory));
+cl::opt<ColorMode> Color(
+    "color", cl::desc("Colour in text output"),
+    cl::values(clEnumValN(ColorMode::Auto, "auto", "on a terminal (default)"),
+               clEnumValN(ColorMode::Always, "always", "always"),
+               clEnumValN(ColorMode::Never, "never", "never")),
+    cl::init(ColorMode::Auto), cl::sub(StatsSubcommand),
+    cl::cat(StatsCategory));
+
+} // namespace
+
+int tracelint::cli::runStats() {
+  import::ImportOptions Opts;
+  Opts.MaxEvents = MaxEvents;
+  auto Trace = import::importTraceFile(Input, Opts);
+  if (!Trace) {
+    reportError(llvm::toString(Trace.takeError()));
+    return ExitBadInput;
+  }
+  analysis::StatsOptions SOpts;
+  SOpts.TopN = TopN;
+  analysis::TraceStats S = analysis::computeStats(*Trace, SOpts);
+  bool UseColor = useColor(Color, OutputPath);
+  llvm::Error E = writeOutput(OutputPath, [&](llvm::raw_ostream &OS) {
+    if (OutputFormat == Format::Json)
+      report::writeStatsJson(OS, *Trace, S, Input);
+    else
+      report::writeStatsText(OS, *Trace, S, Input, UseColor);
+  });
+  if (E) {
+    reportError(llvm::toString(std::move(E)));
+    return ExitUsage;
+  }
+  return ExitOk;
+}

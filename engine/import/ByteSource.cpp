@@ -1,0 +1,383 @@
+//===- import/ByteSource.cpp ----------------------------------------------===//
+#include "import/ByteSource.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <zlib.h>
+#ifdef TRACELINT_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
+
+#include <algorithm>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <fcntl.h>
+#include <mutex>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+using namespace tracelint::import;
+using llvm::Expected;
+
+ByteSource::~ByteSource() = default;
+
+namespace {
+
+llvm::Error ioError(llvm::StringRef Path, llvm::StringRef What, int Errno) {
+  return llvm::createStringError(
+      std::error_code(Errno, std::generic_category()), "%s: %s: %s",
+      Path.str().c_str(), What.str().c_str(), std::strerror(Errno));
+}
+
+/// Plain bytes from a file descriptor.
+class FileSource final : public ByteSource {
+public:
+  FileSource(int FD, std::string Path) : FD(FD), Path(std::move(Path)) {}
+  ~FileSource() override { ::close(FD); }
+
+  Expected<size_t> read(char *Dst, size_t N) override {
+    while (true) {
+      ssize_t Got = ::read(FD, Dst, N);
+      if (Got >= 0) {
+        Offset += Got;
+        return static_cast<size_t>(Got);
+      }
+      if (errno == EINTR)
+        continue;
+      return ioError(Path, llvm::formatv("read failed at byte {0}", Offset).str(),
+                     errno);
+    }
+  }
+
+private:
+  int FD;
+  std::string Path;
+  uint64_t Offset = 0;
+};
+
+/// Replays bytes already read (for sniffing) before the rest of a source.
+class PrefixedSource final : public ByteSource {
+public:
+  PrefixedSource(std::string Prefix, std::unique_ptr<ByteSource> Rest)
+      : Prefix(std::move(Prefix)), Rest(std::move(Rest)) {}
+  Expected<size_t> read(char *Dst, size_t N) override {
+    if (Pos < Prefix.size()) {
+      size_t Take = std::min(N, Prefix.size() - Pos);
+      std::memcpy(Dst, Prefix.data() + Pos, Take);
+      Pos += Take;
+      return Take;
+    }
+    return Rest->read(Dst, N);
+  }
+  bool truncated() const override { return Rest->truncated(); }
+  uint64_t trailingBytes() const override { return Rest->trailingBytes(); }
+
+private:
+  std::string Prefix;
+  size_t Pos = 0;
+  std::unique_ptr<ByteSource> Rest;
+};
+
+/// Streaming gzip inflation (several members in sequence are one stream, as
+/// gzip itself treats them). ISA-L when available, zlib otherwise.
+class GzipSource final : public ByteSource {
+public:
+  GzipSource(std::unique_ptr<ByteSource> In, std::string Path)
+      : In(std::move(In)), Path(std::move(Path)), InBuf(1 << 20) {
+    initMember();
+  }
+  ~GzipSource() override {
+#ifndef TRACELINT_HAVE_ISAL
+    inflateEnd(&Z);
+#endif
+  }
+
+  Expected<size_t> read(char *Dst, size_t N) override {
+    size_t Produced = 0;
+    while (Produced == 0 && !Done) {
+      if (InAvail == 0 && !InEnd) {
+        auto Got = In->read(InBuf.data(), InBuf.size());
+        if (!Got)
+          return Got.takeError();
+        InPos = 0;
+        InAvail = *Got;
+        InEnd = *Got == 0;
+      }
+      if (InAvail == 0 && InEnd) {
+        // Input exhausted inside a member: the stream was cut short.
+        if (MemberStarted)
+          Truncated = true;
+        Done = true;
+        break;
+      }
+      auto R = inflateSome(Dst, N);
+      if (!R)
+        return R.takeError();
+      Produced = *R;
+    }
+    return Produced;
+  }
+  bool truncated() const override { return Truncated; }
+  uint64_t trailingBytes() const override { return Trailing; }
+
+private:
+  void initMember() {
+    MemberStarted = false;
+#ifdef TRACELINT_HAVE_ISAL
+    isal_inflate_init(&S);
+    S.crc_flag = ISAL_GZIP;
+#else
+    if (Initialised)
+      inflateEnd(&Z);
+    std::memset(&Z, 0, sizeof(Z));
+    inflateInit2(&Z, 15 + 16);
+    Initialised = true;
+#endif
+  }
+
+  // After a member ends: another member follows, or the stream is over.
+  void memberFinished() {
+    // Skip zero padding some writers add after the last member.
+    while (InAvail && InBuf[InPos] == 0) {
+      ++InPos;
+      --InAvail;
+      ++Trailing;
+    }
+    if (InAvail >= 2 && uint8_t(InBuf[InPos]) == 0x1f &&
+        uint8_t(InBuf[InPos + 1]) == 0x8b) {
+      Trailing = 0;
+      initMember();
+      return;
+    }
+    Trailing += InAvail;
+    InAvail = 0;
+    Done = true;
+  }
+
+  Expected<size_t> inflateSome(char *Dst, size_t N) {
+    MemberStarted = true;
+#ifdef TRACELINT_HAVE_ISAL
+    S.next_in = reinterpret_cast<uint8_t *>(InBuf.data() + InPos);
+    S.avail_in = static_cast<uint32_t>(InAvail);
+    S.next_out = reinterpret_cast<uint8_t *>(Dst);
+    S.avail_out = static_cast<uint32_t>(std::min<size_t>(N, 1u << 30));
+    int Ret = isal_inflate(&S);
+    size_t Used = InAvail - S.avail_in;
+    size_t Produced = std::min<size_t>(N, 1u << 30) - S.avail_out;
+    advance(Used);
+    if (Ret < 0)
+      return corrupt(llvm::formatv("ISA-L error {0}", Ret).str());
+    if (S.block_state == ISAL_BLOCK_FINISH)
+      memberFinished();
+    return Produced;
+#else
+    Z.next_in = reinterpret_cast<Bytef *>(InBuf.data() + InPos);
+    Z.avail_in = static_cast<uInt>(InAvail);
+    Z.next_out = reinterpret_cast<Bytef *>(Dst);
+    Z.avail_out = static_cast<uInt>(std::min<size_t>(N, 1u << 30));
+    int Ret = inflate(&Z, Z_NO_FLUSH);
+    size_t Used = InAvail - Z.avail_in;
+    size_t Produced = std::min<size_t>(N, 1u << 30) - Z.avail_out;
+    advance(Used);
+    if (Ret == Z_STREAM_END) {
+      memberFinished();
+    } else if (Ret != Z_OK && Ret != Z_BUF_ERROR) {
+      return corrupt(Z.msg ? Z.msg : "zlib error");
+    }
+    return Produced;
+#endif
+  }
+
+  void advance(size_t Used) {
+    InPos += Used;
+    InAvail -= Used;
+    CompressedOffset += Used;
+  }
+
+  llvm::Error corrupt(const std::string &Why) {
+    return llvm::createStringError(
+        std::make_error_code(std::errc::illegal_byte_sequence),
+        "%s: gzip data is corrupt near compressed byte %llu (%s); expected a "
+        "valid gzip stream",
+        Path.c_str(), static_cast<unsigned long long>(CompressedOffset),
+        Why.c_str());
+  }
+
+  std::unique_ptr<ByteSource> In;
+  std::string Path;
+  std::vector<char> InBuf;
+  size_t InPos = 0, InAvail = 0;
+  uint64_t CompressedOffset = 0;
+  uint64_t Trailing = 0;
+  bool InEnd = false, Done = false, Truncated = false, MemberStarted = false;
+#ifdef TRACELINT_HAVE_ISAL
+  inflate_state S;
+#else
+  z_stream Z;
+  bool Initialised = false;
+#endif
+};
+
+/// Runs another source on a worker thread, a few chunks ahead of the reader,
+/// so that decompression overlaps parsing on a second core.
+class ReadAheadSource final : public ByteSource {
+public:
+  static constexpr size_t ChunkSize = 4 << 20;
+  static constexpr size_t MaxQueued = 4;
+
+  explicit ReadAheadSource(std::unique_ptr<ByteSource> Inner)
+      : Inner(std::move(Inner)), Worker([this] { run(); }) {}
+  ~ReadAheadSource() override {
+    {
+      std::lock_guard<std::mutex> L(M);
+      Stop = true;
+    }
+    CV.notify_all();
+    Worker.join();
+    llvm::consumeError(std::move(Err));
+  }
+
+  Expected<size_t> read(char *Dst, size_t N) override {
+    while (Current.empty() || CurrentPos == Current.size()) {
+      std::unique_lock<std::mutex> L(M);
+      CV.wait(L, [&] { return !Queue.empty() || Finished; });
+      if (Queue.empty()) {
+        if (Err)
+          return std::move(Err);
+        return 0;
+      }
+      if (!Current.empty())
+        Spare.push_back(std::move(Current));
+      Current = std::move(Queue.front());
+      Queue.pop_front();
+      CurrentPos = 0;
+      L.unlock();
+      CV.notify_all();
+    }
+    size_t Take = std::min(N, Current.size() - CurrentPos);
+    std::memcpy(Dst, Current.data() + CurrentPos, Take);
+    CurrentPos += Take;
+    return Take;
+  }
+  bool truncated() const override { return Inner->truncated(); }
+  uint64_t trailingBytes() const override { return Inner->trailingBytes(); }
+
+private:
+  void run() {
+    while (true) {
+      std::vector<char> Chunk;
+      {
+        std::unique_lock<std::mutex> L(M);
+        CV.wait(L, [&] { return Stop || Queue.size() < MaxQueued; });
+        if (Stop)
+          return;
+        if (!Spare.empty()) {
+          Chunk = std::move(Spare.back());
+          Spare.pop_back();
+        }
+      }
+      Chunk.resize(ChunkSize);
+      size_t Filled = 0;
+      llvm::Error E = llvm::Error::success();
+      while (Filled < ChunkSize) {
+        auto Got = Inner->read(Chunk.data() + Filled, ChunkSize - Filled);
+        if (!Got) {
+          E = Got.takeError();
+          break;
+        }
+        if (*Got == 0)
+          break;
+        Filled += *Got;
+      }
+      Chunk.resize(Filled);
+      bool End = Filled < ChunkSize;
+      {
+        std::lock_guard<std::mutex> L(M);
+        if (Filled)
+          Queue.push_back(std::move(Chunk));
+        if (E)
+          Err = std::move(E);
+        if (End)
+          Finished = true;
+      }
+      CV.notify_all();
+      if (End) {
+        llvm::consumeError(std::move(E));
+        return;
+      }
+    }
+  }
+
+  std::unique_ptr<ByteSource> Inner;
+  std::mutex M;
+  std::condition_variable CV;
+  std::deque<std::vector<char>> Queue;
+  std::vector<std::vector<char>> Spare;
+  std::vector<char> Current;
+  size_t CurrentPos = 0;
+  bool Stop = false, Finished = false;
+  llvm::Error Err = llvm::Error::success();
+  std::thread Worker; // last: starts after the other members exist
+};
+
+// Reads until \p Want bytes or the end of input.
+Expected<std::string> readHead(ByteSource &S, size_t Want) {
+  std::string Head(Want, '\0');
+  size_t Filled = 0;
+  while (Filled < Want) {
+    auto Got = S.read(Head.data() + Filled, Want - Filled);
+    if (!Got)
+      return Got.takeError();
+    if (*Got == 0)
+      break;
+    Filled += *Got;
+  }
+  Head.resize(Filled);
+  return Head;
+}
+
+} // namespace
+
+Expected<OpenedSource> tracelint::import::openSource(llvm::StringRef Path,
+                                                     bool ReadAhead) {
+  std::string P = Path.str();
+  int FD;
+  do {
+    FD = ::open(P.c_str(), O_RDONLY | O_CLOEXEC);
+  } while (FD < 0 && errno == EINTR);
+  if (FD < 0)
+    return ioError(Path, "cannot open", errno);
+  struct stat St;
+  if (::fstat(FD, &St) == 0 && S_ISDIR(St.st_mode)) {
+    ::close(FD);
+    return llvm::createStringError(
+        std::make_error_code(std::errc::is_a_directory),
+        "%s: is a directory; expected a trace file (.json, .json.gz)",
+        P.c_str());
+  }
+
+  std::unique_ptr<ByteSource> Raw = std::make_unique<FileSource>(FD, P);
+  auto Magic = readHead(*Raw, 2);
+  if (!Magic)
+    return Magic.takeError();
+  OpenedSource Out;
+  Out.Gzip = Magic->size() == 2 && uint8_t((*Magic)[0]) == 0x1f &&
+             uint8_t((*Magic)[1]) == 0x8b;
+  std::unique_ptr<ByteSource> Content =
+      std::make_unique<PrefixedSource>(std::move(*Magic), std::move(Raw));
+  if (Out.Gzip)
+    Content = std::make_unique<GzipSource>(std::move(Content), P);
+  if (ReadAhead)
+    Content = std::make_unique<ReadAheadSource>(std::move(Content));
+
+  auto Head = readHead(*Content, 4096);
+  if (!Head)
+    return Head.takeError();
+  Out.Head = *Head;
+  Out.Source = std::make_unique<PrefixedSource>(*Head, std::move(Content));
+  return Out;
+}

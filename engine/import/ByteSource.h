@@ -1,0 +1,50 @@
+//===- import/ByteSource.h - Streaming input bytes --------------*- C++ -*-===//
+//
+// Traces are read as a stream of bytes, never mapped or loaded whole: the
+// importer keeps memory bounded by its batch buffers whatever the file size,
+// and a FIFO or a gzip stream reads the same way as a plain file. Compression
+// is detected from the magic bytes, not from the file name.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRACELINT_IMPORT_BYTESOURCE_H
+#define TRACELINT_IMPORT_BYTESOURCE_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace tracelint::import {
+
+class ByteSource {
+public:
+  virtual ~ByteSource();
+  /// Reads up to \p N bytes into \p Dst. Returns 0 only at the end of input.
+  virtual llvm::Expected<size_t> read(char *Dst, size_t N) = 0;
+  /// True when the input ended before its format said it would (a gzip
+  /// stream cut short). Meaningful once read() returned 0.
+  virtual bool truncated() const { return false; }
+  /// Bytes after the end of the compressed stream that are not another
+  /// gzip member.
+  virtual uint64_t trailingBytes() const { return 0; }
+};
+
+struct OpenedSource {
+  std::unique_ptr<ByteSource> Source;
+  bool Gzip = false;
+  /// The first bytes of the (decompressed) content, for sniffing. They are
+  /// not consumed: Source starts with them.
+  std::string Head;
+};
+
+/// Opens \p Path (a regular file or a FIFO; not a directory), detects gzip by
+/// its magic bytes and returns a source of the decompressed content, with its
+/// first bytes available for sniffing. \p ReadAhead moves reading and
+/// decompression to a second thread.
+llvm::Expected<OpenedSource> openSource(llvm::StringRef Path, bool ReadAhead);
+
+} // namespace tracelint::import
+
+#endif

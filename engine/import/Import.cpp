@@ -1,0 +1,75 @@
+//===- import/Import.cpp - Format sniffing and dispatch -------------------===//
+#include "import/Import.h"
+#include "import/ByteSource.h"
+#include "import/KinetoImporter.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace tracelint;
+using namespace tracelint::import;
+using llvm::StringRef;
+
+namespace {
+
+llvm::Error notATrace(StringRef Path, const llvm::Twine &Why) {
+  return llvm::createStringError(
+      std::make_error_code(std::errc::invalid_argument), "%s: %s",
+      Path.str().c_str(), Why.str().c_str());
+}
+
+std::string printableStart(StringRef Head) {
+  std::string Out;
+  for (char C : Head.take_front(16))
+    Out += llvm::isPrint(C) ? std::string(1, C)
+                            : llvm::formatv("\\x{0:x-2}", unsigned(uint8_t(C)))
+                                  .str();
+  return Out;
+}
+
+} // namespace
+
+llvm::Expected<model::Trace>
+tracelint::import::importTraceFile(StringRef Path, const ImportOptions &Opts) {
+  auto Opened = openSource(Path, /*ReadAhead=*/true);
+  if (!Opened)
+    return Opened.takeError();
+  StringRef Head = Opened->Head;
+  const char *Wrapped = Opened->Gzip ? "gzip-compressed data: " : "";
+
+  if (Head.empty())
+    return notATrace(Path, llvm::Twine(Wrapped) +
+                               "empty input; expected a Chrome trace JSON "
+                               "object or array");
+  if (Head.startswith(StringRef("SQLite format 3\0", 16)))
+    return notATrace(
+        Path, "an SQLite database (an Nsight Systems export?): tracelint "
+              "reads Chrome trace JSON (PyTorch profiler / Kineto) for now; "
+              "Nsight Systems SQLite support is planned");
+  if (Head.startswith("NSYS") || Path.endswith(".nsys-rep") ||
+      Path.endswith(".qdrep"))
+    return notATrace(
+        Path, "an Nsight Systems report, which tracelint cannot read directly: "
+              "export it with `nsys export --type sqlite REPORT.nsys-rep` "
+              "(SQLite support is planned) or profile with the PyTorch "
+              "profiler and export a Chrome trace");
+  if (Path.endswith(".qdstrm"))
+    return notATrace(
+        Path, "an Nsight Systems raw stream (.qdstrm): the report may simply "
+              "not have been generated yet; this does not show that the "
+              "application was interrupted. Keep the file, generate the report "
+              "with nsys's QdstrmImporter, then export it with `nsys export "
+              "--type sqlite`");
+
+  // JSON: skip a byte-order mark and whitespace; a trace starts with { or [.
+  StringRef Body = Head;
+  if (Body.startswith("\xEF\xBB\xBF"))
+    Body = Body.drop_front(3);
+  Body = Body.ltrim(" \t\r\n");
+  if (!Body.empty() && Body.front() != '{' && Body.front() != '[')
+    return notATrace(Path, llvm::formatv("{0}not JSON (starts with \"{1}\"); "
+                                         "expected a Chrome trace JSON object "
+                                         "or array",
+                                         Wrapped, printableStart(Body)));
+  return importChromeTrace(std::move(*Opened), Path, Opts);
+}

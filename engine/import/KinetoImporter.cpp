@@ -1,0 +1,520 @@
+//===- import/KinetoImporter.cpp ------------------------------------------===//
+#include "import/KinetoImporter.h"
+#include "import/EventSplitter.h"
+#include "import/KinetoEvents.h"
+
+#include "model/TraceBuilder.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <simdjson.h>
+
+#include <cstring>
+#include <memory>
+
+using namespace tracelint;
+using namespace tracelint::import;
+using llvm::Expected;
+using llvm::StringRef;
+
+namespace {
+
+constexpr size_t InitialBufferSize = 16 << 20;
+// Top-level values other than the event array are metadata; anything larger
+// than this is not kept (and is counted).
+constexpr size_t MetadataLimit = 64 << 20;
+
+class ChromeTraceReader {
+public:
+  ChromeTraceReader(OpenedSource Src, StringRef Path, const ImportOptions &Opts)
+      : Source(std::move(Src)), Path(Path.str()), Opts(Opts),
+        Events(Builder, this->Path) {}
+
+  Expected<model::Trace> read();
+
+private:
+  // --- Buffer -------------------------------------------------------------
+  // Buf holds [Begin, End) of unconsumed input; byte Buf[0] is headroom so
+  // that a batch can always be wrapped in '[' ... ']' in place.
+  llvm::Error fill();
+  size_t available() const { return End - Begin; }
+  uint64_t offsetOf(size_t BufPos) const { return BufOffset + BufPos; }
+  Expected<int> peek();
+  llvm::Error skipWhitespace();
+
+  // --- Top level ----------------------------------------------------------
+  llvm::Error readTopObject();
+  llvm::Error readTopArray();
+  Expected<std::string> readKey();
+  /// Reads one JSON value as text into Out (unless it exceeds Limit, then
+  /// it is skipped and Oversized is set).
+  llvm::Error readValueText(std::string &Out, bool &Oversized);
+  void applyMetadata(StringRef Key, const std::string &Value);
+
+  // --- Events -------------------------------------------------------------
+  llvm::Error readEventArray();
+  llvm::Error parseBatch(size_t Pos, size_t Size);
+  bool parseWrapped(size_t Pos, size_t Size, size_t &Done);
+
+  llvm::Error error(uint64_t Offset, const llvm::Twine &What) const {
+    return llvm::createStringError(
+        std::make_error_code(std::errc::invalid_argument), "%s: byte %llu: %s",
+        Path.c_str(), static_cast<unsigned long long>(Offset),
+        What.str().c_str());
+  }
+
+  OpenedSource Source;
+  std::string Path;
+  ImportOptions Opts;
+  model::TraceBuilder Builder;
+  KinetoEventDecoder Events;
+  simdjson::ondemand::parser Parser;
+
+  std::unique_ptr<char[]> Buf;
+  size_t Capacity = 0; // usable bytes; the allocation adds headroom+padding
+  size_t Begin = 1, End = 1;
+  uint64_t BufOffset = 0; // stream offset of Buf[0]
+  bool Eof = false;
+
+  bool SawTraceEvents = false;
+  std::vector<std::string> TopKeys;
+  int64_t BaseTimeNs = 0;
+};
+
+llvm::Error ChromeTraceReader::fill() {
+  if (Eof)
+    return llvm::Error::success();
+  if (!Buf) {
+    Capacity = InitialBufferSize;
+    Buf.reset(new char[Capacity + simdjson::SIMDJSON_PADDING + 2]);
+  }
+  // Move the unconsumed tail to the front (after the headroom byte).
+  if (Begin > 1) {
+    size_t Keep = End - Begin;
+    std::memmove(Buf.get() + 1, Buf.get() + Begin, Keep);
+    BufOffset += Begin - 1;
+    Begin = 1;
+    End = 1 + Keep;
+  }
+  // A single element larger than the buffer: grow it.
+  if (End >= Capacity + 1) {
+    size_t NewCapacity = Capacity * 2;
+    std::unique_ptr<char[]> Bigger(
+        new char[NewCapacity + simdjson::SIMDJSON_PADDING + 2]);
+    std::memcpy(Bigger.get(), Buf.get(), End);
+    Buf = std::move(Bigger);
+    Capacity = NewCapacity;
+  }
+  while (End < Capacity + 1) {
+    auto Got = Source.Source->read(Buf.get() + End, Capacity + 1 - End);
+    if (!Got)
+      return Got.takeError();
+    if (*Got == 0) {
+      Eof = true;
+      break;
+    }
+    End += *Got;
+  }
+  return llvm::Error::success();
+}
+
+Expected<int> ChromeTraceReader::peek() {
+  if (Begin == End) {
+    if (auto E = fill())
+      return E;
+    if (Begin == End)
+      return -1;
+  }
+  return static_cast<unsigned char>(Buf[Begin]);
+}
+
+llvm::Error ChromeTraceReader::skipWhitespace() {
+  while (true) {
+    auto C = peek();
+    if (!C)
+      return C.takeError();
+    if (*C != ' ' && *C != '\n' && *C != '\r' && *C != '\t')
+      return llvm::Error::success();
+    ++Begin;
+  }
+}
+
+Expected<std::string> ChromeTraceReader::readKey() {
+  auto C = peek();
+  if (!C)
+    return C.takeError();
+  if (*C != '"')
+    return error(offsetOf(Begin),
+                 llvm::formatv("expected a quoted key in the top-level object, "
+                               "found {0}",
+                               *C < 0 ? std::string("end of input")
+                                      : "'" + std::string(1, char(*C)) + "'"));
+  ++Begin;
+  std::string Key;
+  bool Escaped = false;
+  while (true) {
+    auto D = peek();
+    if (!D)
+      return D.takeError();
+    if (*D < 0)
+      return error(offsetOf(Begin), "input ends inside a top-level key");
+    ++Begin;
+    if (Escaped) {
+      Escaped = false;
+    } else if (*D == '\\') {
+      Escaped = true;
+      continue;
+    } else if (*D == '"') {
+      return Key;
+    }
+    Key.push_back(char(*D));
+    if (Key.size() > 4096)
+      return error(offsetOf(Begin), "top-level key longer than 4096 bytes");
+  }
+}
+
+llvm::Error ChromeTraceReader::readValueText(std::string &Out,
+                                             bool &Oversized) {
+  Out.clear();
+  Oversized = false;
+  int64_t Depth = 0;
+  bool InString = false, Escaped = false;
+  uint64_t StartOffset = offsetOf(Begin);
+  while (true) {
+    auto C = peek();
+    if (!C)
+      return C.takeError();
+    if (*C < 0)
+      return error(StartOffset, "input ends inside a top-level value");
+    char Ch = char(*C);
+    if (!InString && Depth == 0 &&
+        (Ch == ',' || Ch == '}' || Ch == ']' || Ch == ' ' || Ch == '\n' ||
+         Ch == '\r' || Ch == '\t') &&
+        !Out.empty())
+      return llvm::Error::success();
+    if (!InString && Depth == 0 && (Ch == ',' || Ch == '}' || Ch == ']') &&
+        Out.empty() && !Oversized)
+      return error(offsetOf(Begin), "expected a value after ':'");
+    ++Begin;
+    if (!Oversized) {
+      Out.push_back(Ch);
+      if (Out.size() > MetadataLimit) {
+        Oversized = true;
+        Out.clear();
+        Out.push_back('x'); // keep "not empty" for the end test above
+      }
+    }
+    if (InString) {
+      if (Escaped)
+        Escaped = false;
+      else if (Ch == '\\')
+        Escaped = true;
+      else if (Ch == '"') {
+        InString = false;
+        if (Depth == 0)
+          return llvm::Error::success();
+      }
+      continue;
+    }
+    if (Ch == '"')
+      InString = true;
+    else if (Ch == '{' || Ch == '[')
+      ++Depth;
+    else if (Ch == '}' || Ch == ']') {
+      if (--Depth == 0)
+        return llvm::Error::success();
+    }
+  }
+}
+
+llvm::Error ChromeTraceReader::readTopObject() {
+  ++Begin; // '{'
+  while (true) {
+    if (auto E = skipWhitespace())
+      return E;
+    auto C = peek();
+    if (!C)
+      return C.takeError();
+    if (*C == '}') {
+      ++Begin;
+      return llvm::Error::success();
+    }
+    if (*C < 0) {
+      Builder.stats().add(model::ImportStat::Truncated);
+      if (Builder.stats().TruncatedAtByte < 0)
+        Builder.stats().TruncatedAtByte = int64_t(offsetOf(Begin));
+      return llvm::Error::success();
+    }
+    auto Key = readKey();
+    if (!Key)
+      return Key.takeError();
+    if (auto E = skipWhitespace())
+      return E;
+    auto Colon = peek();
+    if (!Colon)
+      return Colon.takeError();
+    if (*Colon != ':')
+      return error(offsetOf(Begin),
+                   llvm::formatv("expected ':' after top-level key \"{0}\"",
+                                 *Key));
+    ++Begin;
+    if (auto E = skipWhitespace())
+      return E;
+    if (TopKeys.size() < 64)
+      TopKeys.push_back(*Key);
+
+    auto First = peek();
+    if (!First)
+      return First.takeError();
+    if (*Key == "traceEvents" && *First == '[') {
+      SawTraceEvents = true;
+      ++Begin;
+      if (auto E = readEventArray())
+        return E;
+      if (Builder.stats().TruncatedAtByte >= 0)
+        return llvm::Error::success();
+    } else {
+      std::string Value;
+      bool Oversized;
+      if (auto E = readValueText(Value, Oversized)) {
+        // A value cut off by the end of input after the events: keep them.
+        if (SawTraceEvents && Eof && Begin == End) {
+          llvm::consumeError(std::move(E));
+          Builder.stats().add(model::ImportStat::Truncated);
+          Builder.stats().TruncatedAtByte = int64_t(offsetOf(Begin));
+          return llvm::Error::success();
+        }
+        return E;
+      }
+      if (Oversized)
+        Builder.stats().add(model::ImportStat::OversizedMetadata);
+      else
+        applyMetadata(*Key, Value);
+    }
+    if (auto E = skipWhitespace())
+      return E;
+    auto Sep = peek();
+    if (!Sep)
+      return Sep.takeError();
+    if (*Sep == ',') {
+      ++Begin;
+      continue;
+    }
+    if (*Sep == '}') {
+      ++Begin;
+      return llvm::Error::success();
+    }
+    if (*Sep < 0 && SawTraceEvents) {
+      Builder.stats().add(model::ImportStat::Truncated);
+      Builder.stats().TruncatedAtByte = int64_t(offsetOf(Begin));
+      return llvm::Error::success();
+    }
+    return error(offsetOf(Begin),
+                 "expected ',' or '}' after a top-level value");
+  }
+}
+
+llvm::Error ChromeTraceReader::readTopArray() {
+  ++Begin; // '['
+  if (auto E = skipWhitespace())
+    return E;
+  auto C = peek();
+  if (!C)
+    return C.takeError();
+  if (*C >= 0 && *C != '{' && *C != ']')
+    return error(offsetOf(Begin),
+                 llvm::formatv(
+                     "the top-level array's first element starts with '{0}', "
+                     "not an event object: {1}; tracelint expects a Chrome "
+                     "trace (an object with \"traceEvents\" or an array of "
+                     "event objects)",
+                     char(*C),
+                     *C == '['
+                         ? "an array of arrays, as in a PyTorch memory "
+                           "timeline export"
+                         : "not a trace"));
+  SawTraceEvents = true;
+  return readEventArray();
+}
+
+llvm::Error ChromeTraceReader::readEventArray() {
+  while (true) {
+    if (available() == 0 || !Eof) {
+      // Keep the buffer full so that batches are large.
+      if (available() < Capacity / 2 || !Buf)
+        if (auto E = fill())
+          return E;
+    }
+    EventSplitter::Result R = EventSplitter::scan(
+        Buf.get() + Begin, available(), std::numeric_limits<size_t>::max());
+    if (R.ArrayClosed) {
+      if (R.ArrayEnd > 0)
+        if (auto E = parseBatch(Begin, R.ArrayEnd))
+          return E;
+      Begin += R.ArrayEnd + 1;
+      return llvm::Error::success();
+    }
+    if (R.Elements > 0) {
+      if (auto E = parseBatch(Begin, R.LastElementEnd))
+        return E;
+      Begin += R.LastElementEnd;
+      continue;
+    }
+    if (Eof) {
+      // The input ends inside the event array: a profiler killed mid-write.
+      // Every complete event has been imported.
+      Builder.stats().add(model::ImportStat::Truncated);
+      Builder.stats().TruncatedAtByte = int64_t(offsetOf(Begin));
+      Begin = End;
+      return llvm::Error::success();
+    }
+    if (auto E = fill())
+      return E;
+  }
+}
+
+// Wraps [Pos, Pos+Size) in '[' ... ']' in place and parses it as one
+// document. Returns false if simdjson reports an error; \p Done is the number
+// of elements fully handled before it.
+bool ChromeTraceReader::parseWrapped(size_t Pos, size_t Size, size_t &Done) {
+  char SavedBefore = Buf[Pos - 1];
+  char SavedAfter = Buf[Pos + Size];
+  Buf[Pos - 1] = '[';
+  Buf[Pos + Size] = ']';
+  size_t Allocated = Capacity + simdjson::SIMDJSON_PADDING + 2 - (Pos - 1);
+  bool Ok = Events.decodeArray(Parser, Buf.get() + Pos - 1, Size + 2,
+                               Allocated, offsetOf(Pos) - 1, Done);
+  Buf[Pos - 1] = SavedBefore;
+  Buf[Pos + Size] = SavedAfter;
+  return Ok;
+}
+
+static bool isSeparator(char C) {
+  return C == ',' || C == ' ' || C == '\n' || C == '\r' || C == '\t';
+}
+
+// Parses a run of whole events. When simdjson rejects the run, the events
+// before the bad one are already in the model; the bad one is parsed alone
+// (and counted if it fails again), and the rest of the run is retried.
+llvm::Error ChromeTraceReader::parseBatch(size_t Pos, size_t Size) {
+  while (Size > 0) {
+    size_t Done = 0;
+    if (parseWrapped(Pos, Size, Done))
+      break;
+    std::vector<size_t> Ends;
+    EventSplitter::scan(Buf.get() + Pos, Size,
+                        std::numeric_limits<size_t>::max(), &Ends);
+    size_t BadStart = Done == 0 || Done > Ends.size() ? 0 : Ends[Done - 1];
+    while (BadStart < Size && isSeparator(Buf[Pos + BadStart]))
+      ++BadStart;
+    if (Done >= Ends.size()) {
+      // The failure is after the last complete element: garbage or scalars.
+      Events.countMalformed(offsetOf(Pos + BadStart));
+      break;
+    }
+    size_t BadEnd = Ends[Done];
+    size_t Ignored = 0;
+    if (!parseWrapped(Pos + BadStart, BadEnd - BadStart, Ignored))
+      Events.countMalformed(offsetOf(Pos + BadStart));
+    Pos += BadEnd;
+    Size -= BadEnd;
+  }
+  if (Opts.MaxEvents && Builder.numEvents() > Opts.MaxEvents)
+    return error(offsetOf(Pos + Size),
+                 llvm::formatv("the trace has more than {0} events (the "
+                               "--max-events limit); raise the limit to read it",
+                               Opts.MaxEvents));
+  return llvm::Error::success();
+}
+
+void ChromeTraceReader::applyMetadata(StringRef Key, const std::string &Value) {
+  applyTopLevelValue(Builder, Key, Value, BaseTimeNs);
+}
+
+Expected<model::Trace> ChromeTraceReader::read() {
+  if (auto E = fill())
+    return E;
+  // A UTF-8 byte-order mark is tolerated.
+  if (available() >= 3 && uint8_t(Buf[Begin]) == 0xEF &&
+      uint8_t(Buf[Begin + 1]) == 0xBB && uint8_t(Buf[Begin + 2]) == 0xBF)
+    Begin += 3;
+  if (auto E = skipWhitespace())
+    return E;
+  auto C = peek();
+  if (!C)
+    return C.takeError();
+  if (*C == '{') {
+    if (auto E = readTopObject())
+      return E;
+  } else if (*C == '[') {
+    if (auto E = readTopArray())
+      return E;
+  } else {
+    return error(offsetOf(Begin),
+                 "expected '{' or '[' at the start of a Chrome trace");
+  }
+
+  if (!SawTraceEvents) {
+    std::string Keys = llvm::join(TopKeys, "\", \"");
+    std::string Guess;
+    auto Has = [&](StringRef K) { return llvm::is_contained(TopKeys, K); };
+    if (Has("nodes") && (Has("schema") || Has("pid")))
+      Guess = "this looks like a PyTorch execution trace "
+              "(ExecutionTraceObserver output), which records operators but "
+              "not their timing; give tracelint the Kineto trace captured "
+              "alongside it";
+    else if (Has("rocprofiler-sdk-tool"))
+      Guess = "this looks like a rocprofiler-sdk JSON export; export a Chrome "
+              "trace (Perfetto/PyTorch profiler) instead";
+    else
+      Guess = "this JSON object is not a Chrome trace";
+    return llvm::createStringError(
+        std::make_error_code(std::errc::invalid_argument),
+        "%s: no \"traceEvents\" array at the top level (keys: \"%s\"): %s",
+        Path.c_str(), Keys.c_str(), Guess.c_str());
+  }
+
+  // Trailing bytes after the document (other than whitespace).
+  if (Builder.stats().TruncatedAtByte < 0) {
+    if (auto E = skipWhitespace())
+      return E;
+    uint64_t Extra = available();
+    while (!Eof) {
+      Begin = End;
+      if (auto E = fill())
+        return E;
+      Extra += available();
+    }
+    if (Extra)
+      Builder.stats().addAt(model::ImportStat::TrailingGarbage,
+                            llvm::formatv("byte {0}", offsetOf(Begin)).str());
+  }
+  if (Source.Source->truncated()) {
+    Builder.stats().add(model::ImportStat::Truncated);
+    if (Builder.stats().TruncatedAtByte < 0)
+      Builder.stats().TruncatedAtByte = int64_t(offsetOf(End));
+  }
+
+  if (Events.eventsRead() > 0 && Events.eventsWithPhase() == 0)
+    return llvm::createStringError(
+        std::make_error_code(std::errc::invalid_argument),
+        "%s: none of the %zu elements of the event array has a \"ph\" field: "
+        "this is JSON, but not a Chrome trace",
+        Path.c_str(), Events.eventsRead());
+
+  Events.finish();
+  Builder.setBaseTimeNs(BaseTimeNs);
+  Builder.producer().Format = "chrome-trace";
+  return Builder.finish();
+}
+
+} // namespace
+
+Expected<model::Trace>
+tracelint::import::importChromeTrace(OpenedSource Source, StringRef Path,
+                                     const ImportOptions &Opts) {
+  ChromeTraceReader Reader(std::move(Source), Path, Opts);
+  return Reader.read();
+}
