@@ -1,0 +1,52 @@
+# -*- Python -*-
+# lit configuration for the tracelint command-line tests.
+#
+# Loaded through the lit.site.cfg.py that CMake writes into the build folder
+# (it sets the paths of that build). Run the suite with
+#   ninja -C BUILD check-lit
+# or a subset with
+#   python3 /usr/lib/llvm-14/build/utils/lit/lit.py -sv BUILD/tests/lit --filter gzip
+
+import os
+
+import lit.formats
+import lit.util
+
+config.name = "tracelint"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".test"]
+# Inputs/ holds helpers and data used by tests, not tests.
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in"]
+
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tracelint_obj_root, "tests", "lit")
+
+# FileCheck, not, split-file and count come from LLVM 14; they go first on
+# PATH so that RUN lines can name them bare.
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+
+# Reports must not depend on the terminal or the user's environment.
+config.environment["NO_COLOR"] = "1"
+for var in ["TRACELINT_CONFIG", "CLICOLOR_FORCE"]:
+    config.environment.pop(var, None)
+
+config.substitutions.append(("%tracelint", config.tracelint_path))
+config.substitutions.append(("%fixtures", config.fixtures_dir))
+config.substitutions.append(("%python", config.python_executable))
+# %expect-exit CODE CMD...: succeeds only when CMD exits with exactly CODE.
+config.substitutions.insert(0, ("%expect-exit", "%s %s" % (
+    config.python_executable,
+    os.path.join(config.test_source_root, "Inputs", "expect-exit.py"))))
+
+for tool in ["FileCheck", "not", "split-file", "count"]:
+    if not os.path.exists(os.path.join(config.llvm_tools_dir, tool)):
+        lit_config.fatal("cannot find %s in %s (install llvm-14-tools)"
+                         % (tool, config.llvm_tools_dir))
+if not os.path.exists(config.tracelint_path):
+    lit_config.fatal("cannot find the tracelint binary at %s; build it first "
+                     "(ninja -C BUILD tracelint, or ninja -C BUILD check-lit)"
+                     % config.tracelint_path)
+
+if lit.util.which("gzip", config.environment["PATH"]):
+    config.available_features.add("gzip")
