@@ -26,7 +26,8 @@ llvm::Error writeOutput(llvm::StringRef Path,
 
 enum class ColorMode { Auto, Always, Never };
 
-/// Colour for text reports: never into a file or a pipe, never with NO_COLOR.
+/// Colour for text reports. Auto: only on a terminal, never into a file or a
+/// pipe, never with NO_COLOR. Always/Never: as asked.
 bool useColor(ColorMode Mode, llvm::StringRef OutputPath);
 
 /// Prints "tracelint: error: MESSAGE" to standard error.

@@ -352,7 +352,8 @@ Expected<OpenedSource> tracelint::import::openSource(llvm::StringRef Path,
   if (FD < 0)
     return ioError(Path, "cannot open", errno);
   struct stat St;
-  if (::fstat(FD, &St) == 0 && S_ISDIR(St.st_mode)) {
+  bool HaveStat = ::fstat(FD, &St) == 0;
+  if (HaveStat && S_ISDIR(St.st_mode)) {
     ::close(FD);
     return llvm::createStringError(
         std::make_error_code(std::errc::is_a_directory),
@@ -365,6 +366,8 @@ Expected<OpenedSource> tracelint::import::openSource(llvm::StringRef Path,
   if (!Magic)
     return Magic.takeError();
   OpenedSource Out;
+  if (HaveStat && S_ISREG(St.st_mode))
+    Out.FileSize = uint64_t(St.st_size);
   Out.Gzip = Magic->size() == 2 && uint8_t((*Magic)[0]) == 0x1f &&
              uint8_t((*Magic)[1]) == 0x8b;
   std::unique_ptr<ByteSource> Content =

@@ -34,6 +34,8 @@ public:
 struct OpenedSource {
   std::unique_ptr<ByteSource> Source;
   bool Gzip = false;
+  /// Size of the file on disk (0 for a FIFO).
+  uint64_t FileSize = 0;
   /// The first bytes of the (decompressed) content, for sniffing. They are
   /// not consumed: Source starts with them.
   std::string Head;

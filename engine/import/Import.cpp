@@ -66,6 +66,19 @@ tracelint::import::importTraceFile(StringRef Path, const ImportOptions &Opts) {
   if (Body.startswith("\xEF\xBB\xBF"))
     Body = Body.drop_front(3);
   Body = Body.ltrim(" \t\r\n");
+  if (Body.empty() && Head.size() < 4096)
+    return notATrace(Path, llvm::Twine(Wrapped) +
+                               "only whitespace; expected a Chrome trace JSON "
+                               "object or array");
+  if (!Body.empty() && (llvm::isDigit(Body.front()) || Body.front() == '-' ||
+                        Body.front() == '"' || Body.startswith("null") ||
+                        Body.startswith("true") || Body.startswith("false")))
+    return notATrace(Path, llvm::formatv("{0}a JSON scalar (starts with "
+                                         "\"{1}\"), not a Chrome trace; "
+                                         "expected an object with "
+                                         "\"traceEvents\" or an array of "
+                                         "events",
+                                         Wrapped, printableStart(Body)));
   if (!Body.empty() && Body.front() != '{' && Body.front() != '[')
     return notATrace(Path, llvm::formatv("{0}not JSON (starts with \"{1}\"); "
                                          "expected a Chrome trace JSON object "

@@ -36,12 +36,14 @@ struct KinetoEventDecoder::RawEvent {
 
 namespace {
 
+// Keys are short: a plain loop beats a memchr call. A key with an escaped
+// quote is cut short and simply not recognised.
 std::string_view keyOf(const simdjson::ondemand::raw_json_string &K) {
   const char *Raw = K.raw();
-  const void *Quote = std::memchr(Raw, '"', 256);
-  if (!Quote)
-    return {};
-  return std::string_view(Raw, static_cast<const char *>(Quote) - Raw);
+  for (size_t I = 0; I < 256; ++I)
+    if (Raw[I] == '"')
+      return std::string_view(Raw, I);
+  return {};
 }
 
 /// The text of a number, or the contents of a string holding one.
@@ -533,14 +535,23 @@ void KinetoEventDecoder::commit(RawEvent &R, uint64_t Offset) {
     return;
   }
 
-  bool Device, Known;
-  EventKind Kind = classify(Cat, Name, Device, Known);
+  model::Event E;
+  E.Name = B.strings().intern(Name);
+  // Categories and names repeat: classify each (category, name) pair once.
+  model::StringId CatId = B.strings().intern(Cat);
+  auto [Cached, Inserted] =
+      Classified.try_emplace((uint64_t(CatId) << 32) | E.Name, 0);
+  if (Inserted) {
+    bool Dev, Kn;
+    EventKind K = classify(Cat, Name, Dev, Kn);
+    Cached->second = uint8_t(unsigned(K) | (Dev ? 0x40 : 0) | (Kn ? 0x80 : 0));
+  }
+  EventKind Kind = EventKind(Cached->second & 0x3f);
+  bool Device = Cached->second & 0x40, Known = Cached->second & 0x80;
   if (!Known)
     B.stats().add(ImportStat::UnknownCategory);
-  model::Event E;
   E.Start = R.Ts;
   E.Lane = Lane;
-  E.Name = B.strings().intern(Name);
   E.ExternalId = R.ExternalId;
   E.Correlation = static_cast<uint32_t>(R.Correlation);
   if (R.Ph == 'X') {

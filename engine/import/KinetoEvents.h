@@ -50,6 +50,8 @@ private:
   const std::string &Path;
   size_t ElementsRead = 0;
   size_t WithPhase = 0;
+  /// (category id << 32 | name id) -> kind | 0x40 device | 0x80 known.
+  llvm::DenseMap<uint64_t, uint8_t> Classified;
   bool SawCapitalised = false, SawLowercase = false;
 };
 

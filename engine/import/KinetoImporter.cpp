@@ -40,7 +40,9 @@ private:
   // that a batch can always be wrapped in '[' ... ']' in place.
   llvm::Error fill();
   size_t available() const { return End - Begin; }
-  uint64_t offsetOf(size_t BufPos) const { return BufOffset + BufPos; }
+  uint64_t offsetOf(size_t BufPos) const {
+    return uint64_t(BufOffset + int64_t(BufPos));
+  }
   Expected<int> peek();
   llvm::Error skipWhitespace();
 
@@ -75,7 +77,8 @@ private:
   std::unique_ptr<char[]> Buf;
   size_t Capacity = 0; // usable bytes; the allocation adds headroom+padding
   size_t Begin = 1, End = 1;
-  uint64_t BufOffset = 0; // stream offset of Buf[0]
+  // Stream offset of Buf[0]: -1 at first, since Buf[1] holds stream byte 0.
+  int64_t BufOffset = -1;
   bool Eof = false;
 
   bool SawTraceEvents = false;
@@ -94,7 +97,7 @@ llvm::Error ChromeTraceReader::fill() {
   if (Begin > 1) {
     size_t Keep = End - Begin;
     std::memmove(Buf.get() + 1, Buf.get() + Begin, Keep);
-    BufOffset += Begin - 1;
+    BufOffset += int64_t(Begin - 1);
     Begin = 1;
     End = 1 + Keep;
   }
@@ -399,6 +402,12 @@ static bool isSeparator(char C) {
 // before the bad one are already in the model; the bad one is parsed alone
 // (and counted if it fails again), and the rest of the run is retried.
 llvm::Error ChromeTraceReader::parseBatch(size_t Pos, size_t Size) {
+  // A batch after the first starts with the ',' that followed the previous
+  // batch's last event.
+  while (Size > 0 && isSeparator(Buf[Pos])) {
+    ++Pos;
+    --Size;
+  }
   while (Size > 0) {
     size_t Done = 0;
     if (parseWrapped(Pos, Size, Done))
@@ -434,6 +443,11 @@ void ChromeTraceReader::applyMetadata(StringRef Key, const std::string &Value) {
 }
 
 Expected<model::Trace> ChromeTraceReader::read() {
+  // Real Kineto events take 220-340 bytes; gzip compresses them 13-29 times.
+  // Reserve for small events so that the tables rarely regrow, but keep the
+  // (virtual) reservation bounded.
+  uint64_t Expected = Source.FileSize * (Source.Gzip ? 30 : 1) / 150;
+  Builder.reserve(static_cast<size_t>(std::min<uint64_t>(Expected, 80'000'000)));
   if (auto E = fill())
     return E;
   // A UTF-8 byte-order mark is tolerated.
@@ -457,7 +471,17 @@ Expected<model::Trace> ChromeTraceReader::read() {
   }
 
   if (!SawTraceEvents) {
-    std::string Keys = llvm::join(TopKeys, "\", \"");
+    if (TopKeys.empty())
+      return llvm::createStringError(
+          std::make_error_code(std::errc::invalid_argument),
+          "%s: the top-level JSON object is empty; expected a Chrome trace "
+          "with a \"traceEvents\" array",
+          Path.c_str());
+    std::vector<std::string> Shown(
+        TopKeys.begin(), TopKeys.begin() + std::min<size_t>(TopKeys.size(), 8));
+    std::string Keys = llvm::join(Shown, "\", \"");
+    if (TopKeys.size() > Shown.size())
+      Keys += "\", ...";
     std::string Guess;
     auto Has = [&](StringRef K) { return llvm::is_contained(TopKeys, K); };
     if (Has("nodes") && (Has("schema") || Has("pid")))
@@ -491,10 +515,10 @@ Expected<model::Trace> ChromeTraceReader::read() {
       Builder.stats().addAt(model::ImportStat::TrailingGarbage,
                             llvm::formatv("byte {0}", offsetOf(Begin)).str());
   }
-  if (Source.Source->truncated()) {
+  // A gzip stream cut short whose JSON happened to end cleanly.
+  if (Source.Source->truncated() && Builder.stats().TruncatedAtByte < 0) {
     Builder.stats().add(model::ImportStat::Truncated);
-    if (Builder.stats().TruncatedAtByte < 0)
-      Builder.stats().TruncatedAtByte = int64_t(offsetOf(End));
+    Builder.stats().TruncatedAtByte = int64_t(offsetOf(End));
   }
 
   if (Events.eventsRead() > 0 && Events.eventsWithPhase() == 0)

@@ -86,6 +86,16 @@ std::optional<int64_t> tracelint::import::microsToNanos(std::string_view Text) {
 }
 
 std::optional<int64_t> tracelint::import::parseInteger(std::string_view Text) {
+  // Fast path: a plain non-negative decimal of at most 18 digits, the common
+  // case for ids, sizes and counts.
+  if (!Text.empty() && Text.size() <= 18) {
+    uint64_t V = 0;
+    size_t I = 0;
+    for (; I < Text.size() && Text[I] >= '0' && Text[I] <= '9'; ++I)
+      V = V * 10 + unsigned(Text[I] - '0');
+    if (I == Text.size())
+      return int64_t(V);
+  }
   std::string_view S = trim(Text);
   if (S.empty())
     return std::nullopt;

@@ -86,7 +86,8 @@ enum class CopyKind : uint8_t { Unknown, HtoD, DtoH, DtoD, HtoH, PtoP };
 llvm::StringRef copyKindName(CopyKind K);
 
 /// Host or device memory on either side of a copy. ROCm traces only say
-/// "Host", which is Unknown here: pageable and pinned cannot be told apart.
+/// "Host": pageable and pinned cannot be told apart, so Host is kept apart
+/// from both.
 enum class MemoryKind : uint8_t {
   Unknown,
   Pageable,

@@ -20,6 +20,12 @@ unsigned TraceBuilder::LaneKeyInfo::getHashValue(const LaneKey &K) {
 
 TraceBuilder::TraceBuilder() = default;
 
+void TraceBuilder::reserve(size_t Events) {
+  T.Events.reserve(Events);
+  // Device events and shaped ops carry arguments: a minority of events.
+  T.Args.reserve(Events / 3);
+}
+
 uint32_t TraceBuilder::lane(int64_t Pid, int64_t Tid) {
   auto [It, Inserted] =
       LaneIndex.try_emplace(LaneKey{Pid, Tid}, uint32_t(T.Lanes.size()));
@@ -237,6 +243,7 @@ void TraceBuilder::buildNesting() {
 
 void TraceBuilder::linkCorrelations() {
   auto &Map = T.Correlations;
+  llvm::DenseMap<StringId, bool> IsLaunchName;
   for (uint32_t I = 0; I < T.Events.size(); ++I) {
     const Event &E = T.Events[I];
     if (!E.Correlation)
@@ -258,7 +265,10 @@ void TraceBuilder::linkCorrelations() {
     }
     const Event &Launch = T.Events[Links.Launch];
     if (Links.Device.empty()) {
-      if (isLaunchCallName(T.Strings.get(Launch.Name)))
+      auto [It, New] = IsLaunchName.try_emplace(Launch.Name, false);
+      if (New)
+        It->second = isLaunchCallName(T.Strings.get(Launch.Name));
+      if (It->second)
         T.Stats.add(ImportStat::LaunchWithoutDevice);
       continue;
     }

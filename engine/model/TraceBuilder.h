@@ -56,6 +56,10 @@ public:
   void setBaseTimeNs(int64_t Base) { BaseNs = Base; }
 
   size_t numEvents() const { return T.Events.size(); }
+  /// Reserves room for about \p Events events, so that a large import does
+  /// not copy its event table each time it grows. Untouched reserved pages
+  /// cost no memory.
+  void reserve(size_t Events);
 
   /// Completes the model. The builder is empty afterwards.
   Trace finish();
