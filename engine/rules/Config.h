@@ -1,0 +1,68 @@
+//===- rules/Config.h - tracelint.toml --------------------------*- C++ -*-===//
+//
+// Which rules run, with which options and severities. Selectors take a code
+// ("S001"), a family letter ("S") or a rule name ("sync-long-host-wait").
+// Precedence follows ruff: ignore wins over select, and a more specific
+// selector (code or name over family, family over "ALL") wins over a less
+// specific one.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRACELINT_RULES_CONFIG_H
+#define TRACELINT_RULES_CONFIG_H
+
+#include "rules/Catalogue.h"
+#include "rules/RuleSpec.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tracelint::rules {
+
+struct RuleSettings {
+  std::optional<Severity> SeverityOverride;
+  std::map<std::string, OptionValue> Options;
+};
+
+struct TraceIgnore {
+  std::string Glob;                    ///< matched against the trace path
+  std::vector<std::string> Selectors;  ///< rules ignored for those traces
+};
+
+struct Config {
+  std::string Path; ///< the file it came from, or "" for defaults
+  std::vector<std::string> Select = {"ALL"};
+  std::vector<std::string> Ignore;
+  std::vector<std::string> ExtendSelect;
+  std::map<std::string, RuleSettings> PerRule; ///< keyed by code
+  std::vector<TraceIgnore> PerTraceIgnores;
+  std::vector<std::string> RuleDirs; ///< extra rule directories
+  std::vector<RuleSpec> InlineRules; ///< [[rule]] tables
+
+  /// Parses tracelint.toml text. Unknown keys, unknown codes (checked
+  /// against \p Known after inline rules are added) and bad values are errors
+  /// naming the file, line and column.
+  static llvm::Expected<Config> parse(llvm::StringRef Text,
+                                      llvm::StringRef Path,
+                                      const Catalogue &Known);
+  /// The tracelint.toml found upward from \p StartDir, if any.
+  static std::optional<std::string> findUpward(llvm::StringRef StartDir);
+
+  /// Applies command-line selectors on top (they take precedence).
+  void applyCommandLine(llvm::ArrayRef<std::string> Select,
+                        llvm::ArrayRef<std::string> Ignore);
+
+  /// Whether \p Spec runs on the trace at \p TracePath.
+  bool isEnabled(const RuleSpec &Spec, llvm::StringRef TracePath) const;
+  /// Options of \p Spec after configuration.
+  RuleOptions optionsFor(const RuleSpec &Spec) const;
+  Severity severityFor(const RuleSpec &Spec) const;
+};
+
+} // namespace tracelint::rules
+
+#endif

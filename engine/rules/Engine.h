@@ -1,0 +1,37 @@
+//===- rules/Engine.h - Running the catalogue on a trace --------*- C++ -*-===//
+#ifndef TRACELINT_RULES_ENGINE_H
+#define TRACELINT_RULES_ENGINE_H
+
+#include "analysis/Context.h"
+#include "rules/Catalogue.h"
+#include "rules/Config.h"
+#include "rules/Finding.h"
+
+#include <vector>
+
+namespace tracelint::rules {
+
+struct LintResult {
+  std::vector<Finding> Findings; ///< ranked: impact x confidence, then code
+  std::vector<Skipped> Skipped;  ///< rules that could not judge, and why
+  /// Notes that lowered every finding's confidence (truncation, ...).
+  std::vector<std::string> QualityNotes;
+};
+
+/// Runs every enabled rule: checks its needs, runs its detector or the
+/// declarative evaluator, renders texts, applies trace-quality penalties,
+/// fingerprints and ranks.
+LintResult runRules(const analysis::Context &Ctx, const Catalogue &Rules,
+                    const Config &Cfg, llvm::StringRef TracePath);
+
+/// Fills {placeholders} in \p Template from \p Values; unknown placeholders
+/// are left visible as {name} so that a rule author sees them.
+std::string renderTemplate(llvm::StringRef Template,
+                           const std::map<std::string, std::string> &Values);
+
+/// code + ":" + normalised subject, hashed to 16 hex digits.
+std::string fingerprint(llvm::StringRef Code, llvm::StringRef Subject);
+
+} // namespace tracelint::rules
+
+#endif

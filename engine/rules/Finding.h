@@ -1,0 +1,83 @@
+//===- rules/Finding.h - A ranked hypothesis --------------------*- C++ -*-===//
+//
+// A finding is a hypothesis, not a verdict: it carries the evidence, the
+// alternatives the trace cannot rule out, the one experiment that would
+// decide, the impact bounded by the target metric, and a fingerprint that is
+// stable across runs of the same workload (code + normalised subject, never
+// a timestamp or an id).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRACELINT_RULES_FINDING_H
+#define TRACELINT_RULES_FINDING_H
+
+#include "rules/RuleSpec.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tracelint::rules {
+
+/// An event the user can find in Perfetto: its name, lane and start time in
+/// the trace's own clock (microseconds, as the trace writes them).
+struct ExampleEvent {
+  std::string Name;
+  std::string Lane;
+  double TraceTimestampUs = 0; ///< absolute, as in the file's "ts"
+  int64_t DurationNs = 0;
+};
+
+/// What a detector (or the declarative evaluator) reports; the engine turns
+/// it into a Finding by rendering the rule's texts.
+struct Detection {
+  /// Values for the {placeholders} of the rule's texts: numbers already
+  /// formatted for people ("12.3 ms", "41 %").
+  std::map<std::string, std::string> Values;
+  /// Extra evidence lines beyond the rule's templated ones.
+  std::vector<std::string> ExtraEvidence;
+  /// Upper bound of the gain on the target metric, in ns.
+  int64_t ImpactNs = 0;
+  /// 0..1: how strongly the trace supports the hypothesis.
+  double Confidence = 0.5;
+  /// Normalised subject for the fingerprint (op path, kernel family, copy
+  /// kind...). Never a timestamp.
+  std::string Subject;
+  /// Which steps the evidence comes from, e.g. "steps 6-10".
+  std::string Window;
+  std::vector<ExampleEvent> Examples;
+  /// Overrides the rule's default severity (e.g. a teardown flush is info).
+  std::optional<Severity> SeverityOverride;
+  /// Notes on why confidence was lowered.
+  std::vector<std::string> ConfidenceNotes;
+};
+
+struct Finding {
+  std::string Code, Name;
+  Severity Sev = Severity::Warning;
+  double Confidence = 0.5;
+  int64_t ImpactNs = 0;
+  double ImpactShare = 0; ///< of the target metric
+  std::string Window;
+  std::string Hypothesis;
+  std::vector<std::string> Evidence;
+  std::vector<std::string> Alternatives;
+  Experiment Next;
+  std::vector<ExampleEvent> Examples;
+  std::vector<std::string> ConfidenceNotes;
+  std::string Subject;
+  std::string Fingerprint;
+
+  /// Ranking key: impact x confidence, ties by code then subject.
+  double score() const { return double(ImpactNs) * Confidence; }
+};
+
+/// A rule that could not run on this trace, and why.
+struct Skipped {
+  std::string Code, Name;
+  std::string Reason; ///< "cannot judge: the trace has no device activity"
+};
+
+} // namespace tracelint::rules
+
+#endif

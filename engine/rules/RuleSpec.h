@@ -1,0 +1,154 @@
+//===- rules/RuleSpec.h - A rule as data ------------------------*- C++ -*-===//
+//
+// A rule is data: one TOML file per rule (rules/<family>/<CODE>-<name>.toml,
+// schema in docs/rule-format.md) holding its identity, options, signature and
+// texts. The catalogue is compiled into the binary and can be extended or
+// overridden by user files; nothing here knows trace file formats.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRACELINT_RULES_RULESPEC_H
+#define TRACELINT_RULES_RULESPEC_H
+
+#include "model/Event.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace tracelint::rules {
+
+enum class Severity : uint8_t { Info, Warning, Error };
+llvm::StringRef severityName(Severity S);
+std::optional<Severity> parseSeverity(llvm::StringRef S);
+
+enum class RuleStatus : uint8_t { Preview, Stable };
+
+/// What a rule needs from a trace. When the trace lacks it the rule does not
+/// run and the report says that it could not judge, and why.
+enum class Need : uint8_t {
+  DeviceActivity, ///< kernels/copies were recorded
+  Launches,       ///< host runtime calls were recorded
+  Correlation,    ///< host calls link to device work
+  Steps,          ///< ProfilerStep markers (or --step ranges)
+  Shapes,         ///< record_shapes
+  Stacks,         ///< with_stack
+  Memory,         ///< profile_memory
+};
+llvm::StringRef needName(Need N);
+std::optional<Need> parseNeed(llvm::StringRef S);
+
+/// An option value: a number (durations are ns, shares are fractions), a
+/// string, or a boolean.
+using OptionValue = std::variant<double, std::string, bool>;
+
+struct OptionSpec {
+  std::string Name;
+  OptionValue Default;
+  std::string Description; ///< what it controls
+  std::string Why;         ///< why the default is what it is
+};
+
+/// The declarative part of a signature: which events to select.
+struct Selector {
+  std::vector<model::EventKind> Kinds; ///< empty: any kind
+  std::vector<std::string> Names;      ///< exact names or globs (*, ?)
+  std::string NameRegex;               ///< empty: none (checked linearly)
+  std::optional<model::LaneKind> Lane;
+  std::optional<int64_t> MinDurationNs, MaxDurationNs;
+  std::optional<model::CopyKind> Copy;
+  std::optional<model::MemoryKind> Src, Dst;
+  std::optional<int64_t> MinBytes, MaxBytes;
+  enum class Where : uint8_t { Anywhere, InsideSteps, OutsideSteps };
+  Where Inside = Where::Anywhere;
+  enum class Which : uint8_t { AllSteps, FirstStep, AfterFirstStep };
+  Which StepsSelected = Which::AllSteps;
+};
+
+/// How selected events are reduced to values, and when the rule fires.
+struct Aggregation {
+  enum class Per : uint8_t { Trace, Step, Name };
+  enum class Value : uint8_t { Count, SumDuration, MaxDuration, UnionDuration,
+                               SumBytes };
+  /// Statistic over the per-group values that is compared.
+  enum class Statistic : uint8_t { Max, Median, Min, Total, Any };
+  enum class Compare : uint8_t { Greater, GreaterEqual, Less, LessEqual };
+  /// What a threshold given as a share is a share of.
+  enum class RelativeTo : uint8_t { None, Step, DeviceBusy, Window };
+
+  Per GroupBy = Per::Trace;
+  Value Measure = Value::Count;
+  Statistic Over = Statistic::Max;
+  Compare Op = Compare::GreaterEqual;
+  /// Threshold: a literal number, or the name of an option holding it.
+  std::variant<double, std::string> Threshold = 1.0;
+  RelativeTo Relative = RelativeTo::None;
+};
+
+struct Signature {
+  /// A C++ detector for rules the declarative language cannot express;
+  /// empty when the signature is declarative.
+  std::string Detector;
+  Selector Select;
+  Aggregation Aggregate;
+};
+
+struct Experiment {
+  std::string Change;        ///< the one variable to change
+  std::string PredictTrace;  ///< the trace feature that should appear/vanish
+  std::string PredictMetric; ///< the metric change, with its bound
+  std::string Verify;        ///< how to verify outside the profiler
+  std::string RefutedIf;     ///< what result refutes the hypothesis
+};
+
+struct RuleSpec {
+  std::string Code; ///< family letter + three digits, e.g. "S001"
+  std::string Name; ///< kebab-case, names the pattern
+  std::string Summary;
+  RuleStatus Status = RuleStatus::Preview;
+  Severity DefaultSeverity = Severity::Warning;
+  std::vector<Need> Needs;
+  std::vector<OptionSpec> Options;
+  Signature Sig;
+  // Texts; {placeholders} are filled from the finding's values.
+  std::string Hypothesis;
+  std::vector<std::string> Evidence;
+  std::vector<std::string> Alternatives;
+  Experiment Next;
+  // Documentation sections (docs/rules/<CODE>.md and `tracelint explain`).
+  std::string WhatItDetects, WhyItMatters, KnownFalsePositives, RealTraces;
+  /// Where the spec came from: "builtin:rules/S/S001-...toml" or a path.
+  std::string Origin;
+
+  char family() const { return Code.empty() ? '?' : Code[0]; }
+  const OptionSpec *option(llvm::StringRef Name) const;
+};
+
+/// Option values for one run of a rule: defaults overridden by configuration.
+class RuleOptions {
+public:
+  RuleOptions() = default;
+  explicit RuleOptions(const RuleSpec &Spec);
+  void set(llvm::StringRef Name, OptionValue V) { Values[Name.str()] = V; }
+  double number(llvm::StringRef Name) const;
+  std::string string(llvm::StringRef Name) const;
+  bool flag(llvm::StringRef Name) const;
+  bool has(llvm::StringRef Name) const { return Values.count(Name.str()); }
+  const std::map<std::string, OptionValue> &all() const { return Values; }
+
+private:
+  std::map<std::string, OptionValue> Values;
+};
+
+/// One-letter families (DESIGN.md section 5).
+llvm::StringRef familyName(char Family);
+bool isValidCode(llvm::StringRef Code);
+bool isValidRuleName(llvm::StringRef Name);
+
+} // namespace tracelint::rules
+
+#endif
