@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
   cmake ninja-build g++ pkgconf python3 gzip
   llvm-14-dev llvm-14-tools
-  libsimdjson-dev libtomlplusplus-dev libsqlite3-dev zlib1g-dev libisal-dev
+  libsimdjson-dev libtomlplusplus-dev libsqlite3-dev sqlite3 zlib1g-dev libisal-dev
   libgtest-dev libbenchmark-dev
 )
 JOBS=${JOBS:-2}

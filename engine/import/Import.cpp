@@ -2,6 +2,7 @@
 #include "import/Import.h"
 #include "import/ByteSource.h"
 #include "import/KinetoImporter.h"
+#include "import/nsys/NsysImporter.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -21,9 +22,9 @@ llvm::Error notATrace(StringRef Path, const llvm::Twine &Why) {
 std::string printableStart(StringRef Head) {
   std::string Out;
   for (char C : Head.take_front(16))
-    Out += llvm::isPrint(C) ? std::string(1, C)
-                            : llvm::formatv("\\x{0:x-2}", unsigned(uint8_t(C)))
-                                  .str();
+    Out += llvm::isPrint(C)
+               ? std::string(1, C)
+               : llvm::formatv("\\x{0:x-2}", unsigned(uint8_t(C))).str();
   return Out;
 }
 
@@ -41,25 +42,29 @@ tracelint::import::importTraceFile(StringRef Path, const ImportOptions &Opts) {
     return notATrace(Path, llvm::Twine(Wrapped) +
                                "empty input; expected a Chrome trace JSON "
                                "object or array");
-  if (Head.startswith(StringRef("SQLite format 3\0", 16)))
-    return notATrace(
-        Path, "an SQLite database (an Nsight Systems export?): tracelint "
-              "reads Chrome trace JSON (PyTorch profiler / Kineto) for now; "
-              "Nsight Systems SQLite support is planned");
+  if (Head.startswith(StringRef("SQLite format 3\0", 16))) {
+    // SQLite reads the file itself; a compressed database cannot be opened.
+    if (Opened->Gzip)
+      return notATrace(Path, "gzip-compressed data: an SQLite database inside "
+                             "(an Nsight Systems export?); decompress it "
+                             "first");
+    Opened->Source.reset(); // stop reading ahead: SQLite reads the file
+    return importNsysExport(Path, Opts);
+  }
   if (Head.startswith("NSYS") || Path.endswith(".nsys-rep") ||
       Path.endswith(".qdrep"))
     return notATrace(
         Path, "an Nsight Systems report, which tracelint cannot read directly: "
-              "export it with `nsys export --type sqlite REPORT.nsys-rep` "
-              "(SQLite support is planned) or profile with the PyTorch "
-              "profiler and export a Chrome trace");
+              "export it with `nsys export --type sqlite REPORT.nsys-rep` and "
+              "pass the .sqlite file");
   if (Path.endswith(".qdstrm"))
     return notATrace(
         Path, "an Nsight Systems raw stream (.qdstrm): the report may simply "
-              "not have been generated yet; this does not show that the "
-              "application was interrupted. Keep the file, generate the report "
-              "with nsys's QdstrmImporter, then export it with `nsys export "
-              "--type sqlite`");
+              "not have been generated from it yet; this does not show that "
+              "the application was interrupted. Keep the file, generate the "
+              "report from it (import or finalize it with nsys's "
+              "QdstrmImporter), then export that with `nsys export --type "
+              "sqlite`");
 
   // JSON: skip a byte-order mark and whitespace; a trace starts with { or [.
   StringRef Body = Head;

@@ -35,6 +35,7 @@ enum class EventKind : uint8_t {
   Marker,     ///< instant event (memory events, markers)
   Counter,    ///< counter sample ('C' phase)
   Overhead,   ///< profiler overhead
+  OsRuntime,  ///< OS runtime call on the host (nsys OSRT: waits, I/O, ...)
   Other,      ///< anything else with a duration
 };
 constexpr unsigned NumEventKinds = static_cast<unsigned>(EventKind::Other) + 1;

@@ -54,7 +54,19 @@ enum class StatSeverity : uint8_t {
   X(Truncated, DataLoss, "input ended before the trace was complete")          \
   X(TrailingGarbage, Warning, "bytes after the end of the trace document")     \
   X(OversizedMetadata, Warning,                                                \
-    "top-level values too large to read as metadata (skipped)")
+    "top-level values too large to read as metadata (skipped)")                \
+  X(DuplicateApiRows, Info,                                                    \
+    "API rows that repeat a call only to carry its backtrace (skipped)")       \
+  X(UnmodelledRows, Info, "export rows tracelint does not model (skipped)")    \
+  X(MissingName, Warning, "rows whose name id is not in StringIds")            \
+  X(BadValue, Warning, "values of the wrong type or out of range (ignored)")   \
+  X(UnusableRow, DataLoss,                                                     \
+    "rows without a usable time, thread or device (dropped)")                  \
+  X(UnclosedRange, Warning,                                                    \
+    "NVTX ranges without an end (closed at the window end)")                   \
+  X(SyncTypeMismatch, Info,                                                    \
+    "sync rows whose syncType disagrees with their API call (named by the "    \
+    "call)")
 
 enum class ImportStat : uint8_t {
 #define TRACELINT_STAT_ENUM(Id, Sev, Desc) Id,

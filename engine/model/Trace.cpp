@@ -20,6 +20,7 @@ llvm::StringRef tracelint::model::eventKindName(EventKind K) {
   case EventKind::Marker: return "marker";
   case EventKind::Counter: return "counter";
   case EventKind::Overhead: return "overhead";
+  case EventKind::OsRuntime: return "osrt";
   case EventKind::Other: return "other";
   }
   llvm_unreachable("covered switch");

@@ -1,10 +1,10 @@
 //===- tests/corpus/CorpusTest.cpp - Every real trace in ../shared/traces -===//
 //
-// For each file: a Chrome trace imports without error and its model keeps
-// the invariants (sorted lanes, nesting inside parents, busy <= window), and
-// its counts match an independent count made here with simdjson's DOM
-// parser over the decompressed text; anything else is rejected with a
-// message that names the file.
+// For each file: a Chrome trace or an Nsight Systems SQLite export imports
+// without error and its model keeps the invariants (sorted lanes, nesting
+// inside parents, busy <= window), and its counts match an independent count
+// made here (simdjson's DOM parser over the decompressed text; plain SQL over
+// the export); anything else is rejected with a message that names the file.
 //
 //===----------------------------------------------------------------------===//
 #include "analysis/Stats.h"
@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
+#include <sqlite3.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -49,7 +50,7 @@ std::vector<std::string> corpusFiles() {
 
 bool expectRejected(llvm::StringRef Path) {
   return Path.contains("negative-not-chrome-trace") ||
-         Path.endswith(".sqlite") || Path.endswith("provenance.json");
+         Path.endswith("provenance.json");
 }
 
 // The whole decompressed file, for the independent count.
@@ -105,6 +106,63 @@ bool countIndependently(const std::string &Text, IndependentCount &C) {
   return true;
 }
 
+/// One integer from \p Sql over the export at \p Path (read-only), or -1
+/// when the query fails (a table that this export does not have).
+int64_t sqlInteger(const std::string &Path, const char *Sql) {
+  sqlite3 *Db = nullptr;
+  int64_t Out = -1;
+  if (sqlite3_open_v2(Path.c_str(), &Db, SQLITE_OPEN_READONLY, nullptr) ==
+      SQLITE_OK) {
+    sqlite3_stmt *S = nullptr;
+    if (sqlite3_prepare_v2(Db, Sql, -1, &S, nullptr) == SQLITE_OK &&
+        sqlite3_step(S) == SQLITE_ROW)
+      Out = sqlite3_column_int64(S, 0);
+    sqlite3_finalize(S);
+  }
+  sqlite3_close(Db);
+  return Out;
+}
+
+/// Counts made with plain SQL, independently of the importer: every kernel,
+/// copy and memset row is in the model with its exact duration, every API
+/// row that is not a backtrace copy (eventClass 67) is a runtime or driver
+/// call, and kernels link to their launches.
+void checkNsysCounts(const std::string &Path, const model::Trace &T) {
+  auto Count = [&](const char *Sql) {
+    return std::max<int64_t>(0, sqlInteger(Path, Sql));
+  };
+  int64_t Kernels = Count("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL");
+  int64_t KernelNs =
+      Count("SELECT sum(end - start) FROM CUPTI_ACTIVITY_KIND_KERNEL");
+  int64_t Copies = Count("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY");
+  int64_t Memsets = Count("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMSET");
+  int64_t Calls = Count("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME "
+                        "WHERE eventClass != 67");
+  size_t ModelKernels = T.countKind(model::EventKind::Kernel) +
+                        T.countKind(model::EventKind::Collective);
+  EXPECT_EQ(int64_t(ModelKernels), Kernels);
+  int64_t ModelKernelNs = 0;
+  size_t Linked = 0;
+  for (const model::Event &E : T.Events)
+    if (E.Kind == model::EventKind::Kernel ||
+        E.Kind == model::EventKind::Collective) {
+      ModelKernelNs += E.Duration;
+      Linked += T.launchOf(E) != model::NoIndex;
+    }
+  EXPECT_EQ(ModelKernelNs, KernelNs);
+  EXPECT_EQ(int64_t(T.countKind(model::EventKind::Memcpy)), Copies);
+  EXPECT_EQ(int64_t(T.countKind(model::EventKind::Memset)), Memsets);
+  EXPECT_EQ(int64_t(T.countKind(model::EventKind::Runtime) +
+                    T.countKind(model::EventKind::Driver)),
+            Calls);
+  // With CUDA API tracing on, nsys records the launch of every kernel.
+  if (Calls > 0) {
+    EXPECT_GE(double(Linked), 0.9 * double(ModelKernels));
+  }
+  EXPECT_EQ(T.Source.Format, "nsys-sqlite");
+  EXPECT_EQ(T.Stats.get(model::ImportStat::UnusableRow), 0u);
+}
+
 class Corpus : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Corpus, ImportsOrRejectsCleanly) {
@@ -129,8 +187,9 @@ TEST_P(Corpus, ImportsOrRejectsCleanly) {
       ASSERT_GE(E.Duration, 0);
       ASSERT_GE(E.Start, T.WindowStart);
       ASSERT_LE(E.end(), T.WindowEnd);
-      if (I > L.Begin)
+      if (I > L.Begin) {
         ASSERT_LE(T.Events[I - 1].Start, E.Start) << "lane not sorted";
+      }
       if (E.Parent != model::NoIndex) {
         const model::Event &P = T.Events[E.Parent];
         ASSERT_LT(E.Parent, I);
@@ -152,6 +211,11 @@ TEST_P(Corpus, ImportsOrRejectsCleanly) {
     EXPECT_GE(D.BusyNs, 0);
   }
 
+  if (llvm::StringRef(Path).endswith(".sqlite")) {
+    checkNsysCounts(Path, T);
+    return;
+  }
+
   // Independent count over the decompressed text.
   IndependentCount C;
   ASSERT_TRUE(countIndependently(readAll(Path), C)) << Path;
@@ -167,7 +231,8 @@ TEST_P(Corpus, ImportsOrRejectsCleanly) {
     if (E.Kind == model::EventKind::Kernel ||
         E.Kind == model::EventKind::Collective)
       ModelMicros += double(E.Duration) / 1000.0;
-  EXPECT_NEAR(ModelMicros, C.KernelMicros, 0.001 * double(C.DeviceKernels) + 1e-6);
+  EXPECT_NEAR(ModelMicros, C.KernelMicros,
+              0.001 * double(C.DeviceKernels) + 1e-6);
 }
 
 std::vector<std::string> filesOrPlaceholder() {

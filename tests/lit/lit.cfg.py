@@ -50,3 +50,7 @@ if not os.path.exists(config.tracelint_path):
 
 if lit.util.which("gzip", config.environment["PATH"]):
     config.available_features.add("gzip")
+# The Nsight Systems tests build their exports from SQL with the sqlite3 shell
+# (Debian package sqlite3).
+if lit.util.which("sqlite3", config.environment["PATH"]):
+    config.available_features.add("sqlite3")
