@@ -81,6 +81,10 @@ static void writeProducer(llvm::json::OStream &J, const Trace &T) {
   });
 }
 
+void report::writeProducerJson(llvm::json::OStream &J, const Trace &T) {
+  writeProducer(J, T);
+}
+
 static void writeSteps(llvm::json::OStream &J, const TraceStats &S) {
   const analysis::StepStats &St = S.Steps;
   J.attributeObject("steps", [&] {

@@ -15,6 +15,10 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
+namespace llvm::json {
+class OStream;
+} // namespace llvm::json
+
 namespace tracelint::report {
 
 /// Longest kernel or call name shown in a text table; longer ones end in
@@ -31,6 +35,10 @@ void writeStatsText(llvm::raw_ostream &OS, const model::Trace &T,
 /// [0, 1], and keys come in a fixed order.
 void writeStatsJson(llvm::raw_ostream &OS, const model::Trace &T,
                     const analysis::TraceStats &S, llvm::StringRef InputName);
+
+/// The "producer" object and the "hardware" array of a JSON report (also
+/// used by the lint report).
+void writeProducerJson(llvm::json::OStream &J, const model::Trace &T);
 
 } // namespace tracelint::report
 

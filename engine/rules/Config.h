@@ -29,8 +29,8 @@ struct RuleSettings {
 };
 
 struct TraceIgnore {
-  std::string Glob;                    ///< matched against the trace path
-  std::vector<std::string> Selectors;  ///< rules ignored for those traces
+  std::string Glob;                   ///< matched against the trace path
+  std::vector<std::string> Selectors; ///< rules ignored for those traces
 };
 
 struct Config {
@@ -42,15 +42,29 @@ struct Config {
   std::vector<TraceIgnore> PerTraceIgnores;
   std::vector<std::string> RuleDirs; ///< extra rule directories
   std::vector<RuleSpec> InlineRules; ///< [[rule]] tables
+  /// Command-line selectors, a second layer over the file's (ruff-like: a
+  /// command-line --select starts a new selection; --ignore alone removes
+  /// rules from the file's selection).
+  std::optional<std::vector<std::string>> CommandLineSelect;
+  std::vector<std::string> CommandLineIgnore;
 
   /// Parses tracelint.toml text. Unknown keys, unknown codes (checked
   /// against \p Known after inline rules are added) and bad values are errors
   /// naming the file, line and column.
-  static llvm::Expected<Config> parse(llvm::StringRef Text,
-                                      llvm::StringRef Path,
-                                      const Catalogue &Known);
+  static llvm::Expected<Config>
+  parse(llvm::StringRef Text, llvm::StringRef Path, const Catalogue &Known);
   /// The tracelint.toml found upward from \p StartDir, if any.
   static std::optional<std::string> findUpward(llvm::StringRef StartDir);
+
+  /// Adds the rules this configuration brings (rule-dirs, then [[rule]]
+  /// tables) to \p Cat.
+  llvm::Error addRulesTo(Catalogue &Cat) const;
+
+  /// Checks selectors given outside a file (--select, --ignore): each must
+  /// be "ALL", a family letter, or the code or name of a rule in \p Known.
+  static llvm::Error checkSelectors(llvm::ArrayRef<std::string> Selectors,
+                                    const Catalogue &Known,
+                                    llvm::StringRef Option);
 
   /// Applies command-line selectors on top (they take precedence).
   void applyCommandLine(llvm::ArrayRef<std::string> Select,

@@ -5,7 +5,10 @@
 #include "analysis/Context.h"
 #include "rules/Catalogue.h"
 #include "rules/Config.h"
+#include "rules/Detector.h"
 #include "rules/Finding.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <vector>
 
@@ -13,7 +16,7 @@ namespace tracelint::rules {
 
 struct LintResult {
   std::vector<Finding> Findings; ///< ranked: impact x confidence, then code
-  std::vector<Skipped> Skipped;  ///< rules that could not judge, and why
+  std::vector<rules::Skipped> Skipped; ///< rules that could not judge, and why
   /// Notes that lowered every finding's confidence (truncation, ...).
   std::vector<std::string> QualityNotes;
 };
@@ -23,6 +26,19 @@ struct LintResult {
 /// fingerprints and ranks.
 LintResult runRules(const analysis::Context &Ctx, const Catalogue &Rules,
                     const Config &Cfg, llvm::StringRef TracePath);
+
+/// The same with another detector table (tests register their own).
+using DetectorLookup = llvm::function_ref<DetectorFn(llvm::StringRef)>;
+LintResult runRules(const analysis::Context &Ctx, const Catalogue &Rules,
+                    const Config &Cfg, llvm::StringRef TracePath,
+                    DetectorLookup Lookup);
+
+/// Why \p Ctx cannot support a rule that needs \p N ("cannot judge: ..."),
+/// naming the missing data and the profiler option that records it; empty
+/// when the trace has it.
+std::string missingNeed(const analysis::Context &Ctx, Need N);
+/// What each need is and which profiler option records it, for rule pages.
+llvm::StringRef needDescription(Need N);
 
 /// Fills {placeholders} in \p Template from \p Values; unknown placeholders
 /// are left visible as {name} so that a rule author sees them.

@@ -10,6 +10,7 @@
 #define TRACELINT_RULES_RULESPEC_H
 
 #include "model/Event.h"
+#include "model/Trace.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -46,11 +47,17 @@ std::optional<Need> parseNeed(llvm::StringRef S);
 /// string, or a boolean.
 using OptionValue = std::variant<double, std::string, bool>;
 
+/// How a number was written, so that it is shown the same way: a duration
+/// ("2ms", stored in ns), a share ("5%", stored as 0.05), a size ("1MB",
+/// stored in bytes) or a plain number.
+enum class NumberUnit : uint8_t { Plain, Duration, Share, Bytes };
+
 struct OptionSpec {
   std::string Name;
   OptionValue Default;
-  std::string Description; ///< what it controls
-  std::string Why;         ///< why the default is what it is
+  std::string Description;             ///< what it controls
+  std::string Why;                     ///< why the default is what it is
+  NumberUnit Unit = NumberUnit::Plain; ///< for numbers: how to show them
 };
 
 /// The declarative part of a signature: which events to select.
@@ -67,13 +74,22 @@ struct Selector {
   Where Inside = Where::Anywhere;
   enum class Which : uint8_t { AllSteps, FirstStep, AfterFirstStep };
   Which StepsSelected = Which::AllSteps;
+  /// Bounds given as the name of an option instead of a literal, resolved
+  /// from the run's options: key "min-duration", "max-duration", "min-bytes"
+  /// or "max-bytes"; value the option's name.
+  std::map<std::string, std::string> BoundOptions;
 };
 
 /// How selected events are reduced to values, and when the rule fires.
 struct Aggregation {
   enum class Per : uint8_t { Trace, Step, Name };
-  enum class Value : uint8_t { Count, SumDuration, MaxDuration, UnionDuration,
-                               SumBytes };
+  enum class Value : uint8_t {
+    Count,
+    SumDuration,
+    MaxDuration,
+    UnionDuration,
+    SumBytes
+  };
   /// Statistic over the per-group values that is compared.
   enum class Statistic : uint8_t { Max, Median, Min, Total, Any };
   enum class Compare : uint8_t { Greater, GreaterEqual, Less, LessEqual };

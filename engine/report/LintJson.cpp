@@ -1,0 +1,186 @@
+//===- report/LintJson.cpp - JSON form of `tracelint lint` ----------------===//
+//
+// Keys come in a fixed order so that two runs over the same trace give
+// byte-identical output. Times are integer ns in fields ending in `_ns`,
+// shares are fractions in [0, 1], example timestamps are the trace's own
+// microseconds (`ts_us`), as Perfetto shows them.
+//
+//===----------------------------------------------------------------------===//
+#include "report/LintReport.h"
+#include "report/StatsReport.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+using namespace tracelint;
+using namespace tracelint::report;
+
+/// Bumped when a field changes meaning or is removed.
+static constexpr int64_t LintJsonVersion = 1;
+
+/// Trace strings are untrusted: json::Value asserts on invalid UTF-8.
+static std::string text(llvm::StringRef S) {
+  return llvm::json::isUTF8(S) ? S.str() : llvm::json::fixUTF8(S);
+}
+
+/// A fraction rounded to six decimals and written without binary noise
+/// (0.42, not 0.41999999999999998).
+static void writeRounded(llvm::json::OStream &J, llvm::StringRef Key,
+                         double V) {
+  std::string S = llvm::formatv("{0:F6}", V).str();
+  while (S.size() > 1 && S.back() == '0')
+    S.pop_back();
+  if (S.back() == '.')
+    S.pop_back();
+  J.attributeBegin(Key);
+  J.rawValue(S);
+  J.attributeEnd();
+}
+
+static void writeStrings(llvm::json::OStream &J, llvm::StringRef Key,
+                         llvm::ArrayRef<std::string> List) {
+  J.attributeArray(Key, [&] {
+    for (const std::string &S : List)
+      J.value(text(S));
+  });
+}
+
+static void writeFinding(llvm::json::OStream &J, const rules::Finding &F) {
+  J.object([&] {
+    J.attribute("code", F.Code);
+    J.attribute("name", F.Name);
+    J.attribute("severity", rules::severityName(F.Sev));
+    writeRounded(J, "confidence", F.Confidence);
+    J.attribute("impact_ns", F.ImpactNs);
+    writeRounded(J, "impact_share", F.ImpactShare);
+    writeRounded(J, "score", F.score());
+    J.attribute("window", text(F.Window));
+    J.attribute("hypothesis", text(F.Hypothesis));
+    writeStrings(J, "evidence", F.Evidence);
+    writeStrings(J, "alternatives", F.Alternatives);
+    J.attributeObject("experiment", [&] {
+      J.attribute("change", text(F.Next.Change));
+      J.attribute("predict_trace", text(F.Next.PredictTrace));
+      J.attribute("predict_metric", text(F.Next.PredictMetric));
+      J.attribute("verify", text(F.Next.Verify));
+      J.attribute("refuted_if", text(F.Next.RefutedIf));
+    });
+    J.attributeArray("examples", [&] {
+      for (const rules::ExampleEvent &E : F.Examples)
+        J.object([&] {
+          J.attribute("name", text(E.Name));
+          J.attribute("lane", text(E.Lane));
+          J.attribute("ts_us", E.TraceTimestampUs);
+          J.attribute("duration_ns", E.DurationNs);
+        });
+    });
+    writeStrings(J, "confidence_notes", F.ConfidenceNotes);
+    J.attribute("subject", text(F.Subject));
+    J.attribute("fingerprint", F.Fingerprint);
+  });
+}
+
+static void writeDevices(llvm::json::OStream &J, const LintedTrace &L) {
+  const analysis::TraceStats &S = L.Stats;
+  J.attribute("device_activity", S.hasDeviceActivity() ? "present" : "absent");
+  if (!S.hasDeviceActivity()) {
+    J.attribute("device_note",
+                S.NumLaunchCalls
+                    ? "kernel launch calls exist but no device events were "
+                      "captured; device figures cannot be judged"
+                    : "device activity was not recorded; device figures "
+                      "cannot be judged");
+    J.attributeArray("devices", [] {});
+    return;
+  }
+  J.attributeArray("devices", [&] {
+    for (const analysis::DeviceStats &D : S.Devices)
+      J.object([&] {
+        J.attribute("device", D.Device);
+        if (!D.HasWork) {
+          J.attribute("device_activity", "absent");
+          return;
+        }
+        J.attribute("device_activity", "present");
+        J.attribute("busy_ns", D.BusyNs);
+        J.attribute("idle_ns", D.IdleNs);
+        if (D.BusyShare)
+          writeRounded(J, "busy_share", *D.BusyShare);
+        if (D.StepBusyNs)
+          J.attribute("step_busy_ns", *D.StepBusyNs);
+        if (D.StepBusyShare)
+          writeRounded(J, "step_busy_share", *D.StepBusyShare);
+      });
+  });
+}
+
+std::string report::lintJsonObject(const LintedTrace &L, unsigned Indent) {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  llvm::json::OStream J(OS, 2);
+  const analysis::Context &Ctx = L.Ctx;
+  J.object([&] {
+    J.attribute("input", text(L.Input));
+    writeProducerJson(J, Ctx.trace());
+    J.attributeObject("target", [&] {
+      J.attribute("kind", Ctx.targetKind() == analysis::TargetKind::MedianStep
+                              ? "median_step"
+                              : "window");
+      J.attribute("ns", Ctx.targetNs());
+      J.attribute("steps", int64_t(Ctx.steps().size()));
+      J.attribute("description", Ctx.describeTarget());
+    });
+    writeDevices(J, L);
+    writeStrings(J, "quality", L.Result.QualityNotes);
+    J.attributeArray("findings", [&] {
+      for (const rules::Finding &F : L.Result.Findings)
+        writeFinding(J, F);
+    });
+    J.attributeArray("skipped", [&] {
+      for (const rules::Skipped &S : L.Result.Skipped)
+        J.object([&] {
+          J.attribute("code", S.Code);
+          J.attribute("name", S.Name);
+          J.attribute("reason", text(S.Reason));
+        });
+    });
+  });
+  OS.flush();
+  // Re-indent every line after the first for embedding.
+  std::string Pad(Indent, ' ');
+  std::string Indented;
+  llvm::StringRef Rest = Out;
+  bool First = true;
+  while (!Rest.empty()) {
+    auto [Line, Tail] = Rest.split('\n');
+    if (!First)
+      Indented += "\n" + Pad;
+    Indented += Line.str();
+    First = false;
+    Rest = Tail;
+  }
+  return Indented;
+}
+
+void report::writeLintJsonDocument(llvm::raw_ostream &OS,
+                                   llvm::ArrayRef<std::string> Objects,
+                                   llvm::ArrayRef<InputError> Errors) {
+  llvm::json::OStream J(OS, 2);
+  J.object([&] {
+    J.attribute("version", LintJsonVersion);
+    J.attribute("tool", "tracelint");
+    J.attributeArray("results", [&] {
+      for (const std::string &O : Objects)
+        J.rawValue(O);
+    });
+    J.attributeArray("errors", [&] {
+      for (const InputError &E : Errors)
+        J.object([&] {
+          J.attribute("input", text(E.Input));
+          J.attribute("message", text(E.Message));
+        });
+    });
+  });
+  OS << "\n";
+}

@@ -1,0 +1,74 @@
+//===- report/LintReport.h - Lint, rules and explain output -----*- C++ -*-===//
+//
+// The lint report begins with what the findings are measured against: the
+// input, the producer, the target metric, the device busy/idle breakdown
+// and the trace-quality notes. Then the ranked hypotheses, each with its
+// evidence, alternatives, experiment, example timestamps and fingerprint,
+// and the rules that could not judge this trace. Every string that comes
+// from a trace is sanitized before it reaches a terminal.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRACELINT_REPORT_LINTREPORT_H
+#define TRACELINT_REPORT_LINTREPORT_H
+
+#include "analysis/Context.h"
+#include "analysis/Stats.h"
+#include "rules/Catalogue.h"
+#include "rules/Engine.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
+namespace tracelint::report {
+
+/// One linted trace, as the writers see it.
+struct LintedTrace {
+  std::string Input; ///< the path as given
+  const analysis::Context &Ctx;
+  const analysis::TraceStats &Stats;
+  const rules::LintResult &Result;
+};
+
+/// A trace that could not be read.
+struct InputError {
+  std::string Input;
+  std::string Message;
+};
+
+/// Text report of one trace. Colour (bold codes, yellow warnings, red
+/// errors) only when \p Color is set.
+void writeLintText(llvm::raw_ostream &OS, const LintedTrace &L, bool Color);
+
+/// The JSON object of one trace (input, producer, target, devices, quality,
+/// findings, skipped), keys in a fixed order, indented by \p Indent spaces
+/// after the first line, so that it can be embedded in the document.
+std::string lintJsonObject(const LintedTrace &L, unsigned Indent);
+
+/// The whole JSON document: {"version", "results": [objects],
+/// "errors": [{"input", "message"}]}.
+void writeLintJsonDocument(llvm::raw_ostream &OS,
+                           llvm::ArrayRef<std::string> Objects,
+                           llvm::ArrayRef<InputError> Errors);
+
+/// `tracelint rules`: one line per rule (code, name, family, status,
+/// severity, summary), or a JSON array.
+void writeRuleList(llvm::raw_ostream &OS, const rules::Catalogue &Cat,
+                   bool Json, bool Color);
+
+enum class PageFormat { Text, Markdown };
+
+/// `tracelint explain`: the rule's page, generated from its TOML (what it
+/// detects, why it matters, evidence, next experiment, options, needs,
+/// known false positives, real traces).
+void writeRulePage(llvm::raw_ostream &OS, const rules::RuleSpec &Spec,
+                   PageFormat Format, bool Color);
+
+/// "0.7", "0.42": a confidence with at most two decimals.
+std::string formatConfidence(double C);
+
+} // namespace tracelint::report
+
+#endif

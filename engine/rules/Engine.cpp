@@ -1,0 +1,371 @@
+//===- rules/Engine.cpp - Running the catalogue on a trace ----------------===//
+#include "rules/Engine.h"
+#include "rules/Evaluator.h"
+
+#include "report/Format.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/xxhash.h"
+
+#include <array>
+#include <cmath>
+
+using namespace tracelint;
+using namespace tracelint::rules;
+using analysis::Context;
+
+llvm::StringRef rules::needDescription(Need N) {
+  switch (N) {
+  case Need::DeviceActivity:
+    return "device activity (kernels, copies, memsets): recorded with "
+           "ProfilerActivity.CUDA (or the device's activity, e.g. "
+           "ProfilerActivity.XPU/MTIA)";
+  case Need::Launches:
+    return "kernel launch calls (CUDA/HIP runtime or driver API): recorded "
+           "with ProfilerActivity.CUDA";
+  case Need::Correlation:
+    return "correlation ids that link host launches to device work: "
+           "recorded when ProfilerActivity.CPU and ProfilerActivity.CUDA are "
+           "in the same session";
+  case Need::Steps:
+    return "step markers (ProfilerStep#N): call prof.step() once per "
+           "iteration, or mark steps with record_function";
+  case Need::Shapes:
+    return "operator input shapes: profile with record_shapes=True";
+  case Need::Stacks:
+    return "Python stacks: profile with with_stack=True";
+  case Need::Memory:
+    return "memory events: profile with profile_memory=True";
+  }
+  llvm_unreachable("covered switch");
+}
+
+static bool anyArgs(const model::Trace &T,
+                    llvm::function_ref<bool(const model::EventArgs &)> Pred) {
+  return llvm::any_of(T.Args, Pred);
+}
+
+std::string rules::missingNeed(const Context &Ctx, Need N) {
+  const model::Trace &T = Ctx.trace();
+  switch (N) {
+  case Need::DeviceActivity:
+    if (Ctx.hasDeviceActivity())
+      return "";
+    if (Ctx.hasLaunches())
+      return "cannot judge: the trace has kernel launch calls but no device "
+             "activity (no kernels, copies or memsets were captured); record "
+             "it with ProfilerActivity.CUDA and check that the device "
+             "buffers were not lost";
+    return "cannot judge: the trace has no device activity (no kernels, "
+           "copies or memsets); record it with ProfilerActivity.CUDA (or the "
+           "device's activity)";
+  case Need::Launches:
+    if (Ctx.hasLaunches())
+      return "";
+    return "cannot judge: the trace has no kernel launch calls (CUDA/HIP "
+           "runtime or driver API); they are recorded with "
+           "ProfilerActivity.CUDA";
+  case Need::Correlation:
+    if (Ctx.hasCorrelation())
+      return "";
+    return "cannot judge: no device work is linked to a host launch by "
+           "correlation id; record ProfilerActivity.CPU and "
+           "ProfilerActivity.CUDA in the same session";
+  case Need::Steps:
+    if (Ctx.hasSteps())
+      return "";
+    return "cannot judge: the trace has no step markers; call prof.step() "
+           "once per iteration (ProfilerStep#N ranges)";
+  case Need::Shapes:
+    if (T.Source.RecordShapes == 1 || anyArgs(T, [](const model::EventArgs &A) {
+          return A.InputDims != model::EmptyString;
+        }))
+      return "";
+    return "cannot judge: the trace has no operator input shapes; profile "
+           "with record_shapes=True";
+  case Need::Stacks:
+    if (T.Source.WithStack == 1 ||
+        llvm::any_of(T.Events, [](const model::Event &E) {
+          return E.Kind == model::EventKind::Python;
+        }))
+      return "";
+    return "cannot judge: the trace has no Python stacks; profile with "
+           "with_stack=True";
+  case Need::Memory:
+    if (T.Source.ProfileMemory == 1 ||
+        anyArgs(T, [](const model::EventArgs &A) {
+          return A.TotalAllocated >= 0 || A.TotalReserved >= 0;
+        }))
+      return "";
+    return "cannot judge: the trace has no memory events; profile with "
+           "profile_memory=True";
+  }
+  llvm_unreachable("covered switch");
+}
+
+std::string
+rules::renderTemplate(llvm::StringRef Template,
+                      const std::map<std::string, std::string> &Values) {
+  std::string Out;
+  Out.reserve(Template.size());
+  for (size_t I = 0; I < Template.size();) {
+    char C = Template[I];
+    // "{{" and "}}" write a literal brace.
+    if ((C == '{' || C == '}') && I + 1 < Template.size() &&
+        Template[I + 1] == C) {
+      Out += C;
+      I += 2;
+      continue;
+    }
+    if (C != '{') {
+      Out += C;
+      ++I;
+      continue;
+    }
+    size_t Close = Template.find('}', I + 1);
+    if (Close == llvm::StringRef::npos) {
+      Out += Template.substr(I);
+      break;
+    }
+    llvm::StringRef Key = Template.slice(I + 1, Close);
+    auto It = Values.find(Key.str());
+    if (It == Values.end()) {
+      // Unknown: left as written, so that a rule author sees it.
+      Out += Template.slice(I, Close + 1);
+    } else {
+      Out += It->second;
+    }
+    I = Close + 1;
+  }
+  return Out;
+}
+
+/// Subjects that differ only in run-specific numbers map to one fingerprint:
+/// whitespace runs become one space, "#<digits>" becomes "#N" (step and
+/// iteration numbers), and "0x<hex>" becomes "0x?" (addresses).
+static std::string normalizeSubject(llvm::StringRef S) {
+  std::string Out;
+  S = S.trim();
+  for (size_t I = 0; I < S.size();) {
+    char C = S[I];
+    if (llvm::isSpace(C)) {
+      while (I < S.size() && llvm::isSpace(S[I]))
+        ++I;
+      Out += ' ';
+      continue;
+    }
+    if (C == '#' && I + 1 < S.size() && llvm::isDigit(S[I + 1])) {
+      Out += "#N";
+      ++I;
+      while (I < S.size() && llvm::isDigit(S[I]))
+        ++I;
+      continue;
+    }
+    if (C == '0' && I + 2 < S.size() && (S[I + 1] == 'x' || S[I + 1] == 'X') &&
+        llvm::isHexDigit(S[I + 2]) && (I == 0 || !llvm::isAlnum(S[I - 1]))) {
+      Out += "0x?";
+      I += 2;
+      while (I < S.size() && llvm::isHexDigit(S[I]))
+        ++I;
+      continue;
+    }
+    Out += C;
+    ++I;
+  }
+  return Out;
+}
+
+std::string rules::fingerprint(llvm::StringRef Code, llvm::StringRef Subject) {
+  std::string Key = Code.str() + ":" + normalizeSubject(Subject);
+  uint64_t H = llvm::xxHash64(Key);
+  return llvm::formatv("{0}", llvm::format_hex_no_prefix(H, 16)).str();
+}
+
+namespace {
+
+/// A confidence factor that applies to every rule on this trace.
+struct Penalty {
+  double Factor;
+  std::string Note;
+};
+
+std::vector<Penalty> qualityPenalties(const Context &Ctx,
+                                      std::vector<std::string> &Notes) {
+  std::vector<Penalty> Out;
+  const model::Trace &T = Ctx.trace();
+  if (Ctx.truncated()) {
+    Out.push_back({0.7, llvm::formatv("the trace is truncated at byte {0}: "
+                                      "events after it are missing",
+                                      T.Stats.TruncatedAtByte)
+                            .str()});
+  }
+  // Other data loss (the truncation itself is counted above).
+  std::vector<std::string> Lost;
+  uint64_t LostCount = 0;
+  for (unsigned I = 0; I < model::NumImportStats; ++I) {
+    auto S = model::ImportStat(I);
+    if (S == model::ImportStat::Truncated ||
+        model::importStatSeverity(S) != model::StatSeverity::DataLoss ||
+        !T.Stats.get(S))
+      continue;
+    LostCount += T.Stats.get(S);
+    std::string What = llvm::formatv("{0} {1}", T.Stats.get(S),
+                                     model::importStatDescription(S))
+                           .str();
+    if (!T.Stats.firstPlace(S).empty())
+      What += ", first at " + T.Stats.firstPlace(S).str();
+    Lost.push_back(What);
+  }
+  if (LostCount)
+    Out.push_back(
+        {0.8, "events were lost in import: " + llvm::join(Lost, "; ")});
+  if (T.StepsFrom == model::StepSource::Inferred && Ctx.hasSteps())
+    Out.push_back({0.9, "steps were inferred from repetition, not marked"});
+  for (const Penalty &P : Out)
+    Notes.push_back(P.Note);
+  if (!Ctx.hasSteps())
+    Notes.push_back("no step markers: the whole window is the target");
+  return Out;
+}
+
+std::string formatFactor(double F) {
+  std::string S = llvm::formatv("{0:F2}", F).str();
+  while (S.back() == '0')
+    S.pop_back();
+  if (S.back() == '.')
+    S.pop_back();
+  return S;
+}
+
+Finding makeFinding(const Context &Ctx, const RuleSpec &Spec, const Config &Cfg,
+                    Detection D, llvm::ArrayRef<Penalty> Penalties) {
+  Finding F;
+  F.Code = Spec.Code;
+  F.Name = Spec.Name;
+  auto Settings = Cfg.PerRule.find(Spec.Code);
+  if (Settings != Cfg.PerRule.end() && Settings->second.SeverityOverride)
+    F.Sev = *Settings->second.SeverityOverride;
+  else if (D.SeverityOverride)
+    F.Sev = *D.SeverityOverride;
+  else
+    F.Sev = Spec.DefaultSeverity;
+
+  int64_t Target = Ctx.targetNs();
+  F.ImpactNs = std::max<int64_t>(0, D.ImpactNs);
+  if (Target > 0)
+    F.ImpactNs = std::min(F.ImpactNs, Target);
+  F.ImpactShare =
+      Target > 0 ? std::min(1.0, double(F.ImpactNs) / double(Target)) : 0;
+
+  F.Confidence = std::clamp(D.Confidence, 0.0, 1.0);
+  F.ConfidenceNotes = std::move(D.ConfidenceNotes);
+  // Trace-quality rules report the damage; it does not weaken them.
+  if (Spec.family() != 'T')
+    for (const Penalty &P : Penalties) {
+      F.Confidence *= P.Factor;
+      F.ConfidenceNotes.push_back("confidence x" + formatFactor(P.Factor) +
+                                  ": " + P.Note);
+    }
+
+  auto &V = D.Values;
+  V.emplace("impact", report::formatDuration(F.ImpactNs));
+  V.emplace("impact_share", report::formatShare(F.ImpactShare));
+  V.emplace("target", Ctx.describeTarget());
+  V.emplace("code", Spec.Code);
+  V.emplace("name", Spec.Name);
+  V.emplace("subject", D.Subject.empty() ? "none" : D.Subject);
+
+  F.Hypothesis = renderTemplate(
+      Spec.Hypothesis.empty() ? Spec.Summary : Spec.Hypothesis, V);
+  for (const std::string &E : Spec.Evidence)
+    F.Evidence.push_back(renderTemplate(E, V));
+  for (std::string &E : D.ExtraEvidence)
+    F.Evidence.push_back(std::move(E));
+  for (const std::string &A : Spec.Alternatives)
+    F.Alternatives.push_back(renderTemplate(A, V));
+  F.Next.Change = renderTemplate(Spec.Next.Change, V);
+  F.Next.PredictTrace = renderTemplate(Spec.Next.PredictTrace, V);
+  F.Next.PredictMetric = renderTemplate(Spec.Next.PredictMetric, V);
+  F.Next.Verify = renderTemplate(Spec.Next.Verify, V);
+  F.Next.RefutedIf = renderTemplate(Spec.Next.RefutedIf, V);
+  F.Window = std::move(D.Window);
+  F.Examples = std::move(D.Examples);
+  F.Subject = std::move(D.Subject);
+  F.Fingerprint = fingerprint(F.Code, F.Subject);
+  return F;
+}
+
+} // namespace
+
+LintResult rules::runRules(const Context &Ctx, const Catalogue &Rules,
+                           const Config &Cfg, llvm::StringRef TracePath) {
+  return runRules(Ctx, Rules, Cfg, TracePath, findDetector);
+}
+
+LintResult rules::runRules(const Context &Ctx, const Catalogue &Rules,
+                           const Config &Cfg, llvm::StringRef TracePath,
+                           DetectorLookup Lookup) {
+  LintResult R;
+  std::vector<Penalty> Penalties = qualityPenalties(Ctx, R.QualityNotes);
+  // Each need is checked once per trace (some scan every event).
+  std::array<std::optional<std::string>, 7> NeedCache;
+  auto Missing = [&](Need N) -> const std::string & {
+    auto &Slot = NeedCache[unsigned(N)];
+    if (!Slot)
+      Slot = missingNeed(Ctx, N);
+    return *Slot;
+  };
+
+  for (const RuleSpec &Spec : Rules.rules()) {
+    if (!Cfg.isEnabled(Spec, TracePath))
+      continue;
+    std::vector<std::string> Reasons;
+    for (Need N : Spec.Needs)
+      if (const std::string &Why = Missing(N); !Why.empty())
+        Reasons.push_back(
+            llvm::StringRef(Why)
+                .drop_front(llvm::StringRef("cannot judge: ").size())
+                .str());
+    if (!Reasons.empty()) {
+      R.Skipped.push_back(
+          {Spec.Code, Spec.Name, "cannot judge: " + llvm::join(Reasons, "; ")});
+      continue;
+    }
+    RuleOptions Opts = Cfg.optionsFor(Spec);
+    std::vector<Detection> Detections;
+    std::string Why;
+    if (!Spec.Sig.Detector.empty()) {
+      DetectorFn Fn = Lookup(Spec.Sig.Detector);
+      if (!Fn)
+        Why = llvm::formatv("cannot judge: detector '{0}' is not built into "
+                            "this binary",
+                            Spec.Sig.Detector)
+                  .str();
+      else
+        Why = Fn(Ctx, Spec, Opts, Detections);
+    } else {
+      Why = evaluateSignature(Ctx, Spec, Opts, Detections);
+    }
+    if (!Why.empty()) {
+      if (!llvm::StringRef(Why).startswith("cannot judge"))
+        Why = "cannot judge: " + Why;
+      R.Skipped.push_back({Spec.Code, Spec.Name, std::move(Why)});
+      continue;
+    }
+    for (Detection &D : Detections)
+      R.Findings.push_back(
+          makeFinding(Ctx, Spec, Cfg, std::move(D), Penalties));
+  }
+
+  llvm::stable_sort(R.Findings, [](const Finding &A, const Finding &B) {
+    if (A.score() != B.score())
+      return A.score() > B.score();
+    if (A.Code != B.Code)
+      return A.Code < B.Code;
+    return A.Subject < B.Subject;
+  });
+  return R;
+}

@@ -1,0 +1,150 @@
+//===- rules/RuleSpec.cpp -------------------------------------------------===//
+#include "rules/RuleSpec.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ErrorHandling.h"
+
+using namespace tracelint;
+using namespace tracelint::rules;
+
+llvm::StringRef rules::severityName(Severity S) {
+  switch (S) {
+  case Severity::Info:
+    return "info";
+  case Severity::Warning:
+    return "warning";
+  case Severity::Error:
+    return "error";
+  }
+  llvm_unreachable("covered switch");
+}
+
+std::optional<Severity> rules::parseSeverity(llvm::StringRef S) {
+  if (S == "info")
+    return Severity::Info;
+  if (S == "warning")
+    return Severity::Warning;
+  if (S == "error")
+    return Severity::Error;
+  return std::nullopt;
+}
+
+llvm::StringRef rules::needName(Need N) {
+  switch (N) {
+  case Need::DeviceActivity:
+    return "device";
+  case Need::Launches:
+    return "launches";
+  case Need::Correlation:
+    return "correlation";
+  case Need::Steps:
+    return "steps";
+  case Need::Shapes:
+    return "shapes";
+  case Need::Stacks:
+    return "stacks";
+  case Need::Memory:
+    return "memory";
+  }
+  llvm_unreachable("covered switch");
+}
+
+std::optional<Need> rules::parseNeed(llvm::StringRef S) {
+  for (Need N : {Need::DeviceActivity, Need::Launches, Need::Correlation,
+                 Need::Steps, Need::Shapes, Need::Stacks, Need::Memory})
+    if (needName(N) == S)
+      return N;
+  return std::nullopt;
+}
+
+const OptionSpec *RuleSpec::option(llvm::StringRef OptName) const {
+  for (const OptionSpec &O : Options)
+    if (O.Name == OptName)
+      return &O;
+  return nullptr;
+}
+
+RuleOptions::RuleOptions(const RuleSpec &Spec) {
+  for (const OptionSpec &O : Spec.Options)
+    Values[O.Name] = O.Default;
+}
+
+double RuleOptions::number(llvm::StringRef Name) const {
+  auto It = Values.find(Name.str());
+  if (It == Values.end())
+    return 0;
+  if (const double *D = std::get_if<double>(&It->second))
+    return *D;
+  if (const bool *B = std::get_if<bool>(&It->second))
+    return *B ? 1 : 0;
+  return 0;
+}
+
+std::string RuleOptions::string(llvm::StringRef Name) const {
+  auto It = Values.find(Name.str());
+  if (It == Values.end())
+    return "";
+  if (const std::string *S = std::get_if<std::string>(&It->second))
+    return *S;
+  return "";
+}
+
+bool RuleOptions::flag(llvm::StringRef Name) const {
+  auto It = Values.find(Name.str());
+  if (It == Values.end())
+    return false;
+  if (const bool *B = std::get_if<bool>(&It->second))
+    return *B;
+  if (const double *D = std::get_if<double>(&It->second))
+    return *D != 0;
+  return false;
+}
+
+llvm::StringRef rules::familyName(char Family) {
+  switch (Family) {
+  case 'S':
+    return "synchronization";
+  case 'M':
+    return "memory and transfers";
+  case 'L':
+    return "launch and host overhead";
+  case 'D':
+    return "input pipeline";
+  case 'K':
+    return "kernel choice";
+  case 'C':
+    return "compilation and graphs";
+  case 'N':
+    return "communication and ranks";
+  case 'U':
+    return "start-up and teardown";
+  case 'T':
+    return "trace quality";
+  case 'X':
+    return "user signatures";
+  default:
+    return "";
+  }
+}
+
+bool rules::isValidCode(llvm::StringRef Code) {
+  return Code.size() == 4 && !familyName(Code[0]).empty() &&
+         llvm::all_of(Code.drop_front(), llvm::isDigit);
+}
+
+static bool isLowerAscii(char C) { return C >= 'a' && C <= 'z'; }
+
+bool rules::isValidRuleName(llvm::StringRef Name) {
+  // kebab-case: lower-case words of letters and digits joined by single
+  // hyphens, starting with a letter.
+  if (Name.empty() || Name.size() > 64 || !isLowerAscii(Name.front()) ||
+      Name.back() == '-')
+    return false;
+  char Prev = 0;
+  for (char C : Name) {
+    if (C == '-' ? Prev == '-' : !(isLowerAscii(C) || llvm::isDigit(C)))
+      return false;
+    Prev = C;
+  }
+  return true;
+}

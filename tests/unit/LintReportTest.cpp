@@ -1,0 +1,210 @@
+//===- LintReportTest.cpp - Lint report, rule list and rule pages ---------===//
+#include "report/LintReport.h"
+
+#include "model/TraceBuilder.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "gtest/gtest.h"
+
+using namespace tracelint;
+using namespace tracelint::report;
+using model::EventKind;
+
+namespace {
+
+constexpr int64_t Ms = 1'000'000;
+
+/// Two steps of 10 ms on thread 1; a kernel named with an escape sequence
+/// on device 0 stream 7 at [2, 6] ms.
+model::Trace makeTrace() {
+  model::TraceBuilder B;
+  uint32_t H = B.lane(1, 1);
+  uint32_t D = B.lane(0, 7);
+  B.setDeviceLane(D, 0, 7);
+  auto Add = [&](uint32_t Lane, EventKind K, llvm::StringRef Name,
+                 int64_t Start, int64_t End) {
+    model::Event E;
+    E.Lane = Lane;
+    E.Kind = K;
+    E.Name = B.strings().intern(Name);
+    E.Start = Start;
+    E.Duration = End - Start;
+    B.addEvent(E);
+  };
+  Add(H, EventKind::Annotation, "ProfilerStep#1", 0, 10 * Ms);
+  Add(H, EventKind::Annotation, "ProfilerStep#2", 10 * Ms, 20 * Ms);
+  Add(D, EventKind::Kernel, "evil\x1b[31mkernel", 2 * Ms, 6 * Ms);
+  return B.finish();
+}
+
+rules::RuleSpec makeRule() {
+  auto Spec = rules::Catalogue::parseRule(R"toml(code = "X001"
+name = "any-kernel"
+summary = "any kernel at all"
+[options.limit]
+default = "2ms"
+description = "the limit"
+why = "because"
+[signature.select]
+kind = "kernel"
+[text]
+hypothesis = "{count} kernels ({subject}) take {total}"
+evidence = ["longest {max}"]
+alternatives = ["nothing else"]
+[experiment]
+change = "remove {subject}"
+predict-trace = "no kernels"
+predict-metric = "step time falls by at most {impact}"
+verify = "time it"
+refuted-if = "nothing changes"
+[doc]
+what = "kernels"
+why = "they take time"
+)toml",
+                                          "user/X001.toml");
+  EXPECT_TRUE(bool(Spec));
+  if (!Spec) {
+    ADD_FAILURE() << llvm::toString(Spec.takeError());
+    return rules::RuleSpec();
+  }
+  return std::move(*Spec);
+}
+
+struct Fixture {
+  model::Trace T = makeTrace();
+  analysis::Context Ctx{T};
+  analysis::TraceStats Stats = analysis::computeStats(T);
+  rules::Catalogue Cat;
+  rules::LintResult Result;
+  Fixture() {
+    EXPECT_FALSE(bool(Cat.add(makeRule())));
+    Result = rules::runRules(Ctx, Cat, rules::Config(), "t.json");
+  }
+  LintedTrace linted() { return LintedTrace{"t.json", Ctx, Stats, Result}; }
+};
+
+TEST(LintReport, TextStartsWithTheTargetAndRanksFindings) {
+  Fixture F;
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  writeLintText(OS, F.linted(), /*Color=*/false);
+  OS.flush();
+  // The header in order: input, producer, target, devices.
+  size_t Input = Out.find("tracelint lint: t.json\n");
+  size_t Target = Out.find("target      median step time 10.000 ms (2 steps)");
+  size_t Devices = Out.find("devices     device 0: busy 4 ms");
+  size_t First = Out.find("1. X001 [any-kernel] warning, confidence 0.6, "
+                          "impact up to 4 ms (40.0 % of step)");
+  EXPECT_EQ(Input, 0u) << Out;
+  EXPECT_NE(Target, std::string::npos) << Out;
+  EXPECT_NE(Devices, std::string::npos) << Out;
+  EXPECT_NE(First, std::string::npos) << Out;
+  EXPECT_LT(Target, Devices);
+  EXPECT_LT(Devices, First);
+  // Trace strings are sanitized everywhere: no raw escape reaches the text.
+  EXPECT_EQ(Out.find('\x1b'), std::string::npos) << Out;
+  EXPECT_NE(Out.find("1 kernels (evil\\x1B[31mkernel) take 4 ms"),
+            std::string::npos)
+      << Out;
+  EXPECT_NE(Out.find("   evidence:\n     - longest 4 ms\n"), std::string::npos)
+      << Out;
+  EXPECT_NE(Out.find("   could also be:\n     - nothing else\n"),
+            std::string::npos);
+  EXPECT_NE(Out.find("     expect in metric: step time falls by at most 4 ms"),
+            std::string::npos)
+      << Out;
+  EXPECT_NE(Out.find("   examples (Perfetto timestamps):\n"),
+            std::string::npos);
+  EXPECT_NE(Out.find("   fingerprint " + F.Result.Findings[0].Fingerprint),
+            std::string::npos);
+  EXPECT_NE(Out.find("summary     1 finding (1 warning)"), std::string::npos)
+      << Out;
+}
+
+TEST(LintReport, ColourOnlyWhenAsked) {
+  Fixture F;
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  writeLintText(OS, F.linted(), /*Color=*/true);
+  OS.flush();
+  EXPECT_NE(Out.find("\x1b[1mX001\x1b[0m [any-kernel] \x1b[33mwarning\x1b[0m"),
+            std::string::npos)
+      << Out;
+  // The trace's own escape is still neutralised.
+  EXPECT_EQ(Out.find("\x1b[31m"), std::string::npos);
+}
+
+TEST(LintReport, JsonDocumentIsValidAndComplete) {
+  Fixture F;
+  std::string Obj = lintJsonObject(F.linted(), 4);
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  writeLintJsonDocument(OS, {Obj}, {{"bad.json", "bad.json: cannot open"}});
+  OS.flush();
+  auto V = llvm::json::parse(Out);
+  ASSERT_TRUE(bool(V)) << llvm::toString(V.takeError()) << "\n" << Out;
+  const llvm::json::Object *Doc = V->getAsObject();
+  ASSERT_TRUE(Doc);
+  EXPECT_EQ(Doc->getInteger("version"), int64_t(1));
+  const llvm::json::Array *Results = Doc->getArray("results");
+  ASSERT_TRUE(Results && Results->size() == 1);
+  const llvm::json::Object *R = (*Results)[0].getAsObject();
+  EXPECT_EQ(R->getString("input"), llvm::StringRef("t.json"));
+  EXPECT_EQ(R->getObject("target")->getInteger("ns"), 10 * Ms);
+  const llvm::json::Array *Findings = R->getArray("findings");
+  ASSERT_TRUE(Findings && Findings->size() == 1);
+  const llvm::json::Object *Finding = (*Findings)[0].getAsObject();
+  EXPECT_EQ(Finding->getString("code"), llvm::StringRef("X001"));
+  EXPECT_EQ(Finding->getNumber("confidence"), 0.6);
+  EXPECT_EQ(Finding->getInteger("impact_ns"), 4 * Ms);
+  EXPECT_EQ(Finding->getObject("experiment")->getString("refuted_if"),
+            llvm::StringRef("nothing changes"));
+  EXPECT_EQ(Finding->getArray("examples")->size(), 1u);
+  EXPECT_EQ(Doc->getArray("errors")->size(), 1u);
+}
+
+TEST(RulePage, MarkdownHasEverySection) {
+  rules::RuleSpec Spec = makeRule();
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  writeRulePage(OS, Spec, PageFormat::Markdown, false);
+  OS.flush();
+  size_t Last = 0;
+  for (const char *Section :
+       {"# X001 any-kernel\n", "## What it detects\n\nkernels\n",
+        "## Why it matters\n", "## Evidence shown\n",
+        "- **Hypothesis:** `{count} kernels ({subject}) take {total}`",
+        "## Next experiment\n", "- **Refuted if:** `nothing changes`",
+        "## Signature\n", "- select events: kind kernel\n", "## Options\n",
+        "| `limit` | 2 ms | the limit | because |", "## Needs\n",
+        "- **device:** device activity", "## Known false positives\n",
+        "Not documented yet.", "## Real traces\n"}) {
+    size_t At = Out.find(Section, Last);
+    EXPECT_NE(At, std::string::npos) << Section << "\n---\n" << Out;
+    if (At != std::string::npos)
+      Last = At;
+  }
+}
+
+TEST(RulePage, ListHasOneLinePerRule) {
+  rules::Catalogue Cat;
+  ASSERT_FALSE(bool(Cat.add(makeRule())));
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  writeRuleList(OS, Cat, /*Json=*/false, false);
+  OS.flush();
+  EXPECT_EQ(Out, "code  name       family status   severity summary\n"
+                 "X001  any-kernel X      preview  warning  any kernel at "
+                 "all\n");
+}
+
+TEST(LintReport, FormatConfidence) {
+  EXPECT_EQ(formatConfidence(0.6), "0.6");
+  EXPECT_EQ(formatConfidence(0.42), "0.42");
+  EXPECT_EQ(formatConfidence(1), "1");
+  EXPECT_EQ(formatConfidence(0.336), "0.34");
+}
+
+} // namespace
