@@ -6,10 +6,17 @@
 
 namespace tracelint::cli {
 
+extern llvm::cl::SubCommand LintSubcommand;
 extern llvm::cl::SubCommand StatsSubcommand;
+extern llvm::cl::SubCommand RulesSubcommand;
+extern llvm::cl::SubCommand ExplainSubcommand;
 
-/// Runs `tracelint stats` with the parsed options; returns the exit code.
+/// Each runs one subcommand with the parsed options and returns the exit
+/// code.
+int runLint();
 int runStats();
+int runRulesList();
+int runExplain();
 
 } // namespace tracelint::cli
 

@@ -3,13 +3,23 @@
 // The only place that exits the process: subcommands return exit codes, and
 // library errors arrive here as llvm::Error.
 //
+// `lint` is the default command: `tracelint trace.json` means
+// `tracelint lint trace.json`. llvm::cl has no default subcommand, so "lint"
+// is inserted into argv when the first argument is neither a subcommand nor
+// a top-level option (--help, --version), and looks like a trace or a lint
+// option (an existing path, a name with '.' or '/', or an option).
+//
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 #include "Output.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <vector>
 
 using namespace tracelint::cli;
 
@@ -17,25 +27,62 @@ static void printVersion(llvm::raw_ostream &OS) {
   OS << "tracelint " TRACELINT_VERSION "\n";
 }
 
+/// Options that belong to the top level rather than to `lint`.
+static bool isTopLevelOption(llvm::StringRef Arg) {
+  llvm::StringRef Name = Arg.ltrim('-').split('=').first;
+  static const char *const TopLevel[] = {
+      "help",          "help-hidden",       "help-list", "help-list-hidden",
+      "print-options", "print-all-options", "version"};
+  return llvm::is_contained(TopLevel, Name);
+}
+
+/// Whether argv should get an implicit "lint" before its first argument.
+static bool needsImplicitLint(llvm::StringRef First) {
+  static const char *const Subcommands[] = {"lint", "stats", "rules",
+                                            "explain"};
+  if (llvm::is_contained(Subcommands, First))
+    return false;
+  if (First.startswith("-"))
+    return First != "-" && !isTopLevelOption(First);
+  // A bare word that is no file (`tracelint frobnicate`) stays an unknown
+  // command; a path is a trace, even a missing one (reported as such).
+  return llvm::sys::fs::exists(First) || First.contains('.') ||
+         First.contains('/');
+}
+
 int main(int Argc, char **Argv) {
   llvm::InitLLVM X(Argc, Argv);
   llvm::cl::SetVersionPrinter(printVersion);
   llvm::cl::HideUnrelatedOptions({});
+  std::vector<const char *> Args(Argv, Argv + Argc);
+  if (Args.size() > 1 && needsImplicitLint(Args[1]))
+    Args.insert(Args.begin() + 1, "lint");
+
   std::string Errors;
   llvm::raw_string_ostream ErrorStream(Errors);
   if (!llvm::cl::ParseCommandLineOptions(
-          Argc, Argv,
+          int(Args.size()), Args.data(),
           "tracelint: which dependency prevents earlier completion?\n\n"
-          "  tracelint stats TRACE   summarise a PyTorch profiler (Kineto) "
-          "trace\n",
+          "  tracelint lint TRACE...    ranked hypotheses (the default: "
+          "`tracelint TRACE...`)\n"
+          "  tracelint stats TRACE      summarise a PyTorch profiler "
+          "(Kineto) trace\n"
+          "  tracelint rules            list the rule catalogue\n"
+          "  tracelint explain CODE     one rule's page\n",
           &ErrorStream)) {
     ErrorStream.flush();
     llvm::errs() << Errors;
     return ExitUsage;
   }
+  if (LintSubcommand)
+    return runLint();
   if (StatsSubcommand)
     return runStats();
-  llvm::errs() << "tracelint: error: no command given; try `tracelint stats "
+  if (RulesSubcommand)
+    return runRulesList();
+  if (ExplainSubcommand)
+    return runExplain();
+  llvm::errs() << "tracelint: error: no command given; try `tracelint lint "
                   "TRACE` or `tracelint --help`\n";
   return ExitUsage;
 }
