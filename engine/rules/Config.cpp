@@ -392,9 +392,9 @@ std::optional<std::string> Config::findUpward(llvm::StringRef StartDir) {
     if (llvm::sys::fs::is_regular_file(Candidate))
       return std::string(Candidate);
     llvm::StringRef Parent = llvm::sys::path::parent_path(Dir);
-    if (Parent.empty() || Parent == Dir)
+    if (Parent.empty() || Parent.size() == Dir.size())
       return std::nullopt;
-    Dir = Parent;
+    Dir.resize(Parent.size()); // the parent is a prefix of Dir
   }
 }
 
