@@ -4,6 +4,8 @@
 
 #include "analysis/Stats.h"
 #include "import/Import.h"
+#include "model/Steps.h"
+#include "report/Format.h"
 #include "report/StatsReport.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -37,6 +39,12 @@ cl::opt<unsigned> TopN("top", cl::desc("Rows in the top-kernel and top-call "
                                        "tables (default 10)"),
                        cl::init(10), cl::sub(StatsSubcommand),
                        cl::cat(StatsCategory));
+cl::opt<std::string> StepName(
+    "step",
+    cl::desc("Steps are the annotation ranges named exactly NAME (an NVTX "
+             "range, a record_function / user annotation) instead of "
+             "ProfilerStep#N"),
+    cl::value_desc("NAME"), cl::sub(StatsSubcommand), cl::cat(StatsCategory));
 cl::opt<uint64_t> MaxEvents(
     "max-events",
     cl::desc("Refuse traces with more events than N (0: no limit)"),
@@ -58,6 +66,21 @@ int tracelint::cli::runStats() {
   if (!Trace) {
     reportError(llvm::toString(Trace.takeError()));
     return ExitBadInput;
+  }
+  if (!StepName.empty() && !model::defineStepsFromRanges(*Trace, StepName)) {
+    std::string Message;
+    llvm::raw_string_ostream OS(Message);
+    OS << "--step: " << Input << " has no annotation range named '"
+       << report::sanitize(StepName) << "' on a host thread";
+    auto Known = model::frequentRangeNames(*Trace, 5);
+    if (Known.empty())
+      OS << "; it has no annotation ranges";
+    for (size_t I = 0; I < Known.size(); ++I)
+      OS << (I ? ", '" : "; the most frequent are '")
+         << report::sanitize(Known[I].first, 60) << "' (" << Known[I].second
+         << ")";
+    reportError(OS.str());
+    return ExitUsage;
   }
   analysis::StatsOptions SOpts;
   SOpts.TopN = TopN;

@@ -6,6 +6,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -16,7 +17,6 @@ using model::EventKind;
 using model::Interval;
 using model::IntervalSet;
 using model::Trace;
-
 
 static StepStats computeSteps(const Trace &T) {
   StepStats S;
@@ -141,56 +141,131 @@ static void rankAndTrim(const Trace &T, std::vector<NameStats> &V,
     V.resize(TopN);
 }
 
-static void computeNamed(const Trace &T, const StatsOptions &Opts,
-                         TraceStats &S) {
-  llvm::DenseMap<uint64_t, size_t> KernelIdx, CallIdx;
-  std::vector<NameStats> Kernels, Calls;
-  auto Account = [](llvm::DenseMap<uint64_t, size_t> &Idx,
-                    std::vector<NameStats> &V, uint64_t Key, const Event &E) {
-    auto [It, Inserted] = Idx.try_emplace(Key, V.size());
+namespace {
+/// The median, minimum and sample standard deviation of some durations.
+struct Spread {
+  int64_t Median = 0, Min = 0;
+  double StdDev = 0;
+};
+
+/// Reorders \p D (nth_element: linear, no full sort).
+Spread spreadOf(std::vector<int64_t> &D) {
+  Spread S;
+  size_t N = D.size();
+  if (!N)
+    return S;
+  S.Min = *std::min_element(D.begin(), D.end());
+  // Median of an even count: the mean of the two middle values, rounded
+  // down, as for step durations.
+  auto Mid = D.begin() + N / 2;
+  std::nth_element(D.begin(), Mid, D.end());
+  S.Median = *Mid;
+  if (N % 2 == 0) {
+    int64_t Lower = *std::max_element(D.begin(), Mid);
+    S.Median = Lower + (*Mid - Lower) / 2;
+  }
+  if (N > 1) {
+    double Mean = 0;
+    for (int64_t X : D)
+      Mean += double(X);
+    Mean /= double(N);
+    double Sq = 0;
+    for (int64_t X : D)
+      Sq += (double(X) - Mean) * (double(X) - Mean);
+    S.StdDev = std::sqrt(Sq / double(N - 1));
+  }
+  return S;
+}
+
+/// Events grouped by a key, with every duration kept for the spread.
+struct Grouped {
+  llvm::DenseMap<uint64_t, size_t> Index;
+  std::vector<NameStats> Rows;
+  std::vector<std::vector<int64_t>> Durations;
+
+  void add(uint64_t Key, const Event &E) {
+    auto [It, Inserted] = Index.try_emplace(Key, Rows.size());
     if (Inserted) {
-      V.emplace_back();
-      V.back().Name = E.Name;
-      V.back().Kind = E.Kind;
+      Rows.emplace_back();
+      Rows.back().Name = E.Name;
+      Rows.back().Kind = E.Kind;
+      Durations.emplace_back();
     }
-    NameStats &N = V[It->second];
+    NameStats &N = Rows[It->second];
     ++N.Count;
     N.TotalNs += E.Duration;
     N.MaxNs = std::max(N.MaxNs, E.Duration);
-  };
+    Durations[It->second].push_back(E.Duration);
+  }
+
+  /// Fills the spread and time share of every row and returns the rows.
+  std::vector<NameStats> finish() {
+    int64_t Total = 0;
+    for (const NameStats &N : Rows)
+      Total += N.TotalNs;
+    for (size_t I = 0; I < Rows.size(); ++I) {
+      Spread Sp = spreadOf(Durations[I]);
+      Rows[I].MedianNs = Sp.Median;
+      Rows[I].MinNs = Sp.Min;
+      Rows[I].StdDevNs = Sp.StdDev;
+      Rows[I].TimeShare = shareOf(Rows[I].TotalNs, Total);
+      std::vector<int64_t>().swap(Durations[I]);
+    }
+    return std::move(Rows);
+  }
+};
+} // namespace
+
+static void computeNamed(const Trace &T, const StatsOptions &Opts,
+                         TraceStats &S) {
+  Grouped Kernels, Calls, OsCalls;
   for (const Event &E : T.Events) {
     switch (E.Kind) {
     case EventKind::Kernel:
     case EventKind::Collective:
       ++S.NumKernels;
-      Account(KernelIdx, Kernels, E.Name, E);
+      Kernels.add(E.Name, E);
       break;
     case EventKind::Runtime:
     case EventKind::Driver:
       ++S.NumRuntimeCalls;
       if (model::isLaunchCallName(T.name(E)))
         ++S.NumLaunchCalls;
-      Account(CallIdx, Calls, (uint64_t(E.Kind) << 32) | E.Name, E);
+      Calls.add((uint64_t(E.Kind) << 32) | E.Name, E);
+      break;
+    case EventKind::OsRuntime:
+      ++S.NumOsRuntimeCalls;
+      OsCalls.add(E.Name, E);
       break;
     default:
       break;
     }
   }
-  S.NumDistinctKernels = Kernels.size();
-  S.NumDistinctRuntimeCalls = Calls.size();
-  for (NameStats &N : Kernels)
+  S.NumDistinctKernels = Kernels.Rows.size();
+  S.NumDistinctRuntimeCalls = Calls.Rows.size();
+  S.NumDistinctOsRuntimeCalls = OsCalls.Rows.size();
+  S.TopKernels = Kernels.finish();
+  S.TopRuntimeCalls = Calls.finish();
+  S.TopOsRuntimeCalls = OsCalls.finish();
+  for (NameStats &N : S.TopKernels)
     N.BusyShare = shareOf(N.TotalNs, S.TotalBusyNs);
-  rankAndTrim(T, Kernels, Opts.TopN);
-  rankAndTrim(T, Calls, Opts.TopN);
-  S.TopKernels = std::move(Kernels);
-  S.TopRuntimeCalls = std::move(Calls);
+  rankAndTrim(T, S.TopKernels, Opts.TopN);
+  rankAndTrim(T, S.TopRuntimeCalls, Opts.TopN);
+  rankAndTrim(T, S.TopOsRuntimeCalls, Opts.TopN);
 }
 
 static void computeCopies(const Trace &T, TraceStats &S) {
   std::map<std::tuple<uint8_t, uint8_t, uint8_t>, CopyStats> ByKey;
+  // Memory operations: copies by direction (keys 0..), memsets last.
+  constexpr unsigned MemsetKey = 255;
+  std::map<unsigned, std::vector<int64_t>> OpDurations;
   for (const Event &E : T.Events) {
     const model::EventArgs *A = T.args(E);
     int64_t Bytes = A ? A->Bytes : -1;
+    if (E.Kind == EventKind::Memcpy)
+      OpDurations[A ? unsigned(A->Copy) : 0].push_back(E.Duration);
+    else if (E.Kind == EventKind::Memset)
+      OpDurations[MemsetKey].push_back(E.Duration);
     if (E.Kind == EventKind::Memset) {
       ++S.Memsets.Count;
       S.Memsets.DurationNs += E.Duration;
@@ -226,6 +301,26 @@ static void computeCopies(const Trace &T, TraceStats &S) {
       C.BandwidthGBps = double(C.Bytes) / double(C.KnownBytesDurationNs);
     S.Copies.push_back(C);
   }
+  int64_t Total = 0;
+  for (auto &[Key, Durations] : OpDurations) {
+    MemoryOpStats Op;
+    Op.Kind = Key == MemsetKey ? EventKind::Memset : EventKind::Memcpy;
+    if (Key != MemsetKey)
+      Op.Copy = model::CopyKind(Key);
+    Op.Count = Durations.size();
+    for (int64_t D : Durations) {
+      Op.TotalNs += D;
+      Op.MaxNs = std::max(Op.MaxNs, D);
+    }
+    Spread Sp = spreadOf(Durations);
+    Op.MedianNs = Sp.Median;
+    Op.MinNs = Sp.Min;
+    Op.StdDevNs = Sp.StdDev;
+    Total += Op.TotalNs;
+    S.MemoryOps.push_back(Op);
+  }
+  for (MemoryOpStats &Op : S.MemoryOps)
+    Op.TimeShare = shareOf(Op.TotalNs, Total);
 }
 
 TraceStats tracelint::analysis::computeStats(const Trace &T,

@@ -20,7 +20,8 @@
 namespace tracelint::analysis {
 
 struct StatsOptions {
-  /// How many kernels and runtime calls to keep, by total time; 0 keeps all.
+  /// How many kernels, runtime calls and OS runtime calls to keep, by total
+  /// time; 0 keeps all.
   unsigned TopN = 10;
 };
 
@@ -60,15 +61,38 @@ struct DeviceStats {
   std::optional<double> StepBusyShare;
 };
 
-/// Events grouped by name (kernels) or by kind and name (runtime calls).
+/// Events grouped by name (kernels, OS runtime calls) or by kind and name
+/// (runtime calls), with the columns of nsys's summaries (cuda_gpu_kern_sum,
+/// cuda_api_sum, osrt_sum).
 struct NameStats {
   model::StringId Name = model::EmptyString;
   model::EventKind Kind = model::EventKind::Other;
   uint64_t Count = 0;
   int64_t TotalNs = 0, MaxNs = 0;
+  /// The middle duration (the mean of the two middle ones, rounded down,
+  /// for an even count) and the shortest.
+  int64_t MedianNs = 0, MinNs = 0;
+  /// Sample standard deviation of the durations (n - 1); 0 for one event.
+  double StdDevNs = 0;
+  /// TotalNs / the total of every row of the table (all kernels, all calls):
+  /// nsys's "Time (%)". A share of summed time, not of elapsed time.
+  std::optional<double> TimeShare;
   /// Kernels only: TotalNs / TraceStats::TotalBusyNs. Concurrent kernels
   /// overlap, so shares can add up past 100 %.
   std::optional<double> BusyShare;
+  double meanNs() const { return Count ? double(TotalNs) / Count : 0; }
+};
+
+/// Device time of copies of one direction, or of memsets: nsys's
+/// cuda_gpu_mem_time_sum. Durations are summed, not unioned.
+struct MemoryOpStats {
+  model::EventKind Kind = model::EventKind::Memcpy; ///< Memcpy or Memset
+  model::CopyKind Copy = model::CopyKind::Unknown;  ///< copies only
+  uint64_t Count = 0;
+  int64_t TotalNs = 0, MedianNs = 0, MinNs = 0, MaxNs = 0;
+  double StdDevNs = 0;
+  /// TotalNs / the total of all copies and memsets.
+  std::optional<double> TimeShare;
   double meanNs() const { return Count ? double(TotalNs) / Count : 0; }
 };
 
@@ -135,9 +159,17 @@ struct TraceStats {
   uint64_t NumRuntimeCalls = 0;
   uint64_t NumDistinctRuntimeCalls = 0;
 
+  /// OS runtime calls (EventKind::OsRuntime, from nsys's OSRT_API) by name,
+  /// same order; empty when the trace has none.
+  std::vector<NameStats> TopOsRuntimeCalls;
+  uint64_t NumOsRuntimeCalls = 0;
+  uint64_t NumDistinctOsRuntimeCalls = 0;
+
   /// By (kind, src, dst) in enum order.
   std::vector<CopyStats> Copies;
   MemsetStats Memsets;
+  /// Copies by direction (in enum order), then memsets.
+  std::vector<MemoryOpStats> MemoryOps;
 
   /// Every non-zero import counter, in ImportStat order.
   std::vector<ImportCount> Import;

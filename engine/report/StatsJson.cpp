@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 
 using namespace tracelint;
 using analysis::TraceStats;
@@ -152,10 +153,23 @@ static void writeDevices(llvm::json::OStream &J, const TraceStats &S) {
   });
 }
 
+/// The duration columns shared by every summary table (nsys's cuda_*_sum).
+static void writeSpread(llvm::json::OStream &J, double Mean, int64_t Median,
+                        int64_t Min, int64_t Max, double StdDev,
+                        std::optional<double> TimeShare) {
+  J.attribute("mean_ns", static_cast<int64_t>(std::llround(Mean)));
+  J.attribute("median_ns", Median);
+  J.attribute("min_ns", Min);
+  J.attribute("max_ns", Max);
+  J.attribute("stddev_ns", static_cast<int64_t>(std::llround(StdDev)));
+  if (TimeShare)
+    J.attribute("time_share", *TimeShare);
+}
+
 static void writeNames(llvm::json::OStream &J, const Trace &T,
                        llvm::StringRef Key,
                        llvm::ArrayRef<analysis::NameStats> Rows,
-                       uint64_t Distinct, uint64_t Count, bool Kernels) {
+                       uint64_t Distinct, uint64_t Count, bool WithKind) {
   J.attributeObject(Key, [&] {
     J.attribute("distinct", count(Distinct));
     J.attribute("count", count(Count));
@@ -163,13 +177,12 @@ static void writeNames(llvm::json::OStream &J, const Trace &T,
       for (const analysis::NameStats &N : Rows)
         J.object([&] {
           J.attribute("name", text(T.Strings.get(N.Name)));
-          if (!Kernels)
+          if (WithKind)
             J.attribute("kind", model::eventKindName(N.Kind));
           J.attribute("count", count(N.Count));
           J.attribute("total_ns", N.TotalNs);
-          J.attribute("mean_ns",
-                      static_cast<int64_t>(std::llround(N.meanNs())));
-          J.attribute("max_ns", N.MaxNs);
+          writeSpread(J, N.meanNs(), N.MedianNs, N.MinNs, N.MaxNs, N.StdDevNs,
+                      N.TimeShare);
           if (N.BusyShare)
             J.attribute("busy_share", *N.BusyShare);
         });
@@ -198,6 +211,18 @@ static void writeCopies(llvm::json::OStream &J, const TraceStats &S) {
     J.attribute("unknown_bytes_count", count(S.Memsets.UnknownBytesCount));
     J.attribute("bytes", S.Memsets.Bytes);
     J.attribute("duration_ns", S.Memsets.DurationNs);
+  });
+  J.attributeArray("memory_operations", [&] {
+    for (const analysis::MemoryOpStats &Op : S.MemoryOps)
+      J.object([&] {
+        J.attribute("operation", model::eventKindName(Op.Kind));
+        if (Op.Kind == model::EventKind::Memcpy)
+          J.attribute("kind", model::copyKindName(Op.Copy));
+        J.attribute("count", count(Op.Count));
+        J.attribute("total_ns", Op.TotalNs);
+        writeSpread(J, Op.meanNs(), Op.MedianNs, Op.MinNs, Op.MaxNs,
+                    Op.StdDevNs, Op.TimeShare);
+      });
   });
 }
 
@@ -243,10 +268,15 @@ void report::writeStatsJson(llvm::raw_ostream &OS, const Trace &T,
     writeSteps(J, S);
     writeDevices(J, S);
     writeNames(J, T, "top_kernels", S.TopKernels, S.NumDistinctKernels,
-               S.NumKernels, /*Kernels=*/true);
+               S.NumKernels, /*WithKind=*/false);
     writeNames(J, T, "top_runtime_calls", S.TopRuntimeCalls,
                S.NumDistinctRuntimeCalls, S.NumRuntimeCalls,
-               /*Kernels=*/false);
+               /*WithKind=*/true);
+    // Only traces that record OS runtime calls (Nsight Systems) have them.
+    if (S.NumOsRuntimeCalls)
+      writeNames(J, T, "top_os_runtime_calls", S.TopOsRuntimeCalls,
+                 S.NumDistinctOsRuntimeCalls, S.NumOsRuntimeCalls,
+                 /*WithKind=*/false);
     writeCopies(J, S);
     writeImport(J, T, S);
   });

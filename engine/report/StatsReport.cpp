@@ -6,6 +6,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <optional>
 
 using namespace tracelint;
 using namespace tracelint::report;
@@ -206,20 +207,53 @@ static void writeDevices(llvm::raw_ostream &OS, Painter &P, const Trace &T,
           "time)\n";
 }
 
+namespace {
+/// The last column of a duration table.
+enum class LastColumn { BusyShare, Kind, None };
+} // namespace
+
+/// The header of a duration table: nsys's summary columns, then \p Last.
+static void writeDurationHeader(llvm::raw_ostream &OS, llvm::StringRef Last,
+                                llvm::StringRef What) {
+  OS << llvm::formatv("  {0,8}  {1,10}  {2,7}  {3,10}  {4,10}  {5,10}  {6,10}"
+                      "  {7,10}",
+                      "count", "total", "time%", "mean", "median", "min", "max",
+                      "stddev");
+  if (!Last.empty())
+    OS << llvm::formatv("  {0,7}", Last);
+  OS << "  " << What << "\n";
+}
+
+/// One row: count, total, time share, mean, median, min, max, stddev.
+static void writeDurationRow(llvm::raw_ostream &OS, uint64_t Count,
+                             int64_t Total, std::optional<double> TimeShare,
+                             double Mean, int64_t Median, int64_t Min,
+                             int64_t Max, double StdDev) {
+  OS << llvm::formatv(
+      "  {0,8}  {1,10}  {2,7}  {3,10}  {4,10}  {5,10}  {6,10}  {7,10}", Count,
+      formatDuration(Total), TimeShare ? formatShare(*TimeShare) : "-",
+      formatDuration(static_cast<int64_t>(std::llround(Mean))),
+      formatDuration(Median), formatDuration(Min), formatDuration(Max),
+      formatDuration(static_cast<int64_t>(std::llround(StdDev))));
+}
+
 static void writeNameTable(llvm::raw_ostream &OS, const Trace &T,
                            llvm::ArrayRef<analysis::NameStats> Rows,
-                           bool Kernels) {
-  OS << llvm::formatv("  {0,8}  {1,11}  {2,11}  {3,11}  {4,7}  name\n", "count",
-                      "total", "mean", "max", Kernels ? "share" : "kind");
+                           LastColumn Last) {
+  writeDurationHeader(OS,
+                      Last == LastColumn::BusyShare ? "share"
+                      : Last == LastColumn::Kind    ? "kind"
+                                                    : "",
+                      "name");
   for (const analysis::NameStats &N : Rows) {
-    std::string Last = Kernels ? (N.BusyShare ? formatShare(*N.BusyShare) : "-")
-                               : model::eventKindName(N.Kind).str();
-    OS << llvm::formatv(
-        "  {0,8}  {1,11}  {2,11}  {3,11}  {4,7}  {5}\n", N.Count,
-        formatDuration(N.TotalNs),
-        formatDuration(static_cast<int64_t>(std::llround(N.meanNs()))),
-        formatDuration(N.MaxNs), Last,
-        sanitize(T.Strings.get(N.Name), MaxNameColumns));
+    writeDurationRow(OS, N.Count, N.TotalNs, N.TimeShare, N.meanNs(),
+                     N.MedianNs, N.MinNs, N.MaxNs, N.StdDevNs);
+    if (Last == LastColumn::BusyShare)
+      OS << llvm::formatv("  {0,7}",
+                          N.BusyShare ? formatShare(*N.BusyShare) : "-");
+    else if (Last == LastColumn::Kind)
+      OS << llvm::formatv("  {0,7}", model::eventKindName(N.Kind));
+    OS << "  " << sanitize(T.Strings.get(N.Name), MaxNameColumns) << "\n";
   }
 }
 
@@ -233,19 +267,27 @@ static void writeTop(llvm::raw_ostream &OS, Painter &P, const Trace &T,
                         S.TopKernels.size(), S.NumDistinctKernels,
                         count(S.NumKernels, "event"));
     // Concurrent kernels overlap, so shares of busy time can add past 100 %.
-    OS << Indent << "share = total / busy time summed over devices; "
-       << "overlapping kernels can add past 100 %\n";
-    writeNameTable(OS, T, S.TopKernels, /*Kernels=*/true);
+    OS << Indent << "time% = total / all kernel time; share = total / busy "
+       << "time summed over devices; overlapping kernels can add past 100 %\n";
+    writeNameTable(OS, T, S.TopKernels, LastColumn::BusyShare);
   }
   P.label("top runtime/driver calls");
   if (!S.NumRuntimeCalls) {
     OS << "none recorded\n";
-    return;
+  } else {
+    OS << llvm::formatv("{0} of {1} distinct, {2}, by total time\n",
+                        S.TopRuntimeCalls.size(), S.NumDistinctRuntimeCalls,
+                        count(S.NumRuntimeCalls, "call"));
+    writeNameTable(OS, T, S.TopRuntimeCalls, LastColumn::Kind);
   }
+  // Only traces that record OS runtime calls (Nsight Systems) get this table.
+  if (!S.NumOsRuntimeCalls)
+    return;
+  P.label("top OS runtime calls");
   OS << llvm::formatv("{0} of {1} distinct, {2}, by total time\n",
-                      S.TopRuntimeCalls.size(), S.NumDistinctRuntimeCalls,
-                      count(S.NumRuntimeCalls, "call"));
-  writeNameTable(OS, T, S.TopRuntimeCalls, /*Kernels=*/false);
+                      S.TopOsRuntimeCalls.size(), S.NumDistinctOsRuntimeCalls,
+                      count(S.NumOsRuntimeCalls, "call"));
+  writeNameTable(OS, T, S.TopOsRuntimeCalls, LastColumn::None);
 }
 
 static void writeCopies(llvm::raw_ostream &OS, Painter &P,
@@ -277,14 +319,27 @@ static void writeCopies(llvm::raw_ostream &OS, Painter &P,
   P.label("memsets");
   if (!S.Memsets.Count) {
     OS << "none recorded\n";
-    return;
+  } else {
+    OS << llvm::formatv("{0}, {1}, {2}", S.Memsets.Count,
+                        formatBytes(S.Memsets.Bytes),
+                        formatDuration(S.Memsets.DurationNs));
+    if (S.Memsets.UnknownBytesCount)
+      OS << " (" << S.Memsets.UnknownBytesCount << " of unknown size)";
+    OS << "\n";
   }
-  OS << llvm::formatv("{0}, {1}, {2}", S.Memsets.Count,
-                      formatBytes(S.Memsets.Bytes),
-                      formatDuration(S.Memsets.DurationNs));
-  if (S.Memsets.UnknownBytesCount)
-    OS << " (" << S.Memsets.UnknownBytesCount << " of unknown size)";
-  OS << "\n";
+  if (S.MemoryOps.empty())
+    return;
+  P.label("copy time");
+  OS << "device time of copies by direction and of memsets (summed)\n";
+  writeDurationHeader(OS, "", "operation");
+  for (const analysis::MemoryOpStats &Op : S.MemoryOps) {
+    writeDurationRow(OS, Op.Count, Op.TotalNs, Op.TimeShare, Op.meanNs(),
+                     Op.MedianNs, Op.MinNs, Op.MaxNs, Op.StdDevNs);
+    if (Op.Kind == model::EventKind::Memset)
+      OS << "  memset\n";
+    else
+      OS << "  memcpy " << model::copyKindName(Op.Copy) << "\n";
+  }
 }
 
 static void writeImport(llvm::raw_ostream &OS, Painter &P, const Trace &T,

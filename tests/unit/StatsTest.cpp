@@ -231,6 +231,71 @@ TEST(StatsTest, TopRuntimeCallsTieBrokenByName) {
   EXPECT_EQ(S.TopRuntimeCalls[2].TotalNs, 1 * Ms);
 }
 
+// nsys's summary columns (cuda_gpu_kern_sum, cuda_api_sum, osrt_sum):
+// median, minimum, sample standard deviation and share of the table's time.
+TEST(StatsTest, SpreadOfDurations) {
+  TraceMaker M;
+  uint32_t H = M.host(1, 1);
+  uint32_t S7 = M.stream(0, 0, 7);
+  // gemm 10, 20, 40, 50 ms: total 120, median (20 + 40) / 2 = 30, min 10,
+  // mean 30, sample stddev sqrt((400 + 100 + 100 + 400) / 3) = 18.257 ms.
+  M.add(S7, EventKind::Kernel, "gemm", 0, 10 * Ms);
+  M.add(S7, EventKind::Kernel, "gemm", 10 * Ms, 30 * Ms);
+  M.add(S7, EventKind::Kernel, "gemm", 30 * Ms, 70 * Ms);
+  M.add(S7, EventKind::Kernel, "gemm", 70 * Ms, 120 * Ms);
+  // relu one event of 30 ms: stddev 0; kernel time 150 ms in all.
+  M.add(S7, EventKind::Kernel, "relu", 120 * Ms, 150 * Ms);
+  // OS runtime calls: read 1, 2, 6 ms (median 2); poll 1 ms.
+  M.add(H, EventKind::OsRuntime, "read", 0, 1 * Ms);
+  M.add(H, EventKind::OsRuntime, "read", 2 * Ms, 4 * Ms);
+  M.add(H, EventKind::OsRuntime, "read", 5 * Ms, 11 * Ms);
+  M.add(H, EventKind::OsRuntime, "poll", 12 * Ms, 13 * Ms);
+  Trace T = M.B.finish();
+  TraceStats S = computeStats(T);
+
+  ASSERT_EQ(S.TopKernels.size(), 2u);
+  const analysis::NameStats &G = S.TopKernels[0];
+  EXPECT_EQ(T.Strings.get(G.Name), "gemm");
+  EXPECT_EQ(G.TotalNs, 120 * Ms);
+  EXPECT_EQ(G.MedianNs, 30 * Ms);
+  EXPECT_EQ(G.MinNs, 10 * Ms);
+  EXPECT_EQ(G.MaxNs, 50 * Ms);
+  EXPECT_NEAR(G.StdDevNs, 18257418.58, 1);
+  ASSERT_TRUE(G.TimeShare);
+  EXPECT_DOUBLE_EQ(*G.TimeShare, 0.8);
+  EXPECT_EQ(S.TopKernels[1].StdDevNs, 0);
+  EXPECT_DOUBLE_EQ(*S.TopKernels[1].TimeShare, 0.2);
+
+  EXPECT_EQ(S.NumOsRuntimeCalls, 4u);
+  EXPECT_EQ(S.NumDistinctOsRuntimeCalls, 2u);
+  ASSERT_EQ(S.TopOsRuntimeCalls.size(), 2u);
+  EXPECT_EQ(T.Strings.get(S.TopOsRuntimeCalls[0].Name), "read");
+  EXPECT_EQ(S.TopOsRuntimeCalls[0].MedianNs, 2 * Ms);
+  EXPECT_DOUBLE_EQ(*S.TopOsRuntimeCalls[0].TimeShare, 0.9);
+  // OS runtime calls are not CUDA API calls.
+  EXPECT_EQ(S.NumRuntimeCalls, 0u);
+}
+
+// cuda_gpu_mem_time_sum: copies by direction, then memsets, with summed
+// (not unioned) device time.
+TEST(StatsTest, MemoryOperations) {
+  Trace T = makeMainTrace();
+  TraceStats S = computeStats(T);
+  // HtoD copies of 2 and 1 ms; the memset of 1 ms.
+  ASSERT_EQ(S.MemoryOps.size(), 2u);
+  EXPECT_EQ(S.MemoryOps[0].Kind, EventKind::Memcpy);
+  EXPECT_EQ(S.MemoryOps[0].Copy, CopyKind::HtoD);
+  EXPECT_EQ(S.MemoryOps[0].Count, 2u);
+  EXPECT_EQ(S.MemoryOps[0].TotalNs, 3 * Ms);
+  EXPECT_EQ(S.MemoryOps[0].MedianNs, 1500'000);
+  EXPECT_EQ(S.MemoryOps[0].MinNs, 1 * Ms);
+  EXPECT_EQ(S.MemoryOps[0].MaxNs, 2 * Ms);
+  EXPECT_DOUBLE_EQ(*S.MemoryOps[0].TimeShare, 0.75);
+  EXPECT_EQ(S.MemoryOps[1].Kind, EventKind::Memset);
+  EXPECT_EQ(S.MemoryOps[1].TotalNs, 1 * Ms);
+  EXPECT_DOUBLE_EQ(*S.MemoryOps[1].TimeShare, 0.25);
+}
+
 TEST(StatsTest, CopiesAndBandwidth) {
   Trace T = makeMainTrace();
   TraceStats S = computeStats(T);

@@ -1,0 +1,342 @@
+//===- NsysImporterTest.cpp - Nsight Systems exports built in the test ----===//
+//
+// Each test writes a tiny export with the SQLite C API and imports it through
+// the same entry point as the command line. The lit tests cover whole
+// fixtures in three schema versions; these cover the corners: per-process
+// correlation, ENUM tables that override the built-in numbering, hostile
+// values, missing tables and columns.
+//
+//===----------------------------------------------------------------------===//
+#include "import/Import.h"
+#include "import/nsys/NsysEnums.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include "gtest/gtest.h"
+
+#include <sqlite3.h>
+
+#include <string>
+
+using namespace tracelint;
+using namespace tracelint::import;
+using namespace tracelint::model;
+
+namespace {
+
+/// The two tables that make a file an nsys export, and a StringIds row.
+const char *const BaseSchema =
+    "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT "
+    "NULL);"
+    "CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);"
+    "INSERT INTO META_DATA_EXPORT VALUES "
+    "('EXPORT_PRODUCT_VERSION', '2024.5.1.113'), "
+    "('EXPORT_SCHEMA_VERSION', '3.13.2');"
+    "INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), "
+    "(2, 'gemm'), (3, 'void gemm<float>(float *)');";
+
+const char *const KernelTable =
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, "
+    "deviceId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid "
+    "INTEGER, demangledName INTEGER, shortName INTEGER);";
+const char *const RuntimeTable =
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, "
+    "eventClass INTEGER, globalTid INTEGER, correlationId INTEGER, nameId "
+    "INTEGER);";
+
+int64_t globalTid(int64_t Pid, int64_t Tid) {
+  return (int64_t(1) << 48) | (Pid << 24) | Tid;
+}
+
+class NsysImporterTest : public ::testing::Test {
+protected:
+  void TearDown() override {
+    for (const std::string &P : Files)
+      llvm::sys::fs::remove(P);
+  }
+
+  /// A new SQLite file holding \p Sql.
+  std::string makeDb(const std::string &Sql) {
+    llvm::SmallString<128> Path;
+    EXPECT_FALSE(
+        llvm::sys::fs::createTemporaryFile("nsys-test", "sqlite", Path));
+    Files.push_back(Path.str().str());
+    sqlite3 *Db = nullptr;
+    EXPECT_EQ(sqlite3_open(Path.c_str(), &Db), SQLITE_OK);
+    char *Err = nullptr;
+    // One transaction, no syncing: these files live for one test.
+    std::string Script =
+        "PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY; BEGIN;" + Sql +
+        "COMMIT;";
+    EXPECT_EQ(sqlite3_exec(Db, Script.c_str(), nullptr, nullptr, &Err),
+              SQLITE_OK)
+        << (Err ? Err : "");
+    sqlite3_free(Err);
+    sqlite3_close(Db);
+    return Files.back();
+  }
+
+  Trace import(const std::string &Sql, ImportOptions Opts = {}) {
+    auto T = importTraceFile(makeDb(Sql), Opts);
+    EXPECT_TRUE(bool(T)) << llvm::toString(T.takeError());
+    return T ? std::move(*T) : Trace();
+  }
+
+  std::vector<std::string> Files;
+};
+
+TEST(NsysEnumsTest, ApiVersionSuffixesAreRemoved) {
+  using nsys::normaliseApiName;
+  EXPECT_EQ(normaliseApiName("cudaLaunchKernel_v7000"), "cudaLaunchKernel");
+  EXPECT_EQ(normaliseApiName("cudaMalloc_v3020"), "cudaMalloc");
+  EXPECT_EQ(normaliseApiName("cudaGetDeviceProperties_v2_v12000"),
+            "cudaGetDeviceProperties_v2");
+  // The function's own name, not an API version.
+  EXPECT_EQ(normaliseApiName("cuGetProcAddress_v2"), "cuGetProcAddress_v2");
+  EXPECT_EQ(normaliseApiName("cuLaunchKernel"), "cuLaunchKernel");
+  EXPECT_EQ(normaliseApiName("_v1234"), "_v1234");
+  EXPECT_EQ(normaliseApiName("cudaFoo_v12a4"), "cudaFoo_v12a4");
+}
+
+TEST(NsysEnumsTest, GlobalIdsAndBuiltins) {
+  EXPECT_EQ(nsys::pidOfGlobalId(globalTid(4242, 17)), 4242);
+  EXPECT_EQ(nsys::tidOfGlobalId(globalTid(4242, 17)), 17);
+  nsys::Enums E = nsys::Enums::builtin();
+  // nsys numbers memory kinds from 0 = pageable (CUPTI: 1 = pageable).
+  EXPECT_EQ(E.memKind(0), MemoryKind::Pageable);
+  EXPECT_EQ(E.memKind(1), MemoryKind::Pinned);
+  EXPECT_EQ(E.memKind(5), MemoryKind::Device); // device static
+  EXPECT_EQ(E.memKind(99), MemoryKind::Unknown);
+  EXPECT_EQ(E.copyKind(1), CopyKind::HtoD);
+  EXPECT_EQ(E.copyKind(8), CopyKind::DtoD);
+  EXPECT_EQ(E.copyKind(10), CopyKind::PtoP);
+  EXPECT_EQ(E.eventClass(67), nsys::ApiClass::Backtrace);
+  EXPECT_EQ(E.nvtx(59), nsys::NvtxType::PushPop);
+  EXPECT_EQ(E.nvtx(60), nsys::NvtxType::StartEnd);
+  EXPECT_EQ(nsys::syncTypeOfCall("cudaStreamSynchronize"),
+            nsys::SyncType::StreamSync);
+  EXPECT_EQ(nsys::syncTypeOfCall("cuCtxSynchronize"),
+            nsys::SyncType::ContextSync);
+  EXPECT_TRUE(nsys::isCommunicationKernelName(
+      "void ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"));
+  EXPECT_FALSE(nsys::isCommunicationKernelName("void gemm<float>(float *)"));
+}
+
+TEST_F(NsysImporterTest, EmptyExportImports) {
+  Trace T = import(BaseSchema);
+  EXPECT_TRUE(T.Events.empty());
+  EXPECT_EQ(T.Source.Format, "nsys-sqlite");
+  EXPECT_EQ(T.Source.Era, "nsys 2024.5.1.113, export schema 3.13.2");
+}
+
+// Correlation ids are unique only within a process: two processes may both
+// launch with id 5, on the same GPU and stream number. Each kernel must link
+// to its own process's launch, on a device lane of its own process.
+TEST_F(NsysImporterTest, CorrelationIsPerProcess) {
+  std::string Sql = std::string(BaseSchema) + KernelTable + RuntimeTable;
+  for (int64_t Pid : {100, 200}) {
+    int64_t Offset = Pid * 1000;
+    Sql += "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (" +
+           std::to_string(Offset) + ", " + std::to_string(Offset + 10) +
+           ", 0, " + std::to_string(globalTid(Pid, Pid)) + ", 5, 1);";
+    Sql += "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (" +
+           std::to_string(Offset + 20) + ", " + std::to_string(Offset + 50) +
+           ", 0, 7, 5, " + std::to_string(globalTid(Pid, 0)) + ", 3, 2);";
+  }
+  Trace T = import(Sql);
+  ASSERT_EQ(T.countKind(EventKind::Kernel), 2u);
+  unsigned DeviceLanes = 0;
+  for (const Lane &L : T.Lanes) {
+    if (L.Kind != LaneKind::DeviceStream)
+      continue;
+    ++DeviceLanes;
+    EXPECT_EQ(L.Device, 0);
+    EXPECT_EQ(L.Stream, 7);
+    for (const Event &K : T.events(L)) {
+      uint32_t Launch = T.launchOf(K);
+      ASSERT_NE(Launch, NoIndex);
+      EXPECT_EQ(T.laneOf(T.Events[Launch]).Pid, L.Pid);
+      EXPECT_EQ(T.name(T.Events[Launch]), "cudaLaunchKernel");
+      EXPECT_EQ(T.name(K), "void gemm<float>(float *)");
+    }
+  }
+  EXPECT_EQ(DeviceLanes, 2u);
+  EXPECT_EQ(T.Stats.get(ImportStat::DeviceWithoutLaunch), 0u);
+}
+
+// With an ENUM table, its names decide what a code means, even where that
+// disagrees with the built-in numbering.
+TEST_F(NsysImporterTest, EnumTablesOverrideBuiltins) {
+  std::string Sql = std::string(BaseSchema) +
+                    "CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER, name TEXT, "
+                    "label TEXT);"
+                    "INSERT INTO ENUM_CUDA_MEM_KIND VALUES "
+                    "(0, 'CUDA_MEMOPR_MEMORY_KIND_PINNED', 'Pinned'), "
+                    "(1, 'CUDA_MEMOPR_MEMORY_KIND_PAGEABLE', 'Pageable'), "
+                    "(2, 'CUDA_MEMOPR_MEMORY_KIND_DEVICE', 'Device');"
+                    "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start, end, "
+                    "deviceId, streamId, correlationId, globalPid, bytes, "
+                    "copyKind, srcKind, dstKind);"
+                    "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES "
+                    "(0, 100, 0, 7, 1, 0, 4096, 1, 0, 2);";
+  Trace T = import(Sql);
+  ASSERT_EQ(T.Events.size(), 1u);
+  const EventArgs *A = T.args(T.Events[0]);
+  ASSERT_TRUE(A);
+  EXPECT_EQ(A->Copy, CopyKind::HtoD);
+  EXPECT_EQ(A->Src, MemoryKind::Pinned);
+  EXPECT_EQ(A->Dst, MemoryKind::Device);
+  EXPECT_EQ(A->Bytes, 4096);
+  EXPECT_EQ(T.name(T.Events[0]), "Memcpy HtoD (Pinned -> Device)");
+}
+
+// Values of the wrong type or out of range are counted, never trusted.
+TEST_F(NsysImporterTest, HostileValuesAreCountedNotTrusted) {
+  std::string Sql =
+      std::string(BaseSchema) + KernelTable + RuntimeTable +
+      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES "
+      // A start that is text, a device id out of range: dropped.
+      "('abc', 100, 0, 7, 1, 0, 3, 2), "
+      "(0, 100, 99999999, 7, 1, 0, 3, 2), "
+      // A negative correlation id: kept, without a link.
+      "(0, 100, 0, 7, -5, 0, 3, 2), "
+      // A name id missing from StringIds, and one too large for any map.
+      "(200, 300, 0, 7, 2, 0, 12345, NULL), "
+      "(300, 400, 0, 7, 3, 0, 9223372036854775807, NULL), "
+      // No stream (0xFFFFFFFF) and a stream id that is text.
+      "(400, 500, 0, 4294967295, 4, 0, 3, 2), "
+      "(500, 600, 0, 'x', 5, 0, 3, 2);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES "
+      "(0, 10, 0, NULL, 9, 1);";
+  Trace T = import(Sql);
+  EXPECT_EQ(T.countKind(EventKind::Kernel), 5u);
+  EXPECT_EQ(T.countKind(EventKind::Runtime), 0u);
+  EXPECT_EQ(T.Stats.get(ImportStat::UnusableRow), 3u);
+  EXPECT_GE(T.Stats.get(ImportStat::BadValue), 3u);
+  EXPECT_EQ(T.Stats.get(ImportStat::MissingName), 2u);
+  bool SawMissing = false, SawNoStream = false;
+  for (const Event &E : T.Events) {
+    SawMissing |= T.name(E) == "<name 12345>";
+    SawNoStream |=
+        T.laneOf(E).Kind == LaneKind::DeviceStream && T.laneOf(E).Stream == -1;
+  }
+  EXPECT_TRUE(SawMissing);
+  EXPECT_TRUE(SawNoStream);
+}
+
+// A view cannot stand in for a table (views are disabled and only ordinary
+// tables count), and missing optional tables mean "nothing recorded".
+TEST_F(NsysImporterTest, ViewsAreNotTables) {
+  std::string Sql = std::string(BaseSchema) +
+                    "CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS SELECT 0 AS "
+                    "start, 10 AS end, 0 AS deviceId, 7 AS streamId;";
+  Trace T = import(Sql);
+  EXPECT_TRUE(T.Events.empty());
+}
+
+TEST_F(NsysImporterTest, SyncRecordsWithoutTheirCall) {
+  std::string Sql =
+      std::string(BaseSchema) +
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start, end, "
+      "deviceId, streamId, correlationId, globalPid, syncType);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES "
+      "(0, 100, 0, 4294967295, 7, 0, 4);";
+  Trace T = import(Sql);
+  ASSERT_EQ(T.Events.size(), 1u);
+  const Event &E = T.Events[0];
+  EXPECT_EQ(E.Kind, EventKind::Sync);
+  EXPECT_EQ(T.name(E), "Context Sync");
+  EXPECT_EQ(T.laneOf(E).Stream, -1);
+  EXPECT_EQ(T.Stats.get(ImportStat::DeviceWithoutLaunch), 1u);
+}
+
+// nsys 2025.6 names overhead by a code (overheadType), not a string.
+TEST_F(NsysImporterTest, OverheadNamedByType) {
+  std::string Sql =
+      std::string(BaseSchema) +
+      "CREATE TABLE ENUM_CUPTI_OVERHEAD_TYPE (id, name, label);"
+      "INSERT INTO ENUM_CUPTI_OVERHEAD_TYPE VALUES (65536, "
+      "'CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH', 'CUPTI buffer flush');"
+      "CREATE TABLE PROFILER_OVERHEAD (start, end, globalTid, overheadType);"
+      "INSERT INTO PROFILER_OVERHEAD VALUES (0, 50, " +
+      std::to_string(globalTid(9, 9)) + ", 65536);";
+  Trace T = import(Sql);
+  ASSERT_EQ(T.Events.size(), 1u);
+  EXPECT_EQ(T.Events[0].Kind, EventKind::Overhead);
+  EXPECT_EQ(T.name(T.Events[0]), "CUPTI buffer flush");
+}
+
+TEST_F(NsysImporterTest, NvtxRangesDomainsAndUnclosedRanges) {
+  std::string G = std::to_string(globalTid(5, 6));
+  std::string Sql =
+      std::string(BaseSchema) +
+      "CREATE TABLE NVTX_EVENTS (start, end, eventType, text, globalTid, "
+      "textId, domainId);"
+      "INSERT INTO StringIds VALUES (10, 'registered');"
+      "INSERT INTO NVTX_EVENTS VALUES "
+      "(0, NULL, 75, 'mydomain', " +
+      G +
+      ", NULL, 3), "
+      "(10, 100, 59, 'outer', " +
+      G +
+      ", NULL, 0), "
+      "(20, 30, 59, NULL, " +
+      G +
+      ", 10, 3), "
+      "(40, NULL, 59, 'open', " +
+      G +
+      ", NULL, 0), "
+      "(50, 50, 34, 'mark', " +
+      G +
+      ", NULL, 0), "
+      "(60, 70, 33, 'a category', " +
+      G + ", NULL, 0);";
+  Trace T = import(Sql);
+  ASSERT_EQ(T.Lanes.size(), 1u);
+  EXPECT_EQ(T.Lanes[0].Pid, 5);
+  EXPECT_EQ(T.Lanes[0].Tid, 6);
+  EXPECT_EQ(T.countKind(EventKind::Annotation), 3u);
+  EXPECT_EQ(T.countKind(EventKind::Marker), 1u);
+  EXPECT_EQ(T.Stats.get(ImportStat::UnclosedRange), 1u);
+  EXPECT_EQ(T.Stats.get(ImportStat::UnmodelledRows), 1u);
+  for (const Event &E : T.Events) {
+    if (T.name(E) == "registered") {
+      const EventArgs *A = T.args(E);
+      ASSERT_TRUE(A);
+      EXPECT_EQ(T.Strings.get(A->Detail), "mydomain");
+      EXPECT_EQ(T.name(T.Events[E.Parent]), "outer");
+    }
+    if (T.name(E) == "open") {
+      EXPECT_TRUE(E.hasFlag(FlagUnclosed));
+      EXPECT_EQ(E.end(), T.WindowEnd); // closed at the last time: 100
+    }
+  }
+}
+
+TEST_F(NsysImporterTest, MaxEventsIsEnforced) {
+  std::string Sql = std::string(BaseSchema) + KernelTable;
+  for (int I = 0; I < 10; ++I)
+    Sql += "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (" +
+           std::to_string(I * 10) + ", " + std::to_string(I * 10 + 5) +
+           ", 0, 7, 0, 0, 2, 2);";
+  ImportOptions Opts;
+  Opts.MaxEvents = 5;
+  auto T = importTraceFile(makeDb(Sql), Opts);
+  ASSERT_FALSE(bool(T));
+  EXPECT_NE(llvm::toString(T.takeError()).find("--max-events"),
+            std::string::npos);
+  Opts.MaxEvents = 10;
+  EXPECT_EQ(import(Sql, Opts).Events.size(), 10u);
+}
+
+TEST_F(NsysImporterTest, OtherDatabasesAreRejected) {
+  auto T = importTraceFile(
+      makeDb("CREATE TABLE StringTable (_id_ INTEGER PRIMARY KEY, value TEXT);"
+             "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (_id_ INTEGER);"));
+  ASSERT_FALSE(bool(T));
+  std::string Message = llvm::toString(T.takeError());
+  EXPECT_NE(Message.find("an nvprof database"), std::string::npos) << Message;
+  EXPECT_NE(Message.find(Files.back()), std::string::npos) << Message;
+}
+
+} // namespace
