@@ -33,6 +33,122 @@ struct StepWindow {
   bool First = false;    ///< the first step of the window
 };
 
+/// How a host event blocks the host until the device has done some work.
+enum class WaitKind : uint8_t {
+  None,
+  /// An explicit synchronization call: cuda/hip Stream-, Device-, Event-,
+  /// Ctx- or ThreadSynchronize and their driver forms.
+  Explicit,
+  /// A copy call that returns only when the copy is done: cudaMemcpy,
+  /// hipMemcpy, hipMemcpyWithStream, cuMemcpyDtoH... (no "Async"), and an
+  /// async copy whose device copy reads or writes pageable host memory.
+  BlockingCopy,
+  /// A framework op that reads a device value on the host, so it waits for
+  /// everything queued before it: aten::item, aten::_local_scalar_dense,
+  /// aten::nonzero, aten::is_nonzero.
+  ImplicitOp,
+};
+llvm::StringRef waitKindName(WaitKind K);
+
+/// One stretch of time a host thread spent blocked on the device.
+struct HostWait {
+  uint32_t Event = model::NoIndex; ///< the waiting call or op
+  uint32_t Lane = model::NoIndex;
+  WaitKind Kind = WaitKind::None;
+  model::Interval Range;
+};
+
+/// Options of attributeIdle().
+struct IdleOptions {
+  /// A stretch of host time between two submissions longer than this is not
+  /// per-launch overhead but other host work (data loading, CPU compute,
+  /// Python logic). Eager frameworks submit an op every 5-50 us.
+  int64_t MaxLaunchIntervalNs = 200'000;
+  /// Work normally starts within a few microseconds of its launch call
+  /// returning. Idle time later than this after the call returned is
+  /// counted as Queued: the work was submitted and something on the device
+  /// side (or missing from the trace) held it back.
+  int64_t MaxLaunchLatencyNs = 50'000;
+  /// Keep one AttributedGap per host-late gap in IdleBreakdown::GapList.
+  bool KeepGaps = false;
+};
+
+/// One idle gap whose ending work the host submitted late.
+struct AttributedGap {
+  model::Interval Range;
+  uint32_t Work = model::NoIndex;   ///< the device work that ends the gap
+  uint32_t Launch = model::NoIndex; ///< the call that submitted it
+  int64_t LaunchNs = 0, HostWaitNs = 0, HostOtherNs = 0;
+};
+
+/// Device idle time split by what held back the device work that ended each
+/// idle gap. For a gap [A, B) on a device, W is the first device work that
+/// starts at or after B (after B when the window cut the gap) and L the host
+/// call that submitted it (by correlation):
+///  - Queued: L had returned before A, so W was already submitted when the
+///    device went idle; the gap is a device-side dependency (stream or event
+///    wait, a collective's peer, submission latency), not the host.
+///  - Unlinked: W has no host call in the trace (no correlation), or the
+///    device does no more work after the gap.
+///  - otherwise the host was late, and each instant of the gap is attributed
+///    to what L's thread was doing then:
+///    - HostWait: inside a host wait, or between the end of a wait and the
+///      next submission (refilling the drained queue);
+///    - Launch: inside L itself (unless L lasts longer than
+///      MaxLaunchIntervalNs: then it is HostOther, one-off work such as lazy
+///      module loading inside the call) or up to MaxLaunchLatencyNs after it
+///      returned, or in a stretch between two submissions no longer than
+///      MaxLaunchIntervalNs (per-launch host cost); idle later than that
+///      after L returned is Queued;
+///    - HostOther: in a longer stretch without submissions.
+struct IdleBreakdown {
+  int64_t IdleNs = 0; ///< the window minus the device's busy union
+  int64_t LaunchNs = 0, HostWaitNs = 0, HostOtherNs = 0, QueuedNs = 0,
+          UnlinkedNs = 0;
+  uint64_t Gaps = 0;
+  /// Host-late gaps that were mostly launch-attributed, and the longest.
+  uint64_t LaunchGaps = 0;
+  model::Interval LongestLaunchGap;
+  uint32_t LongestLaunchGapWork = model::NoIndex; ///< W of that gap
+  std::vector<AttributedGap> GapList; ///< with IdleOptions::KeepGaps
+};
+
+/// Facts about a trace's completeness (computed from ImportStats and links).
+struct TraceQuality {
+  bool Truncated = false;
+  int64_t TruncatedAtByte = -1;
+  /// Events missing from the model (malformed, no timestamp).
+  uint64_t DroppedEvents = 0;
+  /// Durations that were clamped or invented (negative, absurd, missing,
+  /// unclosed 'B', unmatched 'E').
+  uint64_t AdjustedEvents = 0;
+  uint64_t DeviceWorkEvents = 0;
+  /// Device work without a host call in the trace, and its share.
+  uint64_t DeviceWithoutLaunch = 0;
+  double DeviceWithoutLaunchShare = 0;
+  /// Launch calls without device work, and their share of launch calls.
+  uint64_t LaunchCalls = 0, LaunchWithoutDevice = 0;
+  double LaunchWithoutDeviceShare = 0;
+  /// Device work that starts before the call that launched it.
+  uint64_t DeviceBeforeLaunch = 0;
+  double DeviceBeforeLaunchShare = 0;
+  model::StepSource StepsFrom = model::StepSource::None;
+  size_t Steps = 0;
+  /// Host runtime/driver calls exist (work was submitted somewhere).
+  uint64_t RuntimeCalls = 0;
+  /// The trace's metadata names devices (deviceProperties).
+  size_t DeclaredDevices = 0;
+};
+
+/// A confidence factor that a trace-quality problem calls for.
+struct ConfidencePenalty {
+  double Factor = 1.0; ///< multiply confidence by this (0 < Factor <= 1)
+  std::string Note;    ///< shown with the finding: why it was lowered
+  /// Which rule needs it affects, by Need name ("device", "correlation",
+  /// "steps"); empty: every rule.
+  std::vector<std::string> Affects;
+};
+
 class Context {
 public:
   explicit Context(const model::Trace &T);
@@ -79,8 +195,48 @@ public:
   /// skipping step annotations: "aten::to > aten::_to_copy > aten::copy_".
   std::string opPath(const model::Event &E, unsigned MaxDepth = 6) const;
 
+  // --- Host submission and waits ------------------------------------------
+  /// True for a host call that submits device work: a runtime/driver call
+  /// linked by correlation to device work, or one named as a launch.
+  bool isSubmission(const model::Event &E) const;
+  /// How (and whether) a host event blocks the host on the device.
+  WaitKind waitKind(const model::Event &E) const;
+  /// Every host wait in the trace, outermost only: a wait nested in another
+  /// is not listed, and an implicitly synchronizing op whose own runtime
+  /// calls are waits is replaced by them (so no wait is counted twice).
+  /// Sorted by lane, then start.
+  llvm::ArrayRef<HostWait> hostWaits() const;
+  /// The host waits of one lane, sorted by start.
+  llvm::ArrayRef<HostWait> hostWaits(uint32_t HostLane) const;
+  /// Indices of the submissions made on a host lane, sorted by start.
+  llvm::ArrayRef<uint32_t> submissions(uint32_t HostLane) const;
+  /// Devices that receive work submitted from a host lane, ascending.
+  llvm::ArrayRef<int32_t> devicesFedBy(uint32_t HostLane) const;
+  /// Indices of the device work of one device, sorted by start.
+  llvm::ArrayRef<uint32_t> deviceWork(int32_t Device) const;
+  /// The first device work on \p Device that starts at or after \p Time,
+  /// or model::NoIndex.
+  uint32_t nextDeviceWork(int32_t Device, int64_t Time) const;
+
+  // --- Device idle attribution ---------------------------------------------
+  /// Splits the idle time of \p Device inside \p Window (the gaps of its busy
+  /// union) by what held the next device work back. See IdleBreakdown.
+  IdleBreakdown attributeIdle(int32_t Device, model::Interval Window,
+                              const IdleOptions &Opts = {}) const;
+
   // --- Quality -----------------------------------------------------------
   bool truncated() const { return T.Stats.TruncatedAtByte >= 0; }
+  /// Facts about the trace's completeness that lower the confidence of
+  /// rules, computed once (see TraceQuality).
+  const TraceQuality &quality() const { return Quality; }
+  /// The confidence penalties these facts call for, one per problem, with
+  /// the needs they affect: unreliable links (device work before its launch,
+  /// device work without a host call), no step markers, and too few steps
+  /// for a steady-state claim. The rule engine applies each to the findings
+  /// of rules that have one of those needs (every rule but the T family when
+  /// Affects is empty) and shows the note. Truncation and dropped events are
+  /// penalised by the engine itself from ImportStats, not listed here.
+  std::vector<ConfidencePenalty> confidencePenalties() const;
 
 private:
   const model::Trace &T;
@@ -92,6 +248,21 @@ private:
   std::vector<model::IntervalSet> BusyPerDevice; ///< parallel to DeviceIds
   model::IntervalSet AllBusy;
   mutable std::optional<std::vector<int64_t>> Self;
+  TraceQuality Quality;
+
+  // Built on first use by buildHostIndex() / buildDeviceIndex().
+  struct HostIndex {
+    std::vector<HostWait> Waits; ///< by lane, then start
+    /// Per lane: [begin, end) into Waits, and the lane's submissions.
+    std::vector<std::pair<uint32_t, uint32_t>> WaitRange;
+    std::vector<std::vector<uint32_t>> Submissions;
+    std::vector<std::vector<int32_t>> Fed;
+  };
+  mutable std::optional<HostIndex> Host;
+  mutable std::optional<std::vector<std::vector<uint32_t>>> WorkByDevice;
+  const HostIndex &hostIndex() const;
+  void computeQuality();
+  const std::vector<uint32_t> &workOf(int32_t Device) const;
 };
 
 } // namespace tracelint::analysis

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "rules/Detector.h"
+#include "rules/detectors/BuiltinDetectors.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -31,7 +32,15 @@ namespace tracelint::rules {
 namespace {
 // Keep sorted by name.
 const DetectorEntry Table[] = {
-    // {"launch-bound", runLaunchBound},
+    {"device-copies", runDeviceCopies},
+    {"launch-bound", runLaunchBound},
+    {"startup-artifacts", runStartupArtifacts},
+    {"sync-wait", runSyncWait},
+    {"teardown-flush", runTeardownFlush},
+    {"trace-damage", runTraceDamage},
+    {"trace-no-device", runTraceNoDevice},
+    {"trace-no-steps", runTraceNoSteps},
+    {"trace-short-window", runTraceShortWindow},
     {"", nullptr}, // end marker; not a detector (see detectors())
 };
 } // namespace

@@ -1,0 +1,44 @@
+//===- rules/detectors/BuiltinDetectors.h - The built-in detectors -*- C++ -*-//
+//
+// The C++ detectors behind the built-in rules, one per rule file that names
+// it in `[signature] detector = "..."`. The registry (rules/Detectors.cpp)
+// maps the names to these functions; unit tests call them directly.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRACELINT_RULES_DETECTORS_BUILTINDETECTORS_H
+#define TRACELINT_RULES_DETECTORS_BUILTINDETECTORS_H
+
+#include "rules/Detector.h"
+
+namespace tracelint::rules {
+
+#define TRACELINT_DETECTOR(Fn)                                                 \
+  std::string Fn(const analysis::Context &Ctx, const RuleSpec &Spec,           \
+                 const RuleOptions &Opts, std::vector<Detection> &Out)
+
+/// "device-copies" (M001): device copy kernels and DtoD copies launched by
+/// copy/materialization ops.
+TRACELINT_DETECTOR(runDeviceCopies);
+/// "launch-bound" (L001): device idle inside steps that the host's launch
+/// path explains.
+TRACELINT_DETECTOR(runLaunchBound);
+/// "startup-artifacts" (U001): start-up work and first-step outliers.
+TRACELINT_DETECTOR(runStartupArtifacts);
+/// "sync-wait" (S001): host waits on the device inside steps.
+TRACELINT_DETECTOR(runSyncWait);
+/// "teardown-flush" (U002): the final synchronization of the window.
+TRACELINT_DETECTOR(runTeardownFlush);
+/// "trace-damage" (T003): truncation, dropped events, bad links.
+TRACELINT_DETECTOR(runTraceDamage);
+/// "trace-no-device" (T001): host submits work but no device activity.
+TRACELINT_DETECTOR(runTraceNoDevice);
+/// "trace-no-steps" (T002): no step markers.
+TRACELINT_DETECTOR(runTraceNoSteps);
+/// "trace-short-window" (T004): too few steps for a steady-state claim.
+TRACELINT_DETECTOR(runTraceShortWindow);
+
+#undef TRACELINT_DETECTOR
+
+} // namespace tracelint::rules
+
+#endif

@@ -1,0 +1,115 @@
+//===- rules/detectors/DetectorSupport.cpp --------------------------------===//
+#include "rules/detectors/DetectorSupport.h"
+
+#include "report/Format.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+
+using namespace tracelint;
+using namespace tracelint::rules;
+using namespace tracelint::rules::detect;
+
+double detect::optionOr(const RuleOptions &Opts, llvm::StringRef Name,
+                        double Fallback) {
+  return Opts.has(Name) ? Opts.number(Name) : Fallback;
+}
+
+std::string detect::dur(int64_t Ns) { return report::formatDuration(Ns); }
+std::string detect::pct(double F) { return report::formatShare(F); }
+std::string detect::bytes(int64_t B) { return report::formatBytes(B); }
+
+int64_t detect::median(std::vector<int64_t> V) {
+  if (V.empty())
+    return 0;
+  llvm::sort(V);
+  size_t N = V.size();
+  return N % 2 ? V[N / 2] : (V[N / 2 - 1] + V[N / 2]) / 2;
+}
+
+std::string MeasureWindows::describe() const {
+  if (!Steps || StepNumbers.empty())
+    return "the whole window";
+  if (StepNumbers.size() == 1)
+    return llvm::formatv("step {0}", StepNumbers.front()).str();
+  return llvm::formatv("steps {0}-{1}", StepNumbers.front(), StepNumbers.back())
+      .str();
+}
+
+void MeasureWindows::describeInto(
+    std::map<std::string, std::string> &Values) const {
+  Values["window"] = describe();
+  Values["per"] = Steps ? "per step" : "in the window";
+  Values["unit"] = Steps ? "step" : "window";
+  Values["metric"] = Steps ? "median step time" : "the window's length";
+}
+
+MeasureWindows detect::measureWindows(const analysis::Context &Ctx) {
+  MeasureWindows W;
+  if (!Ctx.hasSteps()) {
+    W.Ranges.push_back(Ctx.window());
+    W.StepNumbers.push_back(-1);
+    return W;
+  }
+  W.Steps = true;
+  // The first step often holds start-up work (U001 reports it); with three
+  // or more steps the rest are a fairer picture of the steady state.
+  llvm::ArrayRef<analysis::StepWindow> Steps = Ctx.steps();
+  if (Steps.size() >= 3)
+    Steps = Steps.drop_front();
+  for (const analysis::StepWindow &S : Steps) {
+    W.Ranges.push_back(S.Range);
+    W.StepNumbers.push_back(S.Number);
+  }
+  return W;
+}
+
+ExampleEvent detect::example(const analysis::Context &Ctx,
+                             const model::Event &E) {
+  const model::Trace &T = Ctx.trace();
+  ExampleEvent X;
+  X.Name = T.name(E).str();
+  X.Lane = Ctx.describeLane(T.laneOf(E));
+  X.TraceTimestampUs = Ctx.traceTimestampUs(E);
+  X.DurationNs = E.Duration;
+  return X;
+}
+
+const model::Event *detect::enclosingOp(const model::Trace &T,
+                                        const model::Event &E) {
+  const model::Event *Cur = &E;
+  while (Cur) {
+    if (Cur->Kind == model::EventKind::Op)
+      return Cur;
+    Cur = Cur->Parent == model::NoIndex ? nullptr : &T.Events[Cur->Parent];
+  }
+  return nullptr;
+}
+
+std::string detect::joinNames(llvm::ArrayRef<std::string> Names, size_t Max) {
+  size_t N = std::min(Names.size(), Max);
+  std::string Out;
+  for (size_t I = 0; I < N; ++I) {
+    if (I)
+      Out += I + 1 == N ? " and " : ", ";
+    Out += Names[I];
+  }
+  if (Names.size() > N)
+    Out += llvm::formatv(" (+{0} more)", Names.size() - N).str();
+  return Out;
+}
+
+bool detect::isFlushWait(const analysis::Context &Ctx,
+                         const analysis::HostWait &W) {
+  if (Ctx.hasSteps())
+    return W.Range.Begin >= Ctx.steps().back().Range.End;
+  const model::Trace &T = Ctx.trace();
+  for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI) {
+    llvm::ArrayRef<uint32_t> Subs = Ctx.submissions(LI);
+    if (!Subs.empty() && T.Events[Subs.back()].Start >= W.Range.End)
+      return false;
+  }
+  return true;
+}

@@ -1,0 +1,74 @@
+//===- rules/detectors/DetectorSupport.h - Shared detector helpers -*- C++ -*-//
+//
+// Small helpers that every built-in detector uses, so that they agree on how
+// options default, how numbers are written into {placeholders}, how the
+// windows of a rule (steady steps, or the whole window) are chosen and how
+// example events are described.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRACELINT_RULES_DETECTORS_DETECTORSUPPORT_H
+#define TRACELINT_RULES_DETECTORS_DETECTORSUPPORT_H
+
+#include "analysis/Context.h"
+#include "rules/Finding.h"
+#include "rules/RuleSpec.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tracelint::rules::detect {
+
+/// The option's configured value, or \p Fallback when the run has no value
+/// for it (unit tests, or a user rule that names the detector but omits the
+/// option). Fallbacks equal the defaults in the rule's TOML file.
+double optionOr(const RuleOptions &Opts, llvm::StringRef Name, double Fallback);
+
+/// "12.3 ms", "41.2 %", "1.5 MB": the report's own formatting.
+std::string dur(int64_t Ns);
+std::string pct(double Fraction);
+std::string bytes(int64_t B);
+
+/// Median of \p V (mean of the middle two for an even count); 0 if empty.
+int64_t median(std::vector<int64_t> V);
+
+/// The intervals a rule measures in: the steady steps (all steps after the
+/// first when there are at least three, else every step), or the whole
+/// window when the trace has no steps.
+struct MeasureWindows {
+  std::vector<model::Interval> Ranges;
+  std::vector<int64_t> StepNumbers; ///< parallel to Ranges; -1: the window
+  bool Steps = false;
+  /// "steps 3-7", "step 12", or "the whole window".
+  std::string describe() const;
+  /// Sets the placeholders that say what a figure is measured over:
+  /// {window} (describe()), {per} ("per step" or "in the window"), {unit}
+  /// ("step" or "window") and {metric} ("median step time" or "the
+  /// window's length").
+  void describeInto(std::map<std::string, std::string> &Values) const;
+};
+MeasureWindows measureWindows(const analysis::Context &Ctx);
+
+/// An example event for the report.
+ExampleEvent example(const analysis::Context &Ctx, const model::Event &E);
+
+/// The innermost framework op enclosing (or equal to) \p E on its lane, or
+/// nullptr.
+const model::Event *enclosingOp(const model::Trace &T, const model::Event &E);
+
+/// True when \p W is the synchronization that flushes queued work at the end
+/// of the profiled window: it starts after the last step ends, or, without
+/// steps, no host call submits device work after it returns. Such a wait is
+/// a profiling/teardown artifact, not an application defect.
+bool isFlushWait(const analysis::Context &Ctx, const analysis::HostWait &W);
+
+/// "a, b and c" from up to \p Max names.
+std::string joinNames(llvm::ArrayRef<std::string> Names, size_t Max = 3);
+
+} // namespace tracelint::rules::detect
+
+#endif

@@ -1,0 +1,192 @@
+//===- tests/corpus/RulesCorpusTest.cpp - The built-in rules on real traces
+//===//
+//
+// Runs every built-in rule over every trace in ../shared/traces and checks
+// the findings against what ../shared/traces/README.md documents or
+// measured about each set (never against figures tuned to one file):
+//
+//  - ResNet-50 with DataLoader num_workers=4 keeps the device busy: no
+//    launch-bound (L001) finding.
+//  - Every PARAM DLRM rank is dominated by short kernels with the device
+//    24-66 % busy: L001 fires.
+//  - The activation-checkpointing ResNet has 78 % of its kernels under 10 us
+//    yet a 97 % busy device: no L001.
+//  - CPU-only, MTIA and counter-only traces (and the A100 trace whose
+//    deviceProperties name a GPU without GPU events) have no device activity:
+//    the device rules say they cannot judge and report nothing; MTIA and the
+//    counter-only trace get T001.
+//  - The vLLM graph-capture traces are start-up: U001 classifies them so.
+//
+// On every trace: no rule crashes, impacts stay within the target, and no
+// rendered text keeps a {placeholder} that the rule's detector did not fill.
+// The test skips when the folder is absent; TRACELINT_TRACES overrides it.
+//
+//===----------------------------------------------------------------------===//
+#include "analysis/Context.h"
+#include "import/Import.h"
+#include "rules/Catalogue.h"
+#include "rules/Config.h"
+#include "rules/Engine.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+using namespace tracelint;
+
+namespace {
+
+std::string tracesDir() {
+  if (const char *Env = std::getenv("TRACELINT_TRACES"))
+    return Env;
+  return TRACELINT_DEFAULT_TRACES;
+}
+
+std::vector<std::string> corpusFiles() {
+  std::vector<std::string> Files;
+  std::error_code EC;
+  for (llvm::sys::fs::recursive_directory_iterator It(tracesDir(), EC), End;
+       It != End && !EC; It.increment(EC)) {
+    llvm::StringRef P = It->path();
+    if ((P.endswith(".json") || P.endswith(".gz") || P.endswith(".sqlite")) &&
+        !P.endswith("provenance.json") &&
+        !P.contains("negative-not-chrome-trace"))
+      Files.push_back(P.str());
+  }
+  std::sort(Files.begin(), Files.end());
+  return Files;
+}
+
+const rules::Catalogue &catalogue() {
+  static rules::Catalogue C = [] {
+    auto B = rules::Catalogue::builtin();
+    if (!B) {
+      ADD_FAILURE() << llvm::toString(B.takeError());
+      return rules::Catalogue();
+    }
+    return std::move(*B);
+  }();
+  return C;
+}
+
+bool has(const rules::LintResult &R, llvm::StringRef Code) {
+  return std::any_of(R.Findings.begin(), R.Findings.end(),
+                     [&](const rules::Finding &F) { return F.Code == Code; });
+}
+
+const rules::Finding *find(const rules::LintResult &R, llvm::StringRef Code) {
+  for (const rules::Finding &F : R.Findings)
+    if (F.Code == Code)
+      return &F;
+  return nullptr;
+}
+
+bool skipped(const rules::LintResult &R, llvm::StringRef Code) {
+  return std::any_of(
+      R.Skipped.begin(), R.Skipped.end(), [&](const rules::Skipped &S) {
+        return S.Code == Code &&
+               llvm::StringRef(S.Reason).startswith("cannot judge");
+      });
+}
+
+/// A "{name}" left in a rendered text: a placeholder nobody filled.
+bool hasUnfilledPlaceholder(llvm::StringRef S) {
+  for (size_t I = S.find('{'); I != llvm::StringRef::npos;
+       I = S.find('{', I + 1)) {
+    size_t J = I + 1;
+    while (J < S.size() && (llvm::isAlnum(S[J]) || S[J] == '_'))
+      ++J;
+    if (J > I + 1 && J < S.size() && S[J] == '}')
+      return true;
+  }
+  return false;
+}
+
+class RulesCorpus : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RulesCorpus, FindingsMatchWhatIsKnown) {
+  const std::string &Path = GetParam();
+  if (Path.empty())
+    GTEST_SKIP() << "no traces under " << tracesDir();
+  auto Trace = import::importTraceFile(Path);
+  if (!Trace) {
+    // CorpusTest checks which inputs must be rejected, and how.
+    llvm::consumeError(Trace.takeError());
+    GTEST_SKIP() << "not importable: " << Path;
+  }
+  analysis::Context Ctx(*Trace);
+  rules::Config Cfg;
+  rules::LintResult R = rules::runRules(Ctx, catalogue(), Cfg, Path);
+  llvm::StringRef P(Path);
+
+  for (const rules::Finding &F : R.Findings) {
+    EXPECT_GE(F.ImpactNs, 0) << F.Code;
+    EXPECT_LE(F.ImpactNs, std::max<int64_t>(Ctx.targetNs(), 0)) << F.Code;
+    std::vector<std::string> Texts = {F.Hypothesis,        F.Next.Change,
+                                      F.Next.PredictTrace, F.Next.PredictMetric,
+                                      F.Next.Verify,       F.Next.RefutedIf};
+    Texts.insert(Texts.end(), F.Evidence.begin(), F.Evidence.end());
+    Texts.insert(Texts.end(), F.Alternatives.begin(), F.Alternatives.end());
+    for (const std::string &T : Texts)
+      EXPECT_FALSE(hasUnfilledPlaceholder(T)) << F.Code << ": " << T;
+  }
+
+  if (P.contains("resnet50_num_workers_4")) {
+    EXPECT_FALSE(has(R, "L001")) << "the device is kept busy";
+  }
+  if (P.contains("param-dlrm-8rank-v100")) {
+    EXPECT_TRUE(has(R, "L001")) << "DLRM ranks are launch-bound";
+  }
+  if (P.contains("resnet_act_checkpoint")) {
+    EXPECT_FALSE(has(R, "L001")) << "78 % short kernels, but 97 % busy";
+  }
+
+  bool NoDevice = P.contains("hta-cpu-only") || P.contains("hta-mtia") ||
+                  P.contains("hta-cupti-profiler-a100") ||
+                  P.contains("distributed_info_not_found") ||
+                  P.contains("rank_non_gpu");
+  if (NoDevice) {
+    for (const char *Code : {"L001", "S001", "M001"}) {
+      EXPECT_FALSE(has(R, Code)) << Code << " on a trace without device work";
+      EXPECT_TRUE(skipped(R, Code)) << Code << " should say cannot judge";
+    }
+  }
+  if (P.contains("hta-mtia") || P.contains("hta-cupti-profiler-a100")) {
+    EXPECT_TRUE(has(R, "T001"));
+  }
+
+  if (P.contains("tracelens-vllm-mi300") && P.contains("graph_capture")) {
+    const rules::Finding *U = find(R, "U001");
+    ASSERT_NE(U, nullptr) << "a graph-capture window is start-up";
+    EXPECT_EQ(U->Subject, "start-up");
+    EXPECT_TRUE(skipped(R, "L001"));
+  }
+}
+
+std::vector<std::string> filesOrPlaceholder() {
+  auto Files = corpusFiles();
+  if (Files.empty())
+    Files.push_back("");
+  return Files;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    SharedTraces, RulesCorpus, ::testing::ValuesIn(filesOrPlaceholder()),
+    [](const ::testing::TestParamInfo<std::string> &Info) {
+      std::string Name = Info.param.empty()
+                             ? std::string("absent")
+                             : llvm::sys::path::filename(Info.param).str();
+      for (char &Ch : Name)
+        if (!isalnum(static_cast<unsigned char>(Ch)))
+          Ch = '_';
+      return Name + "_" + std::to_string(Info.index);
+    });
+
+} // namespace

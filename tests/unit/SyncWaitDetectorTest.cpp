@@ -1,0 +1,222 @@
+//===- SyncWaitDetectorTest.cpp - S001, U002 and wait classification ------===//
+#include "DetectorTestSupport.h"
+#include "rules/detectors/BuiltinDetectors.h"
+
+#include "gtest/gtest.h"
+
+using namespace tracelint;
+using namespace tracelint::testing;
+using analysis::Context;
+using analysis::WaitKind;
+using model::EventKind;
+
+namespace {
+
+/// 4 steps of 10 ms. In each (t0 = step start, times in ms):
+///   launch [0.1, 0.11) -> kernel [0.11, 2.0)
+///   aten::item [0.2, 2.1) holding cudaStreamSynchronize [0.3, 2.05)
+///   launch [5.0, 5.01) -> kernel [5.01, 6.0)
+/// The wait lasts 1.75 ms; the device is idle for 0.05 ms of it and then
+/// from 2.05 to 5.01 ms, so the bound on the gain is min(1.75, 0.05 +
+/// 2.96) = 1.75 ms per step, 17.5 % of the step.
+model::Trace waitingTrace(int64_t SecondKernelEnd = 6 * Ms) {
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  for (int K = 0; K < 4; ++K) {
+    int64_t T0 = K * 10 * Ms;
+    M.step(K + 1, T0, T0 + 10 * Ms);
+    M.launch(S, "gemm", T0 + 100 * Us, T0 + 110 * Us, T0 + 110 * Us,
+             T0 + 2 * Ms);
+    M.op("aten::item", T0 + 200 * Us, T0 + 2100 * Us);
+    M.runtime("cudaStreamSynchronize", T0 + 300 * Us, T0 + 2050 * Us);
+    M.launch(S, "relu", T0 + 5 * Ms, T0 + 5010 * Us, T0 + 5010 * Us,
+             T0 + SecondKernelEnd);
+  }
+  return M.finish();
+}
+
+TEST(SyncWaitDetector, FiresWithTheIdleTimeTheWaitCaused) {
+  model::Trace T = waitingTrace();
+  Context Ctx(T);
+  // The op's own runtime wait replaces it: one explicit wait per step.
+  ASSERT_EQ(Ctx.hostWaits().size(), 4u);
+  EXPECT_EQ(Ctx.hostWaits()[0].Kind, WaitKind::Explicit);
+  EXPECT_EQ(Ctx.hostWaits()[0].Range.length(), 1750 * Us);
+
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runSyncWait, Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  const rules::Detection &D = Out.front();
+  EXPECT_EQ(D.ImpactNs, 1750 * Us);
+  EXPECT_EQ(D.Values.at("value"), "1.75 ms");
+  EXPECT_EQ(D.Values.at("share"), "17.5 %");
+  EXPECT_EQ(D.Values.at("count"), "3"); // steps 2-4
+  EXPECT_EQ(D.Subject, "aten::item > cudaStreamSynchronize");
+  EXPECT_FALSE(D.SeverityOverride.has_value());
+  EXPECT_NE(D.Values.at("verdict").find("idle"), std::string::npos);
+}
+
+TEST(SyncWaitDetector, AWaitThatRevealsDeviceWorkHasASmallImpact) {
+  // The device runs one long kernel through the whole wait, and the next
+  // kernel starts 20 us after the wait returns.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  for (int K = 0; K < 4; ++K) {
+    int64_t T0 = K * 10 * Ms;
+    M.step(K + 1, T0, T0 + 10 * Ms);
+    M.launch(S, "gemm", T0 + 100 * Us, T0 + 110 * Us, T0 + 110 * Us,
+             T0 + 9 * Ms);
+    M.runtime("cudaDeviceSynchronize", T0 + 300 * Us, T0 + 9 * Ms);
+    M.launch(S, "relu", T0 + 9010 * Us, T0 + 9015 * Us, T0 + 9020 * Us,
+             T0 + 9900 * Us);
+  }
+  model::Trace T = M.finish();
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runSyncWait, Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  const rules::Detection &D = Out.front();
+  EXPECT_EQ(D.ImpactNs, 20 * Us);
+  ASSERT_TRUE(D.SeverityOverride.has_value());
+  EXPECT_EQ(*D.SeverityOverride, rules::Severity::Info);
+  EXPECT_NE(D.Values.at("verdict").find("not predicted to help"),
+            std::string::npos);
+  EXPECT_EQ(D.Values.at("device_busy"), "100.0 %");
+}
+
+TEST(SyncWaitDetector, TheFinalFlushIsLeftToU002) {
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  for (int K = 0; K < 3; ++K) {
+    int64_t T0 = K * 10 * Ms;
+    M.step(K + 1, T0, T0 + 10 * Ms);
+    M.launch(S, "gemm", T0 + 100 * Us, T0 + 110 * Us, T0 + 110 * Us,
+             T0 + 9 * Ms);
+  }
+  // After the last step: a 4 ms cudaDeviceSynchronize. In the steps: none.
+  M.runtime("cudaDeviceSynchronize", 30 * Ms, 34 * Ms);
+  model::Trace T = M.finish();
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runSyncWait, Ctx, Out), "");
+  EXPECT_TRUE(Out.empty());
+  EXPECT_EQ(run(rules::runTeardownFlush, Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out[0].ImpactNs, 0);
+  EXPECT_EQ(Out[0].Values.at("value"), "4 ms");
+  EXPECT_EQ(Out[0].Values.at("where"), "after the last step");
+  EXPECT_EQ(Out[0].Subject, "cudaDeviceSynchronize");
+  Out.clear();
+  // Shorter than the 1 ms default: not worth a line.
+  EXPECT_EQ(
+      run(rules::runTeardownFlush, Ctx, Out, {{"min-duration", 5.0 * Ms}}), "");
+  EXPECT_TRUE(Out.empty());
+}
+
+TEST(SyncWaitDetector, WithoutStepsTheLastWaitAfterAllLaunchesIsAFlush) {
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.launch(S, "a", 0, 10 * Us, 10 * Us, 1 * Ms);
+  M.runtime("hipDeviceSynchronize", 20 * Us, 1 * Ms); // a launch follows
+  M.launch(S, "b", 3 * Ms, 3010 * Us, 3010 * Us, 5 * Ms);
+  M.runtime("hipDeviceSynchronize", 3020 * Us, 5 * Ms); // nothing follows
+  model::Trace T = M.finish();
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runTeardownFlush, Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out[0].Values.at("value"), "1.98 ms");
+  Out.clear();
+  // S001 keeps the first wait: 0.98 ms blocked (19.6 % of the 5 ms
+  // window); the device was busy during it, then idle from 1 to 3.01 ms:
+  // the bound is min(0.98, 2.01) = 0.98 ms.
+  EXPECT_EQ(run(rules::runSyncWait, Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out[0].ImpactNs, 980 * Us);
+  EXPECT_EQ(Out[0].Values.at("flushes"), "1");
+}
+
+TEST(SyncWaitDetector, RecordsAndStreamWaitsAreNotHostWaits) {
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  for (int K = 0; K < 3; ++K) {
+    int64_t T0 = K * 10 * Ms;
+    M.step(K + 1, T0, T0 + 10 * Ms);
+    M.launch(S, "gemm", T0, T0 + 10 * Us, T0 + 10 * Us, T0 + 1 * Ms);
+    M.runtime("cudaEventRecord", T0 + 20 * Us, T0 + 3 * Ms);
+    M.runtime("cudaStreamWaitEvent", T0 + 3 * Ms, T0 + 6 * Ms);
+    M.runtime("cudaEventQuery", T0 + 6 * Ms, T0 + 8 * Ms);
+  }
+  model::Trace T = M.finish();
+  Context Ctx(T);
+  EXPECT_TRUE(Ctx.hostWaits().empty());
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runSyncWait, Ctx, Out), "");
+  EXPECT_TRUE(Out.empty());
+}
+
+TEST(SyncWaitDetector, ClassifiesWaits) {
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.runtime("cudaStreamSynchronize", 0, 1);
+  M.runtime("hipEventSynchronize", 10, 11);
+  M.runtime("cuCtxSynchronize", 20, 21);
+  M.runtime("cudaMemcpy", 30, 31);
+  M.runtime("hipMemcpyWithStream", 40, 41);
+  M.runtime("cudaEventRecord", 50, 51);
+  M.runtime("cudaLaunchKernel", 60, 61);
+  model::EventArgs Pageable;
+  Pageable.Copy = model::CopyKind::DtoH;
+  Pageable.Src = model::MemoryKind::Device;
+  Pageable.Dst = model::MemoryKind::Pageable;
+  M.launch(S, "Memcpy DtoH (Device -> Pageable)", 70, 71, 72, 73,
+           "cudaMemcpyAsync", EventKind::Memcpy, &Pageable);
+  model::EventArgs Pinned = Pageable;
+  Pinned.Dst = model::MemoryKind::Pinned;
+  M.launch(S, "Memcpy DtoH (Device -> Pinned)", 80, 81, 82, 83,
+           "cudaMemcpyAsync", EventKind::Memcpy, &Pinned);
+  M.op("aten::nonzero", 90, 91);
+  M.op("aten::add", 100, 101);
+  model::Trace T = M.finish();
+  Context Ctx(T);
+  std::vector<std::pair<std::string, WaitKind>> Got;
+  for (const model::Event &E : T.events(T.Lanes[M.Host]))
+    Got.push_back({T.name(E).str(), Ctx.waitKind(E)});
+  std::vector<std::pair<std::string, WaitKind>> Want = {
+      {"cudaStreamSynchronize", WaitKind::Explicit},
+      {"hipEventSynchronize", WaitKind::Explicit},
+      {"cuCtxSynchronize", WaitKind::Explicit},
+      {"cudaMemcpy", WaitKind::BlockingCopy},
+      {"hipMemcpyWithStream", WaitKind::BlockingCopy},
+      {"cudaEventRecord", WaitKind::None},
+      {"cudaLaunchKernel", WaitKind::None},
+      {"cudaMemcpyAsync", WaitKind::BlockingCopy},
+      {"cudaMemcpyAsync", WaitKind::None},
+      {"aten::nonzero", WaitKind::ImplicitOp},
+      {"aten::add", WaitKind::None},
+  };
+  EXPECT_EQ(Got, Want);
+}
+
+TEST(SyncWaitDetector, CannotJudgeWithoutDeviceActivity) {
+  TraceMaker M;
+  M.step(1, 0, 10 * Ms);
+  M.runtime("cudaStreamSynchronize", 1 * Ms, 9 * Ms);
+  model::Trace T = M.finish();
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runSyncWait, Ctx, Out),
+            "cannot judge: the trace has no device activity");
+  EXPECT_TRUE(Out.empty());
+}
+
+TEST(SyncWaitDetector, QuietUnderTheThreshold) {
+  model::Trace T = waitingTrace();
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runSyncWait, Ctx, Out, {{"min-share-of-step", 0.2}}),
+            "");
+  EXPECT_TRUE(Out.empty());
+}
+
+} // namespace
