@@ -23,6 +23,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Compiler.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -183,7 +184,15 @@ private:
   llvm::Error finishScan(Statement &S);
 
   /// Integer column \p Col, or nullopt for NULL; a non-integer is counted.
-  std::optional<int64_t> integer(const Statement &S, int Col);
+  std::optional<int64_t> integer(const Statement &S, int Col) {
+    int64_t V;
+    Statement::Kind K = S.integer(Col, V);
+    if (LLVM_LIKELY(K == Statement::Kind::Integer))
+      return V;
+    if (K == Statement::Kind::Other)
+      B.stats().add(ImportStat::BadValue);
+    return std::nullopt;
+  }
   /// A name column: an id into StringIds or, in some versions, inline text.
   StringId name(const Statement &S, int Col, StringRef Table);
   StringId stringById(int64_t Id, StringRef Table);
@@ -267,16 +276,6 @@ void NsysReader::place(ImportStat Stat, StringRef Table,
   B.stats().addAt(Stat, (Table + ": " + What).str());
 }
 
-std::optional<int64_t> NsysReader::integer(const Statement &S, int Col) {
-  if (S.isNull(Col))
-    return std::nullopt;
-  if (!S.isInteger(Col)) {
-    B.stats().add(ImportStat::BadValue);
-    return std::nullopt;
-  }
-  return S.integer(Col);
-}
-
 StringId NsysReader::stringById(int64_t Id, StringRef Table) {
   if (!usableKey(Id)) {
     place(ImportStat::MissingName, Table, llvm::formatv("name id {0}", Id));
@@ -323,10 +322,15 @@ StringId NsysReader::stringById(int64_t Id, StringRef Table) {
 }
 
 StringId NsysReader::name(const Statement &S, int Col, StringRef Table) {
-  if (S.isNull(Col))
+  int64_t Id;
+  switch (S.integer(Col, Id)) {
+  case Statement::Kind::Integer:
+    return stringById(Id, Table);
+  case Statement::Kind::Null:
     return model::EmptyString;
-  if (S.isInteger(Col))
-    return stringById(S.integer(Col), Table);
+  case Statement::Kind::Other:
+    break;
+  }
   return B.strings().intern(S.text(Col));
 }
 
@@ -445,11 +449,12 @@ llvm::Error NsysReader::readEnums() {
       return S.takeError();
     std::remove_reference_t<decltype(Map)> FileMap;
     while (S->step()) {
-      if (!S->isInteger(0) || S->isNull(0) || !usableKey(S->integer(0)))
+      int64_t Code;
+      if (S->integer(0, Code) != Statement::Kind::Integer || !usableKey(Code))
         continue;
       typename std::remove_reference_t<decltype(Map)>::mapped_type V;
       if (FromName(S->text(1), V))
-        FileMap[S->integer(0)] = V;
+        FileMap[Code] = V;
     }
     if (llvm::Error E = S->error())
       return E;
@@ -1002,9 +1007,11 @@ llvm::Error NsysReader::readOverhead() {
     auto S = select("ENUM_CUPTI_OVERHEAD_TYPE", {"id", "label"});
     if (!S)
       return S.takeError();
-    while (S->step())
-      if (S->isInteger(0) && !S->isNull(0) && usableKey(S->integer(0)))
-        TypeNames[S->integer(0)] = B.strings().intern(S->text(1));
+    while (S->step()) {
+      int64_t Code;
+      if (S->integer(0, Code) == Statement::Kind::Integer && usableKey(Code))
+        TypeNames[Code] = B.strings().intern(S->text(1));
+    }
     if (llvm::Error E = S->error())
       return E;
   }
@@ -1106,14 +1113,23 @@ Expected<model::Trace> NsysReader::read() {
   if (llvm::Error E = readGpus())
     return E;
 
-  uint64_t Estimate = 0;
-  for (StringRef T : {KernelTable, MemcpyTable, MemsetTable, ApiTable,
-                      SyncTable, NvtxTable, OsrtTable, OverheadTable})
-    if (Db.hasTable(T))
-      Estimate += Db.rowEstimate(T);
+  // Reserve once for every row. TraceBuilder::reserve(N) sets aside room for
+  // N events and N / 3 argument records; here every device row has one, so
+  // ask for at least three times the device rows (reserved pages that are
+  // never written cost no memory).
+  uint64_t Rows = 0, DeviceRows = 0;
+  for (StringRef T : {KernelTable, MemcpyTable, MemsetTable, SyncTable,
+                      ApiTable, NvtxTable, OsrtTable, OverheadTable}) {
+    uint64_t N = Db.hasTable(T) ? Db.rowEstimate(T) : 0;
+    Rows += N;
+    if (T == KernelTable || T == MemcpyTable || T == MemsetTable ||
+        T == SyncTable)
+      DeviceRows += N;
+  }
+  uint64_t Reserve = std::max(Rows, 3 * DeviceRows);
   if (Opts.MaxEvents)
-    Estimate = std::min<uint64_t>(Estimate, Opts.MaxEvents + 1);
-  B.reserve(size_t(std::min<uint64_t>(Estimate, uint64_t(1) << 32)));
+    Reserve = std::min<uint64_t>(Reserve, 3 * (Opts.MaxEvents + 1));
+  B.reserve(size_t(std::min<uint64_t>(Reserve, uint64_t(1) << 32)));
 
   if (llvm::Error E = readSyncRows())
     return E;

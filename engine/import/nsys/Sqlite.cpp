@@ -56,15 +56,6 @@ bool Statement::isNull(int Col) const {
   return sqlite3_column_type(S, Col) == SQLITE_NULL;
 }
 
-bool Statement::isInteger(int Col) const {
-  int T = sqlite3_column_type(S, Col);
-  return T == SQLITE_INTEGER || T == SQLITE_NULL;
-}
-
-int64_t Statement::integer(int Col) const {
-  return sqlite3_column_int64(S, Col);
-}
-
 StringRef Statement::text(int Col) const {
   // Ask for the text first, then its length (the documented order).
   const unsigned char *P = sqlite3_column_text(S, Col);
@@ -226,8 +217,9 @@ uint64_t Database::rowEstimate(StringRef Table) {
     return 0;
   }
   uint64_t N = 0;
-  if (S->step() && S->isInteger(0) && S->integer(0) > 0)
-    N = uint64_t(S->integer(0));
+  int64_t Max = 0;
+  if (S->step() && S->integer(0, Max) == Statement::Kind::Integer && Max > 0)
+    N = uint64_t(Max);
   llvm::consumeError(S->error());
   return N;
 }

@@ -17,12 +17,11 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Error.h"
 
+#include <sqlite3.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-struct sqlite3;
-struct sqlite3_stmt;
 
 namespace tracelint::import::nsys {
 
@@ -45,11 +44,26 @@ public:
   void reset();
   void bindInt(int Index, int64_t V);
 
+  /// What a column holds, for a column that should hold an integer: a text
+  /// or real value there means a damaged or hostile file.
+  enum class Kind { Integer, Null, Other };
+  /// Column \p Col; \p Out is set when it holds an integer. One call into
+  /// SQLite per column: this is the importer's inner loop.
+  Kind integer(int Col, int64_t &Out) const {
+    // sqlite3_column_value takes the statement's lock once; the value calls
+    // on its result take none.
+    sqlite3_value *V = sqlite3_column_value(S, Col);
+    switch (sqlite3_value_type(V)) {
+    case SQLITE_INTEGER:
+      Out = sqlite3_value_int64(V);
+      return Kind::Integer;
+    case SQLITE_NULL:
+      return Kind::Null;
+    default:
+      return Kind::Other;
+    }
+  }
   bool isNull(int Col) const;
-  /// True when the column holds an integer (or NULL); a text or real value in
-  /// an integer column is a damaged or hostile file.
-  bool isInteger(int Col) const;
-  int64_t integer(int Col) const;
   /// Text of the column (empty for NULL); valid until the next step().
   llvm::StringRef text(int Col) const;
   int columnCount() const;
