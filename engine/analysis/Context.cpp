@@ -525,7 +525,12 @@ IdleBreakdown Context::attributeIdle(int32_t Device, Interval Window,
         PrevWaitEnd = (WIt - 1)->Range.End;
       int64_t NextSub = SIt == Subs.end() ? L.Start : T.Events[*SIt].Start;
       if (PrevWaitEnd != INT64_MIN && PrevWaitEnd >= PrevSub) {
-        Out.HostWaitNs += Piece.length(); // refilling after a wait
+        // Refilling the queue after a wait, unless the host went on to
+        // other work for longer than a launch interval first.
+        if (NextSub - PrevWaitEnd <= Opts.MaxLaunchIntervalNs)
+          Out.HostWaitNs += Piece.length();
+        else
+          Out.HostOtherNs += Piece.length();
         continue;
       }
       if (PrevSub != INT64_MIN && NextSub - PrevSub <= Opts.MaxLaunchIntervalNs)

@@ -93,7 +93,8 @@ struct AttributedGap {
 ///  - otherwise the host was late, and each instant of the gap is attributed
 ///    to what L's thread was doing then:
 ///    - HostWait: inside a host wait, or between the end of a wait and the
-///      next submission (refilling the drained queue);
+///      next submission when that is no longer than MaxLaunchIntervalNs
+///      (refilling the drained queue);
 ///    - Launch: inside L itself (unless L lasts longer than
 ///      MaxLaunchIntervalNs: then it is HostOther, one-off work such as lazy
 ///      module loading inside the call) or up to MaxLaunchLatencyNs after it

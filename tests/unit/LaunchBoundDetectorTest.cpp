@@ -214,3 +214,25 @@ TEST(LaunchBoundDetector, OptionsMoveTheThreshold) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(LaunchBoundDetector, LongHostWorkAfterAWaitIsNotRefill) {
+  // Kernel A [0, 500) us; the host waits [10, 500), then works 1 ms before
+  // launching B at 1500. The gap [500, 1505): [500, 1500) is a 1 ms stretch
+  // after the wait, longer than a launch interval: other host work;
+  // [1500, 1505) is inside B's launch.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.launch(S, "A", 0, 5 * Us, 5 * Us, 500 * Us);
+  M.runtime("cudaStreamSynchronize", 10 * Us, 500 * Us);
+  M.launch(S, "B", 1500 * Us, 1505 * Us, 1505 * Us, 1600 * Us);
+  model::Trace T = M.finish();
+  Context Ctx(T);
+  IdleBreakdown B = Ctx.attributeIdle(0, {5 * Us, 1600 * Us});
+  EXPECT_EQ(B.HostWaitNs, 0);
+  EXPECT_EQ(B.HostOtherNs, 1000 * Us);
+  EXPECT_EQ(B.LaunchNs, 5 * Us);
+}
+
+} // namespace
