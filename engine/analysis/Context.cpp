@@ -185,9 +185,13 @@ std::string Context::describeLane(const model::Lane &L) const {
     return llvm::formatv("device {0} stream {1}", L.Device, L.Stream).str();
   case model::LaneKind::HostThread: {
     std::string S = llvm::formatv("thread {0}", L.Tid).str();
-    if (L.Name != model::EmptyString)
-      S += " (" + T.Strings.get(L.Name).str() + ")";
-    return S;
+    if (L.Name == model::EmptyString)
+      return S;
+    llvm::StringRef Name = T.Strings.get(L.Name);
+    // Kineto names threads "thread 4250 (pt_autograd_0)" already.
+    if (Name.startswith(S))
+      return Name.str();
+    return S + " (" + Name.str() + ")";
   }
   case model::LaneKind::Other:
     return llvm::formatv("row {0}/{1}", T.Strings.get(L.RawPid),

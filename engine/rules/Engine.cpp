@@ -186,10 +186,22 @@ std::string rules::fingerprint(llvm::StringRef Code, llvm::StringRef Subject) {
 
 namespace {
 
-/// A confidence factor that applies to every rule on this trace.
+/// A confidence factor that a trace-quality problem calls for.
 struct Penalty {
   double Factor;
   std::string Note;
+  /// Needs ("device", "correlation", ...) of the rules it applies to;
+  /// empty: every rule.
+  std::vector<std::string> Affects = {};
+
+  bool appliesTo(const RuleSpec &Spec) const {
+    if (Affects.empty())
+      return true;
+    for (Need N : Spec.Needs)
+      if (llvm::is_contained(Affects, needName(N)))
+        return true;
+    return false;
+  }
 };
 
 std::vector<Penalty> qualityPenalties(const Context &Ctx,
@@ -224,9 +236,16 @@ std::vector<Penalty> qualityPenalties(const Context &Ctx,
         {0.8, "events were lost in import: " + llvm::join(Lost, "; ")});
   if (T.StepsFrom == model::StepSource::Inferred && Ctx.hasSteps())
     Out.push_back({0.9, "steps were inferred from repetition, not marked"});
+  // Penalties for the rules whose needs the damage touches: clock skew,
+  // unlinked device work, too few steps, no step markers.
+  bool StepsNoted = false;
+  for (const analysis::ConfidencePenalty &P : Ctx.confidencePenalties()) {
+    Out.push_back({P.Factor, P.Note, P.Affects});
+    StepsNoted |= llvm::StringRef(P.Note).contains("step");
+  }
   for (const Penalty &P : Out)
     Notes.push_back(P.Note);
-  if (!Ctx.hasSteps())
+  if (!Ctx.hasSteps() && !StepsNoted)
     Notes.push_back("no step markers: the whole window is the target");
   return Out;
 }
@@ -265,6 +284,8 @@ Finding makeFinding(const Context &Ctx, const RuleSpec &Spec, const Config &Cfg,
   // Trace-quality rules report the damage; it does not weaken them.
   if (Spec.family() != 'T')
     for (const Penalty &P : Penalties) {
+      if (!P.appliesTo(Spec))
+        continue;
       F.Confidence *= P.Factor;
       F.ConfidenceNotes.push_back("confidence x" + formatFactor(P.Factor) +
                                   ": " + P.Note);

@@ -372,7 +372,8 @@ TEST(Engine, NeedsBecomeSkippedRulesWithReasons) {
             "profile with profile_memory=True");
   EXPECT_EQ(R.QualityNotes,
             std::vector<std::string>{
-                "no step markers: the whole window is the target"});
+                "no step markers: impact is measured against the whole "
+                "window, which may mix start-up and steady state"});
 }
 
 TEST(Engine, FindingsAreRenderedAndPenalisedForTraceQuality) {
@@ -389,6 +390,8 @@ TEST(Engine, FindingsAreRenderedAndPenalisedForTraceQuality) {
   EXPECT_EQ(F.Code, "X001");
   EXPECT_EQ(F.Name, "rule-x001");
   EXPECT_EQ(F.Hypothesis, "value 5 threshold 4 steps #2");
+  // Truncation and lost events lower every rule; unlinked device work only
+  // the rules that need correlation or launches, which X001 does not.
   EXPECT_NEAR(F.Confidence, 0.6 * 0.7 * 0.8, 1e-12);
   ASSERT_EQ(F.ConfidenceNotes.size(), 2u);
   EXPECT_EQ(F.ConfidenceNotes[0], "confidence x0.7: the trace is truncated at "
@@ -400,7 +403,9 @@ TEST(Engine, FindingsAreRenderedAndPenalisedForTraceQuality) {
   EXPECT_DOUBLE_EQ(F.ImpactShare, 0.25);
   EXPECT_EQ(F.Sev, Severity::Warning);
   EXPECT_EQ(F.Fingerprint, fingerprint("X001", "cudaStreamSynchronize"));
-  ASSERT_EQ(R.QualityNotes.size(), 2u);
+  ASSERT_EQ(R.QualityNotes.size(), 3u);
+  EXPECT_EQ(R.QualityNotes[2],
+            "80.0 % of device work has no host call in the trace");
 }
 
 // A detector table of the test's own.
