@@ -9,6 +9,7 @@
 #include "Commands.h"
 #include "Output.h"
 #include "RuleSetup.h"
+#include "StepOption.h"
 
 #include "analysis/Context.h"
 #include "analysis/Stats.h"
@@ -86,6 +87,12 @@ cl::opt<ColorMode> Color(
                clEnumValN(ColorMode::Always, "always", "always"),
                clEnumValN(ColorMode::Never, "never", "never")),
     cl::init(ColorMode::Auto), cl::sub(LintSubcommand), cl::cat(LintCategory));
+cl::opt<std::string> StepName(
+    "step",
+    cl::desc("Steps are the annotation ranges named exactly NAME (an NVTX "
+             "range, a record_function / user annotation) instead of "
+             "ProfilerStep#N"),
+    cl::value_desc("NAME"), cl::sub(LintSubcommand), cl::cat(LintCategory));
 cl::opt<uint64_t>
     MaxEvents("max-events",
               cl::desc("Refuse traces with more events than N (0: no limit)"),
@@ -141,6 +148,13 @@ int tracelint::cli::runLint() {
       reportError(Message);
       Errors.push_back({Input, Message});
       Exit = std::max<int>(Exit, ExitBadInput);
+      continue;
+    }
+    if (llvm::Error E = applyStepOption(*Trace, Input, StepName)) {
+      std::string Message = llvm::toString(std::move(E));
+      reportError(Message);
+      Errors.push_back({Input, Message});
+      Exit = std::max<int>(Exit, ExitUsage);
       continue;
     }
     analysis::Context Ctx(*Trace);

@@ -1,10 +1,10 @@
 //===- cli/StatsCommand.cpp - `tracelint stats TRACE` ---------------------===//
 #include "Commands.h"
 #include "Output.h"
+#include "StepOption.h"
 
 #include "analysis/Stats.h"
 #include "import/Import.h"
-#include "model/Steps.h"
 #include "report/Format.h"
 #include "report/StatsReport.h"
 
@@ -67,19 +67,8 @@ int tracelint::cli::runStats() {
     reportError(llvm::toString(Trace.takeError()));
     return ExitBadInput;
   }
-  if (!StepName.empty() && !model::defineStepsFromRanges(*Trace, StepName)) {
-    std::string Message;
-    llvm::raw_string_ostream OS(Message);
-    OS << "--step: " << Input << " has no annotation range named '"
-       << report::sanitize(StepName) << "' on a host thread";
-    auto Known = model::frequentRangeNames(*Trace, 5);
-    if (Known.empty())
-      OS << "; it has no annotation ranges";
-    for (size_t I = 0; I < Known.size(); ++I)
-      OS << (I ? ", '" : "; the most frequent are '")
-         << report::sanitize(Known[I].first, 60) << "' (" << Known[I].second
-         << ")";
-    reportError(OS.str());
+  if (llvm::Error E = applyStepOption(*Trace, Input, StepName)) {
+    reportError(llvm::toString(std::move(E)));
     return ExitUsage;
   }
   analysis::StatsOptions SOpts;

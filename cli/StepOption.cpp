@@ -1,0 +1,27 @@
+//===- cli/StepOption.cpp -------------------------------------------------===//
+#include "StepOption.h"
+
+#include "model/Steps.h"
+#include "report/Format.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+llvm::Error tracelint::cli::applyStepOption(model::Trace &T,
+                                            llvm::StringRef Input,
+                                            llvm::StringRef StepName) {
+  if (StepName.empty() || model::defineStepsFromRanges(T, StepName))
+    return llvm::Error::success();
+  std::string Message;
+  llvm::raw_string_ostream OS(Message);
+  OS << "--step: " << Input << " has no annotation range named '"
+     << report::sanitize(StepName) << "' on a host thread";
+  auto Known = model::frequentRangeNames(T, 5);
+  if (Known.empty())
+    OS << "; it has no annotation ranges";
+  for (size_t I = 0; I < Known.size(); ++I)
+    OS << (I ? ", '" : "; the most frequent are '")
+       << report::sanitize(Known[I].first, 60) << "' (" << Known[I].second
+       << ")";
+  return llvm::createStringError(std::make_error_code(std::errc::invalid_argument),
+                                 OS.str());
+}
