@@ -10,13 +10,9 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <condition_variable>
 #include <cstring>
-#include <deque>
 #include <fcntl.h>
-#include <mutex>
 #include <sys/stat.h>
-#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -48,8 +44,8 @@ public:
       }
       if (errno == EINTR)
         continue;
-      return ioError(Path, llvm::formatv("read failed at byte {0}", Offset).str(),
-                     errno);
+      return ioError(
+          Path, llvm::formatv("read failed at byte {0}", Offset).str(), errno);
     }
   }
 
@@ -222,108 +218,6 @@ private:
 #endif
 };
 
-/// Runs another source on a worker thread, a few chunks ahead of the reader,
-/// so that decompression overlaps parsing on a second core.
-class ReadAheadSource final : public ByteSource {
-public:
-  static constexpr size_t ChunkSize = 4 << 20;
-  static constexpr size_t MaxQueued = 4;
-
-  explicit ReadAheadSource(std::unique_ptr<ByteSource> Inner)
-      : Inner(std::move(Inner)), Worker([this] { run(); }) {}
-  ~ReadAheadSource() override {
-    {
-      std::lock_guard<std::mutex> L(M);
-      Stop = true;
-    }
-    CV.notify_all();
-    Worker.join();
-    llvm::consumeError(std::move(Err));
-  }
-
-  Expected<size_t> read(char *Dst, size_t N) override {
-    while (Current.empty() || CurrentPos == Current.size()) {
-      std::unique_lock<std::mutex> L(M);
-      CV.wait(L, [&] { return !Queue.empty() || Finished; });
-      if (Queue.empty()) {
-        if (Err)
-          return std::move(Err);
-        return 0;
-      }
-      if (!Current.empty())
-        Spare.push_back(std::move(Current));
-      Current = std::move(Queue.front());
-      Queue.pop_front();
-      CurrentPos = 0;
-      L.unlock();
-      CV.notify_all();
-    }
-    size_t Take = std::min(N, Current.size() - CurrentPos);
-    std::memcpy(Dst, Current.data() + CurrentPos, Take);
-    CurrentPos += Take;
-    return Take;
-  }
-  bool truncated() const override { return Inner->truncated(); }
-  uint64_t trailingBytes() const override { return Inner->trailingBytes(); }
-
-private:
-  void run() {
-    while (true) {
-      std::vector<char> Chunk;
-      {
-        std::unique_lock<std::mutex> L(M);
-        CV.wait(L, [&] { return Stop || Queue.size() < MaxQueued; });
-        if (Stop)
-          return;
-        if (!Spare.empty()) {
-          Chunk = std::move(Spare.back());
-          Spare.pop_back();
-        }
-      }
-      Chunk.resize(ChunkSize);
-      size_t Filled = 0;
-      llvm::Error E = llvm::Error::success();
-      while (Filled < ChunkSize) {
-        auto Got = Inner->read(Chunk.data() + Filled, ChunkSize - Filled);
-        if (!Got) {
-          E = Got.takeError();
-          break;
-        }
-        if (*Got == 0)
-          break;
-        Filled += *Got;
-      }
-      Chunk.resize(Filled);
-      bool End = Filled < ChunkSize;
-      {
-        std::lock_guard<std::mutex> L(M);
-        if (Filled)
-          Queue.push_back(std::move(Chunk));
-        if (E)
-          Err = std::move(E);
-        if (End)
-          Finished = true;
-      }
-      CV.notify_all();
-      if (End) {
-        llvm::consumeError(std::move(E));
-        return;
-      }
-    }
-  }
-
-  std::unique_ptr<ByteSource> Inner;
-  std::mutex M;
-  std::condition_variable CV;
-  std::deque<std::vector<char>> Queue;
-  std::vector<std::vector<char>> Spare;
-  std::vector<char> Current;
-  size_t CurrentPos = 0;
-  bool Stop = false, Finished = false;
-  llvm::Error Err = llvm::Error::success();
-  std::thread Worker; // last: starts after the other members exist
-};
-
 // Reads until \p Want bytes or the end of input.
 Expected<std::string> readHead(ByteSource &S, size_t Want) {
   std::string Head(Want, '\0');
@@ -342,8 +236,7 @@ Expected<std::string> readHead(ByteSource &S, size_t Want) {
 
 } // namespace
 
-Expected<OpenedSource> tracelint::import::openSource(llvm::StringRef Path,
-                                                     bool ReadAhead) {
+Expected<OpenedSource> tracelint::import::openSource(llvm::StringRef Path) {
   std::string P = Path.str();
   int FD;
   do {
@@ -374,8 +267,6 @@ Expected<OpenedSource> tracelint::import::openSource(llvm::StringRef Path,
       std::make_unique<PrefixedSource>(std::move(*Magic), std::move(Raw));
   if (Out.Gzip)
     Content = std::make_unique<GzipSource>(std::move(Content), P);
-  if (ReadAhead)
-    Content = std::make_unique<ReadAheadSource>(std::move(Content));
 
   auto Head = readHead(*Content, 4096);
   if (!Head)

@@ -43,9 +43,10 @@ struct OpenedSource {
 
 /// Opens \p Path (a regular file or a FIFO; not a directory), detects gzip by
 /// its magic bytes and returns a source of the decompressed content, with its
-/// first bytes available for sniffing. \p ReadAhead moves reading and
-/// decompression to a second thread.
-llvm::Expected<OpenedSource> openSource(llvm::StringRef Path, bool ReadAhead);
+/// first bytes available for sniffing. Reading and inflating happen on the
+/// calling thread, straight into the caller's buffers (the importer overlaps
+/// them with decoding on its own worker thread).
+llvm::Expected<OpenedSource> openSource(llvm::StringRef Path);
 
 } // namespace tracelint::import
 

@@ -3,8 +3,8 @@
 // simdjson's on-demand parser indexes a whole document before reading it and
 // cannot take one over 4 GiB, so the importer parses the event array in
 // batches of whole events. The splitter finds where events end: it tracks
-// strings (with escapes) and bracket depth over 64-byte blocks, using SSE2
-// compares where available, and only looks at individual brackets.
+// strings (with escapes) and bracket depth over 64-byte blocks, using AVX2 or
+// SSE2 compares where available, and only looks at individual brackets.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TRACELINT_IMPORT_EVENTSPLITTER_H

@@ -32,7 +32,7 @@ std::string printableStart(StringRef Head) {
 
 llvm::Expected<model::Trace>
 tracelint::import::importTraceFile(StringRef Path, const ImportOptions &Opts) {
-  auto Opened = openSource(Path, /*ReadAhead=*/true);
+  auto Opened = openSource(Path);
   if (!Opened)
     return Opened.takeError();
   StringRef Head = Opened->Head;
@@ -48,7 +48,7 @@ tracelint::import::importTraceFile(StringRef Path, const ImportOptions &Opts) {
       return notATrace(Path, "gzip-compressed data: an SQLite database inside "
                              "(an Nsight Systems export?); decompress it "
                              "first");
-    Opened->Source.reset(); // stop reading ahead: SQLite reads the file
+    Opened->Source.reset(); // SQLite opens and reads the file itself
     return importNsysExport(Path, Opts);
   }
   if (Head.startswith("NSYS") || Path.endswith(".nsys-rep") ||

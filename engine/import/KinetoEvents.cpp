@@ -7,42 +7,69 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 using namespace tracelint;
 using namespace tracelint::import;
+using llvm::StringRef;
 using model::EventKind;
 using model::ImportStat;
 using simdjson::ondemand::json_type;
 using simdjson::ondemand::object;
 using simdjson::ondemand::value;
-using llvm::StringRef;
-
-struct KinetoEventDecoder::RawEvent {
-  char Ph = 0;
-  std::string_view Cat, Name;
-  bool HasTs = false, HasDur = false, BadTs = false;
-  int64_t Ts = 0, Dur = 0;
-  bool HasPid = false, HasTid = false, PidIsNum = false, TidIsNum = false;
-  int64_t Pid = 0, Tid = 0;
-  std::string_view PidStr, TidStr;
-  bool HasId = false, BindEnclosing = false;
-  uint64_t Id = 0;
-  // Arguments.
-  bool HasArgs = false;
-  int64_t Correlation = 0, ExternalId = 0;
-  model::EventArgs A;
-  std::string_view ArgName, InputDims, InputTypes, Collective, CopyKindArg;
-};
 
 namespace {
 
-// Keys are short: a plain loop beats a memchr call. A key with an escaped
-// quote is cut short and simply not recognised.
+/// K == Lit, with the literal's length known to the compiler: it compares
+/// words inline, where string_view's == (and GCC's memcmp for most lengths)
+/// calls memcmp for every key.
+template <size_t N> inline bool is(std::string_view K, const char (&Lit)[N]) {
+  constexpr size_t Len = N - 1;
+  if (K.size() != Len)
+    return false;
+  const char *P = K.data();
+  auto Same = [&](size_t At, auto Word) {
+    decltype(Word) A, B;
+    std::memcpy(&A, P + At, sizeof(A));
+    std::memcpy(&B, Lit + At, sizeof(B));
+    return A == B;
+  };
+  if constexpr (Len >= 8) {
+    for (size_t I = 0; I + 8 <= Len; I += 8)
+      if (!Same(I, uint64_t()))
+        return false;
+    // The last, overlapping word covers the rest.
+    return Same(Len - 8, uint64_t());
+  } else if constexpr (Len >= 4) {
+    return Same(0, uint32_t()) && Same(Len - 4, uint32_t());
+  } else {
+    for (size_t I = 0; I < Len; ++I)
+      if (P[I] != Lit[I])
+        return false;
+    return true;
+  }
+}
+
+// A key with an escaped quote is cut short and simply not recognised. Keys
+// are short: one 16-byte compare finds the end of most, where a byte loop
+// mispredicts its exit on nearly every key. Reading past the key is safe:
+// simdjson's input is padded.
 std::string_view keyOf(const simdjson::ondemand::raw_json_string &K) {
   const char *Raw = K.raw();
+#if defined(__SSE2__)
+  const __m128i Quote = _mm_set1_epi8('"');
+  for (size_t I = 0; I < 256; I += 16) {
+    __m128i V = _mm_loadu_si128(reinterpret_cast<const __m128i *>(Raw + I));
+    if (unsigned M = unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(V, Quote))))
+      return std::string_view(Raw, I + unsigned(__builtin_ctz(M)));
+  }
+#else
   for (size_t I = 0; I < 256; ++I)
     if (Raw[I] == '"')
       return std::string_view(Raw, I);
+#endif
   return {};
 }
 
@@ -112,8 +139,8 @@ bool equalsAny(StringRef S, std::initializer_list<StringRef> Options) {
 
 bool isCommunicationKernel(StringRef Name) {
   return Name.startswith_insensitive("nccl") ||
-         Name.startswith_insensitive("rccl") ||
-         Name.contains("ncclKernel") || Name.contains("ncclDevKernel");
+         Name.startswith_insensitive("rccl") || Name.contains("ncclKernel") ||
+         Name.contains("ncclDevKernel");
 }
 
 /// Event kind from the category (any era) and the name.
@@ -215,19 +242,7 @@ bool numericId(std::string_view S, int64_t &Out, bool &IsStream) {
   return true;
 }
 
-} // namespace
-
-std::string KinetoEventDecoder::place(uint64_t Offset) const {
-  return llvm::formatv("event {0} at byte {1}", ElementsRead - 1, Offset).str();
-}
-
-void KinetoEventDecoder::countMalformed(uint64_t Offset) {
-  ++ElementsRead;
-  B.stats().add(ImportStat::EventsRead);
-  B.stats().addAt(ImportStat::MalformedEvent, place(Offset));
-}
-
-bool KinetoEventDecoder::decodeArgs(object Args, RawEvent &R) {
+bool decodeArgs(object Args, RawEvent &R) {
   for (auto FieldRes : Args) {
     simdjson::ondemand::field F;
     if (std::move(FieldRes).get(F))
@@ -237,106 +252,106 @@ bool KinetoEventDecoder::decodeArgs(object Args, RawEvent &R) {
     int64_t N;
     switch (K.size()) {
     case 4:
-      if (K == "grid") {
+      if (is(K, "grid")) {
         dims3(V, R.A.Grid);
         R.HasArgs = true;
-      } else if (K == "name") {
+      } else if (is(K, "name")) {
         if (V.get_string().get(R.ArgName))
           R.ArgName = {};
-      } else if (K == "kind") {
+      } else if (is(K, "kind")) {
         if (!V.get_string().get(R.CopyKindArg))
           R.HasArgs = true;
-      } else if (K == "size" && integer(V, N)) {
+      } else if (is(K, "size") && integer(V, N)) {
         R.A.Bytes = N;
         R.HasArgs = true;
       }
       break;
     case 5:
-      if ((K == "bytes" || K == "Bytes") && integer(V, N)) {
+      if ((is(K, "bytes") || is(K, "Bytes")) && integer(V, N)) {
         R.A.Bytes = N;
         R.HasArgs = true;
-      } else if (K == "block") {
+      } else if (is(K, "block")) {
         dims3(V, R.A.Block);
         R.HasArgs = true;
       }
       break;
     case 6:
-      if (K == "device" && integer(V, N)) {
+      if (is(K, "device") && integer(V, N)) {
         R.A.Device = int32_t(N);
         R.HasArgs = true;
-      } else if (K == "stream" && integer(V, N)) {
+      } else if (is(K, "stream") && integer(V, N)) {
         R.A.Stream = N;
         R.HasArgs = true;
       }
       break;
     case 9:
-      if (K == "Device Id" && integer(V, N)) {
+      if (is(K, "Device Id") && integer(V, N)) {
         R.A.Device = int32_t(N);
         R.HasArgs = true;
       }
       break;
     case 10:
-      if (K == "Input Dims" || K == "Input dims") {
+      if (is(K, "Input Dims") || is(K, "Input dims")) {
         simdjson::ondemand::array Arr;
         if (!V.get_array().get(Arr) && !Arr.raw_json().get(R.InputDims))
           R.HasArgs = true;
-      } else if (K == "Input type") {
+      } else if (is(K, "Input type")) {
         simdjson::ondemand::array Arr;
         if (!V.get_array().get(Arr) && !Arr.raw_json().get(R.InputTypes))
           R.HasArgs = true;
       }
       break;
     case 11:
-      if (K == "correlation") {
+      if (is(K, "correlation")) {
         if (integer(V, N) && N > 0 && N <= int64_t(UINT32_MAX))
           R.Correlation = N;
-      } else if (K == "External id" || K == "external id") {
+      } else if (is(K, "External id") || is(K, "external id")) {
         if (integer(V, N))
           R.ExternalId = N;
       }
       break;
     case 12:
-      if (K == "warps per SM" && real(V, R.A.WarpsPerSM))
+      if (is(K, "warps per SM") && real(V, R.A.WarpsPerSM))
         R.HasArgs = true;
       break;
     case 13:
-      if (K == "shared memory" && integer(V, N)) {
+      if (is(K, "shared memory") && integer(V, N)) {
         R.A.SharedMemory = int32_t(N);
         R.HasArgs = true;
-      } else if (K == "blocks per SM" && real(V, R.A.BlocksPerSM)) {
+      } else if (is(K, "blocks per SM") && real(V, R.A.BlocksPerSM)) {
         R.HasArgs = true;
       }
       break;
     case 14:
-      if (K == "wait_on_stream" && integer(V, N)) {
+      if (is(K, "wait_on_stream") && integer(V, N)) {
         R.A.WaitOnStream = int32_t(N);
         R.HasArgs = true;
-      } else if (K == "Total Reserved" && integer(V, N)) {
+      } else if (is(K, "Total Reserved") && integer(V, N)) {
         R.A.TotalReserved = N;
         R.HasArgs = true;
       }
       break;
     case 15:
-      if (K == "Total Allocated" && integer(V, N)) {
+      if (is(K, "Total Allocated") && integer(V, N)) {
         R.A.TotalAllocated = N;
         R.HasArgs = true;
-      } else if (K == "Collective name") {
+      } else if (is(K, "Collective name")) {
         if (!V.get_string().get(R.Collective))
           R.HasArgs = true;
       }
       break;
     case 20:
-      if (K == "registers per thread" && integer(V, N)) {
+      if (is(K, "registers per thread") && integer(V, N)) {
         R.A.RegistersPerThread = int32_t(N);
         R.HasArgs = true;
       }
       break;
     case 25:
-      if (K == "est. achieved occupancy %" && real(V, R.A.Occupancy))
+      if (is(K, "est. achieved occupancy %") && real(V, R.A.Occupancy))
         R.HasArgs = true;
       break;
     case 33:
-      if (K == "wait_on_cuda_event_record_corr_id" && integer(V, N)) {
+      if (is(K, "wait_on_cuda_event_record_corr_id") && integer(V, N)) {
         R.A.WaitOnCorrelation = N;
         R.HasArgs = true;
       }
@@ -348,7 +363,7 @@ bool KinetoEventDecoder::decodeArgs(object Args, RawEvent &R) {
   return true;
 }
 
-bool KinetoEventDecoder::decodeObject(object Obj, RawEvent &R) {
+bool decodeObject(object Obj, RawEvent &R) {
   for (auto FieldRes : Obj) {
     simdjson::ondemand::field F;
     if (std::move(FieldRes).get(F))
@@ -359,22 +374,20 @@ bool KinetoEventDecoder::decodeObject(object Obj, RawEvent &R) {
     case 1:
       break;
     case 2:
-      if (K == "ph") {
+      if (is(K, "ph")) {
         std::string_view P;
         if (!V.get_string().get(P) && !P.empty())
           R.Ph = P[0];
         else
-          B.stats().add(ImportStat::BadFieldType);
-      } else if (K == "ts") {
+          ++R.BadFields;
+      } else if (is(K, "ts")) {
         std::string_view T;
         std::optional<int64_t> Ns;
         if (numberText(V, T) && (Ns = microsToNanos(T))) {
           R.Ts = *Ns;
           R.HasTs = true;
-        } else {
-          R.BadTs = true;
         }
-      } else if (K == "id") {
+      } else if (is(K, "id")) {
         int64_t N;
         if (integer(V, N)) {
           R.Id = uint64_t(N);
@@ -386,26 +399,26 @@ bool KinetoEventDecoder::decodeObject(object Obj, RawEvent &R) {
             R.HasId = true;
           }
         }
-      } else if (K == "bp") {
+      } else if (is(K, "bp")) {
         std::string_view S;
         R.BindEnclosing = !V.get_string().get(S) && S == "e";
       }
       break;
     case 3:
-      if (K == "cat") {
+      if (is(K, "cat")) {
         if (V.get_string().get(R.Cat))
-          B.stats().add(ImportStat::BadFieldType);
-      } else if (K == "dur") {
+          ++R.BadFields;
+      } else if (is(K, "dur")) {
         std::string_view T;
         std::optional<int64_t> Ns;
         if (numberText(V, T) && (Ns = microsToNanos(T))) {
           R.Dur = *Ns;
           R.HasDur = true;
         } else {
-          B.stats().add(ImportStat::BadFieldType);
+          ++R.BadFields;
         }
-      } else if (K == "pid" || K == "tid") {
-        bool IsPid = K == "pid";
+      } else if (is(K, "pid") || is(K, "tid")) {
+        bool IsPid = is(K, "pid");
         json_type T;
         if (V.type().get(T))
           return false;
@@ -418,7 +431,7 @@ bool KinetoEventDecoder::decodeObject(object Obj, RawEvent &R) {
           if (V.get_string().get(S))
             return false;
         } else {
-          B.stats().add(ImportStat::BadFieldType);
+          ++R.BadFields;
         }
         (IsPid ? R.HasPid : R.HasTid) = true;
         (IsPid ? R.PidIsNum : R.TidIsNum) = Num;
@@ -429,10 +442,10 @@ bool KinetoEventDecoder::decodeObject(object Obj, RawEvent &R) {
       }
       break;
     case 4:
-      if (K == "name") {
+      if (is(K, "name")) {
         if (V.get_string().get(R.Name))
-          B.stats().add(ImportStat::BadFieldType);
-      } else if (K == "args") {
+          ++R.BadFields;
+      } else if (is(K, "args")) {
         json_type T;
         if (V.type().get(T))
           return false;
@@ -450,7 +463,45 @@ bool KinetoEventDecoder::decodeObject(object Obj, RawEvent &R) {
   return true;
 }
 
-uint32_t KinetoEventDecoder::laneFor(RawEvent &R) {
+enum CategoryFlag : uint8_t {
+  FlagsComputed = 1 << 0,
+  CapitalisedCategory = 1 << 1, ///< 2020-2021 Kineto ("Operator", "Kernel")
+  LowercaseCategory = 1 << 2,   ///< 2022+ Kineto ("cpu_op", "kernel")
+  LaunchFlow = 1 << 3,
+  ForwardBackwardFlow = 1 << 4,
+};
+
+uint8_t computeCategoryFlags(StringRef Cat) {
+  uint8_t F = FlagsComputed;
+  if (Cat == "Operator" || Cat == "Kernel" || Cat == "Runtime" ||
+      Cat == "Memcpy")
+    F |= CapitalisedCategory;
+  else if (Cat == "cpu_op" || Cat == "kernel" || Cat == "cuda_runtime")
+    F |= LowercaseCategory;
+  if (equalsAny(Cat, {"ac2g", "async", "async_cpu_to_gpu", "async_gpu"}))
+    F |= LaunchFlow;
+  else if (equalsAny(Cat, {"fwdbwd"}))
+    F |= ForwardBackwardFlow;
+  return F;
+}
+
+constexpr uint8_t DeviceBit = 0x40, KnownBit = 0x80;
+
+uint8_t computeClass(StringRef Cat, StringRef Name) {
+  bool Dev, Kn;
+  EventKind K = classify(Cat, Name, Dev, Kn);
+  return uint8_t(unsigned(K) | (Dev ? DeviceBit : 0) | (Kn ? KnownBit : 0));
+}
+
+StringRef ref(std::string_view S) { return StringRef(S.data(), S.size()); }
+
+// Everything the committer needs that follows from the event alone.
+void derive(RawEvent &R, DecodeCache &C) {
+  R.CatId = C.string(R.Cat);
+  R.NameId = C.string(R.Name);
+  R.CatFlags = C.categoryFlags(R.CatId, R.Cat);
+
+  // Old traces write stream lanes as "stream 7"; ids may be strings.
   int64_t Pid = R.Pid, Tid = R.Tid;
   bool PidNum = R.PidIsNum, TidNum = R.TidIsNum, Stream = false, Ignored;
   if (!PidNum && R.HasPid && numericId(R.PidStr, Pid, Ignored))
@@ -461,31 +512,170 @@ uint32_t KinetoEventDecoder::laneFor(RawEvent &R) {
     Pid = 0, PidNum = true;
   if (!R.HasTid)
     Tid = 0, TidNum = true;
+  R.LanePid = Pid;
+  R.LaneTid = Tid;
+  R.LanePidNum = PidNum;
+  R.LaneTidNum = TidNum;
   if (PidNum && TidNum)
-    return B.lane(Pid, Tid);
+    R.LaneId = C.lane(Pid, Tid);
+
+  switch (R.Ph) {
+  case 'X':
+  case 'B':
+  case 'i':
+  case 'I':
+  case 'R':
+  case 'C':
+    break;
+  default:
+    return; // no model event, or an 'E' that only closes one
+  }
+  uint8_t Class = C.classify(R.CatId, R.NameId, R.Cat, R.Name);
+  EventKind Kind = EventKind(Class & 0x3f);
+  R.Device = Class & DeviceBit;
+  R.Known = Class & KnownBit;
+  if (R.Ph == 'C')
+    Kind = EventKind::Counter;
+  else if (R.Ph != 'X' && R.Ph != 'B')
+    Kind = Kind == EventKind::Other ? EventKind::Marker : Kind;
+  R.Kind = Kind;
+
+  R.WantArgs =
+      R.HasArgs &&
+      (R.Device || Kind == EventKind::Marker || Kind == EventKind::Op ||
+       Kind == EventKind::Runtime || Kind == EventKind::Driver);
+  if (Kind == EventKind::Memcpy || Kind == EventKind::Memset)
+    R.WantArgs = true;
+  if (!R.WantArgs)
+    return;
+  if (Kind == EventKind::Memcpy) {
+    if (!R.CopyKindArg.empty())
+      R.A.Copy = copyKind(ref(R.CopyKindArg));
+    parseCopyName(ref(R.Name), R.A);
+  }
+  if (!R.InputDims.empty())
+    R.DimsId = C.string(R.InputDims);
+  if (!R.InputTypes.empty())
+    R.TypesId = C.string(R.InputTypes);
+  if (!R.Collective.empty())
+    R.CollectiveId = C.string(R.Collective);
+}
+
+} // namespace
+
+uint32_t DecodeCache::string(std::string_view S) {
+  // Bounds the copy of a trace's strings kept here.
+  constexpr size_t MaxStrings = 1 << 20;
+  llvm::CachedHashStringRef Key(ref(S));
+  auto It = Strings.find(Key);
+  if (It != Strings.end())
+    return It->second;
+  if (Strings.size() >= MaxStrings)
+    return None;
+  char *Copy = Storage.Allocate<char>(S.size());
+  if (!S.empty())
+    std::memcpy(Copy, S.data(), S.size());
+  uint32_t Id = uint32_t(Strings.size());
+  Strings.try_emplace(
+      llvm::CachedHashStringRef(StringRef(Copy, S.size()), Key.hash()), Id);
+  return Id;
+}
+
+uint32_t DecodeCache::lane(int64_t Pid, int64_t Tid) {
+  constexpr size_t MaxLanes = 1 << 16;
+  auto It = Lanes.find({Pid, Tid});
+  if (It != Lanes.end())
+    return It->second;
+  if (Lanes.size() >= MaxLanes)
+    return None;
+  uint32_t Id = uint32_t(Lanes.size());
+  Lanes.try_emplace({Pid, Tid}, Id);
+  return Id;
+}
+
+uint8_t DecodeCache::classify(uint32_t CatId, uint32_t NameId,
+                              std::string_view Cat, std::string_view Name) {
+  if (CatId == None || NameId == None)
+    return computeClass(ref(Cat), ref(Name));
+  // Categories and names repeat: classify each (category, name) pair once.
+  auto [It, Inserted] = Classes.try_emplace((uint64_t(CatId) << 32) | NameId);
+  if (Inserted)
+    It->second = computeClass(ref(Cat), ref(Name));
+  return It->second;
+}
+
+uint8_t DecodeCache::categoryFlags(uint32_t CatId, std::string_view Cat) {
+  if (CatId == None)
+    return computeCategoryFlags(ref(Cat));
+  if (CatId >= CategoryFlagsById.size())
+    CategoryFlagsById.resize(
+        std::max<size_t>(CatId + 1, CategoryFlagsById.size() * 2));
+  uint8_t &F = CategoryFlagsById[CatId];
+  if (!F)
+    F = computeCategoryFlags(ref(Cat));
+  return F;
+}
+
+std::string KinetoEventDecoder::place(uint64_t Offset) const {
+  return llvm::formatv("event {0} at byte {1}", ElementsRead - 1, Offset).str();
+}
+
+void KinetoEventDecoder::countMalformed(uint64_t Offset) {
+  ++ElementsRead;
+  B.stats().add(ImportStat::EventsRead);
+  B.stats().addAt(ImportStat::MalformedEvent, place(Offset));
+}
+
+// The model's id of a string the decoding thread gave id \p Id. The pool
+// sees exactly the intern() calls of a serial import, in the same order, so
+// ids come out the same whichever thread decoded what.
+model::StringId KinetoEventDecoder::intern(uint32_t Id, std::string_view S,
+                                           unsigned Cache) {
+  if (Id == DecodeCache::None)
+    return B.strings().intern(ref(S));
+  std::vector<model::StringId> &Map = Maps[Cache].Strings;
+  if (Id >= Map.size())
+    Map.resize(std::max<size_t>(Id + 1, Map.size() * 2), model::NoIndex);
+  model::StringId &Global = Map[Id];
+  if (Global == model::NoIndex)
+    Global = B.strings().intern(ref(S));
+  return Global;
+}
+
+uint32_t KinetoEventDecoder::laneFor(RawEvent &R, unsigned Cache) {
+  if (R.LanePidNum && R.LaneTidNum) {
+    if (R.LaneId == DecodeCache::None)
+      return B.lane(R.LanePid, R.LaneTid);
+    std::vector<uint32_t> &Map = Maps[Cache].Lanes;
+    if (R.LaneId >= Map.size())
+      Map.resize(std::max<size_t>(R.LaneId + 1, Map.size() * 2),
+                 model::NoIndex);
+    uint32_t &Global = Map[R.LaneId];
+    if (Global == model::NoIndex)
+      Global = B.lane(R.LanePid, R.LaneTid);
+    return Global;
+  }
   auto Text = [](bool Num, int64_t N, std::string_view S) {
     return Num ? std::to_string(N) : std::string(S);
   };
-  return B.namedLane(Text(PidNum, Pid, R.PidStr), Text(TidNum, Tid, R.TidStr));
+  return B.namedLane(Text(R.LanePidNum, R.LanePid, R.PidStr),
+                     Text(R.LaneTidNum, R.LaneTid, R.TidStr));
 }
 
-void KinetoEventDecoder::commit(RawEvent &R, uint64_t Offset) {
+void KinetoEventDecoder::commit(RawEvent &R, unsigned Cache) {
+  uint64_t Offset = R.Offset;
   if (R.Ph)
     ++WithPhase;
-  StringRef Cat(R.Cat.data(), R.Cat.size());
-  StringRef Name(R.Name.data(), R.Name.size());
-  if (!Cat.empty()) {
-    if (Cat == "Operator" || Cat == "Kernel" || Cat == "Runtime" ||
-        Cat == "Memcpy")
-      SawCapitalised = true;
-    else if (Cat == "cpu_op" || Cat == "kernel" || Cat == "cuda_runtime")
-      SawLowercase = true;
-  }
+  if (R.CatFlags & CapitalisedCategory)
+    SawCapitalised = true;
+  else if (R.CatFlags & LowercaseCategory)
+    SawLowercase = true;
+  StringRef Name = ref(R.Name);
 
   switch (R.Ph) {
   case 'M': {
     B.stats().add(ImportStat::MetadataEvents);
-    StringRef Value(R.ArgName.data(), R.ArgName.size());
+    StringRef Value = ref(R.ArgName);
     if (Name == "process_name" && R.HasPid) {
       int64_t Pid;
       bool Ignored;
@@ -494,7 +684,7 @@ void KinetoEventDecoder::commit(RawEvent &R, uint64_t Offset) {
       else if (numericId(R.PidStr, Pid, Ignored))
         B.setProcessName(Pid, Value);
     } else if (Name == "thread_name") {
-      B.setLaneName(laneFor(R), Value.rtrim());
+      B.setLaneName(laneFor(R, Cache), Value.rtrim());
     }
     return;
   }
@@ -504,12 +694,12 @@ void KinetoEventDecoder::commit(RawEvent &R, uint64_t Offset) {
     B.stats().add(ImportStat::FlowEvents);
     if (!R.HasTs || !R.HasId || R.Ph == 't')
       return;
-    model::FlowKind K = model::FlowKind::Other;
-    if (equalsAny(Cat, {"ac2g", "async", "async_cpu_to_gpu", "async_gpu"}))
-      K = model::FlowKind::Launch;
-    else if (equalsAny(Cat, {"fwdbwd"}))
-      K = model::FlowKind::ForwardBackward;
-    B.addFlowPoint(K, R.Id, R.Ph == 's', laneFor(R), R.Ts, R.BindEnclosing);
+    model::FlowKind K = R.CatFlags & LaunchFlow ? model::FlowKind::Launch
+                        : R.CatFlags & ForwardBackwardFlow
+                            ? model::FlowKind::ForwardBackward
+                            : model::FlowKind::Other;
+    B.addFlowPoint(K, R.Id, R.Ph == 's', laneFor(R, Cache), R.Ts,
+                   R.BindEnclosing);
     return;
   }
   case 'X':
@@ -529,26 +719,17 @@ void KinetoEventDecoder::commit(RawEvent &R, uint64_t Offset) {
     B.stats().addAt(ImportStat::MissingTimestamp, place(Offset));
     return;
   }
-  uint32_t Lane = laneFor(R);
+  uint32_t Lane = laneFor(R, Cache);
   if (R.Ph == 'E') {
     B.endEvent(Lane, R.Ts);
     return;
   }
 
   model::Event E;
-  E.Name = B.strings().intern(Name);
-  // Categories and names repeat: classify each (category, name) pair once.
-  model::StringId CatId = B.strings().intern(Cat);
-  auto [Cached, Inserted] =
-      Classified.try_emplace((uint64_t(CatId) << 32) | E.Name, 0);
-  if (Inserted) {
-    bool Dev, Kn;
-    EventKind K = classify(Cat, Name, Dev, Kn);
-    Cached->second = uint8_t(unsigned(K) | (Dev ? 0x40 : 0) | (Kn ? 0x80 : 0));
-  }
-  EventKind Kind = EventKind(Cached->second & 0x3f);
-  bool Device = Cached->second & 0x40, Known = Cached->second & 0x80;
-  if (!Known)
+  E.Name = intern(R.NameId, R.Name, Cache);
+  // Unused here, but interned as it always was: string ids stay the same.
+  intern(R.CatId, R.Cat, Cache);
+  if (!R.Known)
     B.stats().add(ImportStat::UnknownCategory);
   E.Start = R.Ts;
   E.Lane = Lane;
@@ -561,16 +742,14 @@ void KinetoEventDecoder::commit(RawEvent &R, uint64_t Offset) {
     if (R.HasDur && R.Dur == 0)
       B.stats().add(ImportStat::ZeroDuration);
   } else if (R.Ph == 'C') {
-    Kind = EventKind::Counter;
     B.stats().add(ImportStat::CounterEvents);
   } else if (R.Ph != 'B') {
-    Kind = Kind == EventKind::Other ? EventKind::Marker : Kind;
     E.Flags |= model::FlagInstant;
     B.stats().add(ImportStat::InstantEvents);
   }
-  E.Kind = Kind;
+  E.Kind = R.Kind;
 
-  if (Device) {
+  if (R.Device) {
     int32_t Dev = R.A.Device >= 0 ? R.A.Device : -1;
     const model::Lane &L = B.laneInfo(Lane);
     if (Dev < 0)
@@ -580,75 +759,79 @@ void KinetoEventDecoder::commit(RawEvent &R, uint64_t Offset) {
       B.setDeviceLane(Lane, Dev, Stream);
   }
 
-  bool WantArgs = R.HasArgs && (Device || Kind == EventKind::Marker ||
-                                Kind == EventKind::Op ||
-                                Kind == EventKind::Runtime ||
-                                Kind == EventKind::Driver);
-  if (Kind == EventKind::Memcpy || Kind == EventKind::Memset)
-    WantArgs = true;
-  if (WantArgs) {
-    if (Kind == EventKind::Memcpy) {
-      if (!R.CopyKindArg.empty())
-        R.A.Copy = copyKind(StringRef(R.CopyKindArg.data(), R.CopyKindArg.size()));
-      parseCopyName(Name, R.A);
-    }
+  if (R.WantArgs) {
     if (!R.InputDims.empty())
-      R.A.InputDims = B.strings().intern(
-          StringRef(R.InputDims.data(), R.InputDims.size()));
+      R.A.InputDims = intern(R.DimsId, R.InputDims, Cache);
     if (!R.InputTypes.empty())
-      R.A.InputTypes = B.strings().intern(
-          StringRef(R.InputTypes.data(), R.InputTypes.size()));
+      R.A.InputTypes = intern(R.TypesId, R.InputTypes, Cache);
     if (!R.Collective.empty())
-      R.A.Detail = B.strings().intern(
-          StringRef(R.Collective.data(), R.Collective.size()));
+      R.A.Detail = intern(R.CollectiveId, R.Collective, Cache);
   }
 
   if (R.Ph == 'B')
-    B.beginEvent(E, WantArgs ? &R.A : nullptr);
+    B.beginEvent(E, R.WantArgs ? &R.A : nullptr);
   else
-    B.addEvent(E, WantArgs ? &R.A : nullptr);
+    B.addEvent(E, R.WantArgs ? &R.A : nullptr);
 }
 
-bool KinetoEventDecoder::decodeArray(simdjson::ondemand::parser &Parser,
-                                     const char *Buf, size_t Len,
-                                     size_t Allocated, uint64_t StreamOffset,
-                                     size_t &Done) {
-  Done = 0;
+void tracelint::import::decodeEventArray(simdjson::ondemand::parser &Parser,
+                                         DecodeCache &Cache, const char *Buf,
+                                         size_t Len, size_t Allocated,
+                                         uint64_t StreamOffset,
+                                         DecodedBatch &Out) {
+  Out.clear();
+  Out.CacheIndex = Cache.index();
   simdjson::ondemand::document Doc;
-  if (Parser.iterate(Buf, Len, Allocated).get(Doc))
-    return false;
   simdjson::ondemand::array Arr;
-  if (Doc.get_array().get(Arr))
-    return false;
+  if (Parser.iterate(Buf, Len, Allocated).get(Doc) ||
+      Doc.get_array().get(Arr)) {
+    Out.Failed = true;
+    return;
+  }
   for (auto ElemRes : Arr) {
     value Elem;
-    if (std::move(ElemRes).get(Elem))
-      return false;
     const char *Loc = nullptr;
-    if (Elem.current_location().get(Loc))
-      return false;
-    uint64_t Offset = StreamOffset + uint64_t(Loc - Buf);
     json_type T;
-    if (Elem.type().get(T))
-      return false;
+    if (std::move(ElemRes).get(Elem) || Elem.current_location().get(Loc) ||
+        Elem.type().get(T)) {
+      Out.Failed = true;
+      return;
+    }
+    // Decode in place: the vector keeps its capacity from batch to batch.
+    RawEvent &R = Out.Events.emplace_back();
+    R.Offset = StreamOffset + uint64_t(Loc - Buf);
     if (T != json_type::object) {
       // Skipped by the array iterator; the element is not an event.
-      countMalformed(Offset);
-      ++Done;
+      R.NotAnObject = true;
       continue;
     }
     object Obj;
-    if (Elem.get_object().get(Obj))
-      return false;
-    RawEvent R;
-    if (!decodeObject(Obj, R))
-      return false;
+    if (Elem.get_object().get(Obj) || !decodeObject(Obj, R)) {
+      Out.PartialBadFields = R.BadFields;
+      Out.Events.pop_back();
+      Out.Failed = true;
+      return;
+    }
+    derive(R, Cache);
+  }
+}
+
+void KinetoEventDecoder::commit(DecodedBatch &Batch) {
+  if (Batch.CacheIndex >= Maps.size())
+    Maps.resize(Batch.CacheIndex + 1);
+  for (RawEvent &R : Batch.Events) {
+    if (R.NotAnObject) {
+      countMalformed(R.Offset);
+      continue;
+    }
+    if (R.BadFields)
+      B.stats().add(ImportStat::BadFieldType, R.BadFields);
     ++ElementsRead;
     B.stats().add(ImportStat::EventsRead);
-    commit(R, Offset);
-    ++Done;
+    commit(R, Batch.CacheIndex);
   }
-  return true;
+  if (Batch.PartialBadFields)
+    B.stats().add(ImportStat::BadFieldType, Batch.PartialBadFields);
 }
 
 void KinetoEventDecoder::finish() {

@@ -1,5 +1,6 @@
 //===- import/KinetoImporter.cpp ------------------------------------------===//
 #include "import/KinetoImporter.h"
+#include "import/BatchPipeline.h"
 #include "import/EventSplitter.h"
 #include "import/KinetoEvents.h"
 
@@ -21,7 +22,10 @@ using llvm::StringRef;
 
 namespace {
 
-constexpr size_t InitialBufferSize = 16 << 20;
+constexpr size_t InitialBufferSize = 1 << 20;
+// Batches in flight: one being committed, one decoding on each thread, and
+// one cut ahead so that the worker never waits for the reader.
+constexpr unsigned PipelineSlots = 4;
 // Top-level values other than the event array are metadata; anything larger
 // than this is not kept (and is counted).
 constexpr size_t MetadataLimit = 64 << 20;
@@ -57,8 +61,12 @@ private:
 
   // --- Events -------------------------------------------------------------
   llvm::Error readEventArray();
-  llvm::Error parseBatch(size_t Pos, size_t Size);
-  bool parseWrapped(size_t Pos, size_t Size, size_t &Done);
+  /// Hands Buf[Pos, Pos + Size), whole events, to the pipeline; the reader
+  /// continues at Pos + Size in another buffer.
+  llvm::Error submitBatch(size_t Pos, size_t Size, bool Last,
+                          BatchPipeline::CommitFn Commit);
+  llvm::Error commitBatch(EventBatch &Batch);
+  void recoverBatch(EventBatch &Batch);
 
   llvm::Error error(uint64_t Offset, const llvm::Twine &What) const {
     return llvm::createStringError(
@@ -72,10 +80,10 @@ private:
   ImportOptions Opts;
   model::TraceBuilder Builder;
   KinetoEventDecoder Events;
-  simdjson::ondemand::parser Parser;
 
+  // Buf holds input in [1, Capacity + 1); it comes from EventBatch::allocate.
   std::unique_ptr<char[]> Buf;
-  size_t Capacity = 0; // usable bytes; the allocation adds headroom+padding
+  size_t Capacity = 0;
   size_t Begin = 1, End = 1;
   // Stream offset of Buf[0]: -1 at first, since Buf[1] holds stream byte 0.
   int64_t BufOffset = -1;
@@ -84,6 +92,10 @@ private:
   bool SawTraceEvents = false;
   std::vector<std::string> TopKeys;
   int64_t BaseTimeNs = 0;
+
+  // Last: its destructor stops the worker before the buffers and the model
+  // it may still refer to are gone.
+  BatchPipeline Pipeline{PipelineSlots};
 };
 
 llvm::Error ChromeTraceReader::fill() {
@@ -91,7 +103,7 @@ llvm::Error ChromeTraceReader::fill() {
     return llvm::Error::success();
   if (!Buf) {
     Capacity = InitialBufferSize;
-    Buf.reset(new char[Capacity + simdjson::SIMDJSON_PADDING + 2]);
+    Buf = EventBatch::allocate(Capacity);
   }
   // Move the unconsumed tail to the front (after the headroom byte).
   if (Begin > 1) {
@@ -103,12 +115,10 @@ llvm::Error ChromeTraceReader::fill() {
   }
   // A single element larger than the buffer: grow it.
   if (End >= Capacity + 1) {
-    size_t NewCapacity = Capacity * 2;
-    std::unique_ptr<char[]> Bigger(
-        new char[NewCapacity + simdjson::SIMDJSON_PADDING + 2]);
+    std::unique_ptr<char[]> Bigger = EventBatch::allocate(Capacity * 2);
     std::memcpy(Bigger.get(), Buf.get(), End);
     Buf = std::move(Bigger);
-    Capacity = NewCapacity;
+    Capacity *= 2;
   }
   while (End < Capacity + 1) {
     auto Got = Source.Source->read(Buf.get() + End, Capacity + 1 - End);
@@ -259,9 +269,9 @@ llvm::Error ChromeTraceReader::readTopObject() {
     if (!Colon)
       return Colon.takeError();
     if (*Colon != ':')
-      return error(offsetOf(Begin),
-                   llvm::formatv("expected ':' after top-level key \"{0}\"",
-                                 *Key));
+      return error(
+          offsetOf(Begin),
+          llvm::formatv("expected ':' after top-level key \"{0}\"", *Key));
     ++Begin;
     if (auto E = skipWhitespace())
       return E;
@@ -327,22 +337,22 @@ llvm::Error ChromeTraceReader::readTopArray() {
   if (!C)
     return C.takeError();
   if (*C >= 0 && *C != '{' && *C != ']')
-    return error(offsetOf(Begin),
-                 llvm::formatv(
-                     "the top-level array's first element starts with '{0}', "
-                     "not an event object: {1}; tracelint expects a Chrome "
-                     "trace (an object with \"traceEvents\" or an array of "
-                     "event objects)",
-                     char(*C),
-                     *C == '['
-                         ? "an array of arrays, as in a PyTorch memory "
-                           "timeline export"
-                         : "not a trace"));
+    return error(
+        offsetOf(Begin),
+        llvm::formatv("the top-level array's first element starts with '{0}', "
+                      "not an event object: {1}; tracelint expects a Chrome "
+                      "trace (an object with \"traceEvents\" or an array of "
+                      "event objects)",
+                      char(*C),
+                      *C == '[' ? "an array of arrays, as in a PyTorch memory "
+                                  "timeline export"
+                                : "not a trace"));
   SawTraceEvents = true;
   return readEventArray();
 }
 
 llvm::Error ChromeTraceReader::readEventArray() {
+  auto Commit = [this](EventBatch &B) { return commitBatch(B); };
   while (true) {
     if (available() == 0 || !Eof) {
       // Keep the buffer full so that batches are large.
@@ -354,18 +364,19 @@ llvm::Error ChromeTraceReader::readEventArray() {
         Buf.get() + Begin, available(), std::numeric_limits<size_t>::max());
     if (R.ArrayClosed) {
       if (R.ArrayEnd > 0)
-        if (auto E = parseBatch(Begin, R.ArrayEnd))
+        if (auto E = submitBatch(Begin, R.ArrayEnd, /*Last=*/true, Commit))
           return E;
-      Begin += R.ArrayEnd + 1;
-      return llvm::Error::success();
+      ++Begin; // ']'
+      return Pipeline.drain(Commit);
     }
     if (R.Elements > 0) {
-      if (auto E = parseBatch(Begin, R.LastElementEnd))
+      if (auto E = submitBatch(Begin, R.LastElementEnd, /*Last=*/false, Commit))
         return E;
-      Begin += R.LastElementEnd;
       continue;
     }
     if (Eof) {
+      if (auto E = Pipeline.drain(Commit))
+        return E;
       // The input ends inside the event array: a profiler killed mid-write.
       // Every complete event has been imported.
       Builder.stats().add(model::ImportStat::Truncated);
@@ -378,64 +389,109 @@ llvm::Error ChromeTraceReader::readEventArray() {
   }
 }
 
-// Wraps [Pos, Pos+Size) in '[' ... ']' in place and parses it as one
-// document. Returns false if simdjson reports an error; \p Done is the number
-// of elements fully handled before it.
-bool ChromeTraceReader::parseWrapped(size_t Pos, size_t Size, size_t &Done) {
-  char SavedBefore = Buf[Pos - 1];
-  char SavedAfter = Buf[Pos + Size];
-  Buf[Pos - 1] = '[';
-  Buf[Pos + Size] = ']';
-  size_t Allocated = Capacity + simdjson::SIMDJSON_PADDING + 2 - (Pos - 1);
-  bool Ok = Events.decodeArray(Parser, Buf.get() + Pos - 1, Size + 2,
-                               Allocated, offsetOf(Pos) - 1, Done);
-  Buf[Pos - 1] = SavedBefore;
-  Buf[Pos + Size] = SavedAfter;
-  return Ok;
-}
-
 static bool isSeparator(char C) {
   return C == ',' || C == ' ' || C == '\n' || C == '\r' || C == '\t';
 }
 
-// Parses a run of whole events. When simdjson rejects the run, the events
-// before the bad one are already in the model; the bad one is parsed alone
-// (and counted if it fails again), and the rest of the run is retried.
-llvm::Error ChromeTraceReader::parseBatch(size_t Pos, size_t Size) {
+static bool isWhitespace(char C) {
+  return C == ' ' || C == '\n' || C == '\r' || C == '\t';
+}
+
+llvm::Error ChromeTraceReader::submitBatch(size_t Pos, size_t Size, bool Last,
+                                           BatchPipeline::CommitFn Commit) {
+  size_t Cut = Pos + Size;
   // A batch after the first starts with the ',' that followed the previous
   // batch's last event.
   while (Size > 0 && isSeparator(Buf[Pos])) {
     ++Pos;
     --Size;
   }
-  while (Size > 0) {
-    size_t Done = 0;
-    if (parseWrapped(Pos, Size, Done))
-      break;
-    std::vector<size_t> Ends;
-    EventSplitter::scan(Buf.get() + Pos, Size,
-                        std::numeric_limits<size_t>::max(), &Ends);
-    size_t BadStart = Done == 0 || Done > Ends.size() ? 0 : Ends[Done - 1];
-    while (BadStart < Size && isSeparator(Buf[Pos + BadStart]))
-      ++BadStart;
-    if (Done >= Ends.size()) {
-      // The failure is after the last complete element: garbage or scalars.
-      Events.countMalformed(offsetOf(Pos + BadStart));
-      break;
-    }
-    size_t BadEnd = Ends[Done];
-    size_t Ignored = 0;
-    if (!parseWrapped(Pos + BadStart, BadEnd - BadStart, Ignored))
-      Events.countMalformed(offsetOf(Pos + BadStart));
-    Pos += BadEnd;
-    Size -= BadEnd;
+  auto Slot = Pipeline.acquire(Commit);
+  if (!Slot)
+    return Slot.takeError();
+  EventBatch &B = *Slot;
+  // The batch takes this buffer; reading goes on in the one the slot held
+  // (a batch's buffer since committed), starting with the bytes after the
+  // batch. Swapping, rather than copying the batch, keeps memory warm.
+  if (!B.Buf || B.Capacity < Capacity) {
+    B.Buf = EventBatch::allocate(Capacity);
+    B.Capacity = Capacity;
   }
-  if (Opts.MaxEvents && Builder.numEvents() > Opts.MaxEvents)
-    return error(offsetOf(Pos + Size),
-                 llvm::formatv("the trace has more than {0} events (the "
-                               "--max-events limit); raise the limit to read it",
-                               Opts.MaxEvents));
+  size_t Tail = End - Cut;
+  std::memcpy(B.Buf.get() + 1, Buf.get() + Cut, Tail);
+  std::swap(Buf, B.Buf);
+  std::swap(Capacity, B.Capacity);
+  B.Pos = Pos;
+  B.Size = Size;
+  B.BufOffset = BufOffset;
+  BufOffset += int64_t(Cut - 1);
+  Begin = 1;
+  End = 1 + Tail;
+  // A trace whose events fit in one batch is decoded on this thread alone:
+  // small inputs start no thread.
+  Pipeline.submit(/*UseWorker=*/!Last && !Eof);
   return llvm::Error::success();
+}
+
+llvm::Error ChromeTraceReader::commitBatch(EventBatch &B) {
+  Events.commit(B.Decoded);
+  if (B.Decoded.Failed)
+    recoverBatch(B);
+  if (Opts.MaxEvents && Builder.numEvents() > Opts.MaxEvents)
+    return error(
+        B.offsetOf(B.Pos + B.Size),
+        llvm::formatv("the trace has more than {0} events (the "
+                      "--max-events limit); raise the limit to read it",
+                      Opts.MaxEvents));
+  return llvm::Error::success();
+}
+
+// simdjson rejected an element of the batch; the elements before it are
+// committed. The rejected one is parsed alone (and counted if it fails
+// again), then so is each later one. (The rest of the batch is not retried
+// as a whole: it would start with the ',' after the element, which simdjson
+// rejects before any element, and retrying the rest after each element took
+// time quadratic in the batch size.)
+void ChromeTraceReader::recoverBatch(EventBatch &B) {
+  const char *Data = B.Buf.get();
+  DecodeCache &Cache = Pipeline.callerCache();
+  size_t Pos = B.Pos, End = B.Pos + B.Size;
+  size_t Done = B.Decoded.Events.size();
+  while (true) {
+    std::vector<size_t> Ends;
+    EventSplitter::scan(Data + Pos, End - Pos,
+                        std::numeric_limits<size_t>::max(), &Ends);
+    while (true) {
+      size_t BadStart = Done == 0 || Done > Ends.size() ? 0 : Ends[Done - 1];
+      while (Pos + BadStart < End && isSeparator(Data[Pos + BadStart]))
+        ++BadStart;
+      if (Done >= Ends.size()) {
+        // The failure is after the last complete element: garbage or scalars.
+        Events.countMalformed(B.offsetOf(Pos + BadStart));
+        return;
+      }
+      size_t BadEnd = Ends[Done];
+      B.decodeRange(Pos + BadStart, BadEnd - BadStart, Cache);
+      Events.commit(B.Decoded);
+      if (B.Decoded.Failed)
+        Events.countMalformed(B.offsetOf(Pos + BadStart));
+      size_t Next = Pos + BadEnd;
+      while (Next < End && isWhitespace(Data[Next]))
+        ++Next;
+      if (Next == End)
+        return;
+      if (Data[Next] != ',')
+        break;
+      ++Done;
+    }
+    // No ',' after the element: the rest may parse as a batch after all.
+    Pos += Ends[Done];
+    B.decodeRange(Pos, End - Pos, Cache);
+    Events.commit(B.Decoded);
+    if (!B.Decoded.Failed)
+      return;
+    Done = B.Decoded.Events.size();
+  }
 }
 
 void ChromeTraceReader::applyMetadata(StringRef Key, const std::string &Value) {
@@ -447,7 +503,8 @@ Expected<model::Trace> ChromeTraceReader::read() {
   // Reserve for small events so that the tables rarely regrow, but keep the
   // (virtual) reservation bounded.
   uint64_t Expected = Source.FileSize * (Source.Gzip ? 30 : 1) / 150;
-  Builder.reserve(static_cast<size_t>(std::min<uint64_t>(Expected, 80'000'000)));
+  Builder.reserve(
+      static_cast<size_t>(std::min<uint64_t>(Expected, 80'000'000)));
   if (auto E = fill())
     return E;
   // A UTF-8 byte-order mark is tolerated.

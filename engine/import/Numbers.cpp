@@ -10,11 +10,13 @@
 using namespace tracelint::import;
 
 static std::string_view trim(std::string_view S) {
-  while (!S.empty() && (S.front() == ' ' || S.front() == '\t' ||
-                        S.front() == '\n' || S.front() == '\r' || S.front() == '"'))
+  while (!S.empty() &&
+         (S.front() == ' ' || S.front() == '\t' || S.front() == '\n' ||
+          S.front() == '\r' || S.front() == '"'))
     S.remove_prefix(1);
-  while (!S.empty() && (S.back() == ' ' || S.back() == '\t' ||
-                        S.back() == '\n' || S.back() == '\r' || S.back() == '"'))
+  while (!S.empty() &&
+         (S.back() == ' ' || S.back() == '\t' || S.back() == '\n' ||
+          S.back() == '\r' || S.back() == '"'))
     S.remove_suffix(1);
   return S;
 }
@@ -33,7 +35,8 @@ static std::optional<int64_t> viaLongDouble(std::string_view S) {
   return static_cast<int64_t>(V);
 }
 
-std::optional<int64_t> tracelint::import::microsToNanos(std::string_view Text) {
+std::optional<int64_t>
+tracelint::import::detail::microsToNanosGeneral(std::string_view Text) {
   std::string_view S = trim(Text);
   if (S.empty())
     return std::nullopt;
@@ -85,17 +88,8 @@ std::optional<int64_t> tracelint::import::microsToNanos(std::string_view Text) {
   return Negative ? -int64_t(Ns) : int64_t(Ns);
 }
 
-std::optional<int64_t> tracelint::import::parseInteger(std::string_view Text) {
-  // Fast path: a plain non-negative decimal of at most 18 digits, the common
-  // case for ids, sizes and counts.
-  if (!Text.empty() && Text.size() <= 18) {
-    uint64_t V = 0;
-    size_t I = 0;
-    for (; I < Text.size() && Text[I] >= '0' && Text[I] <= '9'; ++I)
-      V = V * 10 + unsigned(Text[I] - '0');
-    if (I == Text.size())
-      return int64_t(V);
-  }
+std::optional<int64_t>
+tracelint::import::detail::parseIntegerGeneral(std::string_view Text) {
   std::string_view S = trim(Text);
   if (S.empty())
     return std::nullopt;

@@ -12,7 +12,8 @@
 using namespace tracelint::model;
 
 // Non-numeric pids/tids get keys far below any real pid, tid or stream id.
-static constexpr int64_t NamedLaneBase = std::numeric_limits<int64_t>::min() / 2;
+static constexpr int64_t NamedLaneBase =
+    std::numeric_limits<int64_t>::min() / 2;
 
 unsigned TraceBuilder::LaneKeyInfo::getHashValue(const LaneKey &K) {
   return static_cast<unsigned>(llvm::hash_combine(K.Pid, K.Tid));
@@ -119,10 +120,7 @@ void TraceBuilder::addFlowPoint(FlowKind Kind, uint64_t Id, bool IsStart,
   FlowPoints.push_back({Id, Time, LaneIdx, Kind, IsStart, EnclosingSlice});
 }
 
-void TraceBuilder::closeOpenBegins() {
-  int64_t MaxTime = std::numeric_limits<int64_t>::min();
-  for (const Event &E : T.Events)
-    MaxTime = std::max(MaxTime, E.end());
+void TraceBuilder::closeOpenBegins(int64_t MaxTime) {
   for (auto &Open : OpenBegins) {
     for (uint32_t Idx : Open) {
       Event &B = T.Events[Idx];
@@ -138,21 +136,21 @@ void TraceBuilder::closeOpenBegins() {
 // (CUPTI reports overflowed end times as huge values). Such an event would
 // stretch the window and every busy/idle figure, so it is clamped to the end
 // of the other events and counted.
-void TraceBuilder::clampDurations() {
+void TraceBuilder::clampDurations(int64_t MinStart, int64_t MaxStart,
+                                  std::optional<int64_t> MaxEnd) {
   if (T.Events.empty())
     return;
-  int64_t MinStart = std::numeric_limits<int64_t>::max();
-  int64_t MaxStart = std::numeric_limits<int64_t>::min();
-  for (const Event &E : T.Events) {
-    MinStart = std::min(MinStart, E.Start);
-    MaxStart = std::max(MaxStart, E.Start);
-  }
   // Overflow-safe: spans are bounded by int64 differences of real starts.
   int64_t Span = MaxStart - MinStart;
   int64_t Slack = std::max<int64_t>(Span, 1'000'000'000);
   int64_t Limit = MaxStart > std::numeric_limits<int64_t>::max() - Slack
                       ? std::numeric_limits<int64_t>::max()
                       : MaxStart + Slack;
+  // An event is absurd when it ends past Limit: none does unless the latest
+  // end does (closing open begins did not move it). Without a latest end
+  // (an end overflowed), each event is checked.
+  if (MaxEnd && *MaxEnd <= Limit)
+    return;
   int64_t MaxSaneEnd = MaxStart;
   bool AnyAbsurd = false;
   for (const Event &E : T.Events) {
@@ -172,33 +170,105 @@ void TraceBuilder::clampDurations() {
   }
 }
 
-// Groups events by lane (a counting sort: stable, linear) and sorts each lane
-// by start, longer events first on ties so that parents precede children.
-void TraceBuilder::sortByLane() {
-  std::vector<uint32_t> Counts(T.Lanes.size() + 1, 0);
-  for (const Event &E : T.Events)
-    ++Counts[E.Lane + 1];
+namespace {
+
+// Lane order: by start, longer events first on ties so that parents precede
+// children.
+bool startsBefore(const Event &A, const Event &B) {
+  if (A.Start != B.Start)
+    return A.Start < B.Start;
+  return A.Duration > B.Duration;
+}
+
+// Merges the sorted runs [First, Mid) and [Mid, Last) in place, stably. Only
+// the part where the runs overlap moves, through \p Buffer.
+void mergeRuns(Event *First, Event *Mid, Event *Last,
+               std::vector<Event> &Buffer) {
+  // Left events not after the right run's first stay put, as do right
+  // events not before the left run's last.
+  First = std::upper_bound(First, Mid, *Mid, startsBefore);
+  Last = std::lower_bound(Mid, Last, *(Mid - 1), startsBefore);
+  if (First == Mid || Mid == Last)
+    return;
+  if (Mid - First <= Last - Mid) {
+    // Forward: the left part waits in the buffer; the output never passes
+    // the next unread right event. Ties take the left event (stable).
+    Buffer.assign(First, Mid);
+    Event *L = Buffer.data(), *LEnd = L + Buffer.size(), *R = Mid;
+    Event *Out = First;
+    while (L != LEnd && R != Last)
+      *Out++ = startsBefore(*R, *L) ? *R++ : *L++;
+    std::copy(L, LEnd, Out);
+  } else {
+    // Backward: the right part waits in the buffer. Ties take the right
+    // event, which goes last (stable).
+    Buffer.assign(Mid, Last);
+    Event *L = Mid, *R = Buffer.data() + Buffer.size(), *REnd = Buffer.data();
+    Event *Out = Last;
+    while (L != First && R != REnd)
+      *--Out = startsBefore(*(R - 1), *(L - 1)) ? *--L : *--R;
+    std::copy_backward(REnd, R, Out);
+  }
+}
+
+// Sorts [First, Last) stably by startsBefore. Producers write a lane's events
+// in long sorted runs (a profiler step's host ops, then its runtime calls;
+// device work in start order), so a natural merge sort does little more
+// than find the runs, where std::stable_sort would move every event about
+// log n times through a temporary buffer of fresh memory.
+void sortRuns(Event *First, Event *Last, std::vector<Event> &Buffer) {
+  std::vector<size_t> Runs; // start offsets of the sorted runs, then the end
+  size_t N = size_t(Last - First);
+  Runs.push_back(0);
+  for (size_t I = 1; I < N; ++I)
+    if (startsBefore(First[I], First[I - 1]))
+      Runs.push_back(I);
+  Runs.push_back(N);
+  // Merge neighbouring runs pairwise until one is left: O(n log runs).
+  std::vector<size_t> Merged;
+  while (Runs.size() > 2) {
+    Merged.clear();
+    size_t R = 0;
+    for (; R + 2 < Runs.size(); R += 2) {
+      mergeRuns(First + Runs[R], First + Runs[R + 1], First + Runs[R + 2],
+                Buffer);
+      Merged.push_back(Runs[R]);
+    }
+    if (R + 1 < Runs.size()) // an odd run out waits for the next pass
+      Merged.push_back(Runs[R]);
+    Merged.push_back(N);
+    Runs.swap(Merged);
+  }
+}
+
+} // namespace
+
+// Groups events by lane (a counting sort: stable, linear), rebasing their
+// starts on the way, and sorts each lane by start, longer events first on
+// ties so that parents precede children. Returns the latest end.
+int64_t TraceBuilder::sortByLane(std::vector<uint32_t> &Counts,
+                                 int64_t MinStart) {
+  // Counts[L + 1] holds lane L's count: make Counts[L] its first index.
   for (size_t I = 1; I < Counts.size(); ++I)
     Counts[I] += Counts[I - 1];
   for (size_t L = 0; L < T.Lanes.size(); ++L) {
     T.Lanes[L].Begin = Counts[L];
     T.Lanes[L].End = Counts[L + 1];
   }
+  int64_t MaxEnd = std::numeric_limits<int64_t>::min();
   std::vector<Event> Sorted(T.Events.size());
-  for (const Event &E : T.Events)
-    Sorted[Counts[E.Lane]++] = E;
+  for (const Event &E : T.Events) {
+    Event &Out = Sorted[Counts[E.Lane]++];
+    Out = E;
+    Out.Start -= MinStart;
+    MaxEnd = std::max(MaxEnd, Out.end());
+  }
   T.Events = std::move(Sorted);
 
-  auto Before = [](const Event &A, const Event &B) {
-    if (A.Start != B.Start)
-      return A.Start < B.Start;
-    return A.Duration > B.Duration;
-  };
-  for (const Lane &L : T.Lanes) {
-    auto First = T.Events.begin() + L.Begin, Last = T.Events.begin() + L.End;
-    if (!std::is_sorted(First, Last, Before))
-      std::stable_sort(First, Last, Before);
-  }
+  std::vector<Event> Buffer;
+  for (const Lane &L : T.Lanes)
+    sortRuns(T.Events.data() + L.Begin, T.Events.data() + L.End, Buffer);
+  return MaxEnd;
 }
 
 // Nesting on each lane with a stack of open events: an event is the child of
@@ -283,20 +353,53 @@ void TraceBuilder::linkCorrelations() {
   }
 }
 
-// The innermost event of lane L that contains Time (Deepest), or the first
-// event that starts at or after Time.
+// The first event of lane L that starts after Time. Flow points come
+// roughly in time order on each lane, so the search gallops out from \p Hint,
+// the answer for the lane's previous point, rather than bisecting the whole
+// lane with a cache miss at every step; it then becomes the new hint.
+uint32_t TraceBuilder::firstAfter(const Lane &L, int64_t Time,
+                                  uint32_t &Hint) const {
+  auto After = [&](uint32_t I) { return Time < T.Events[I].Start; };
+  uint32_t Lo = L.Begin, Hi = L.End; // the answer is in [Lo, Hi]
+  uint32_t From = std::clamp(Hint, L.Begin, L.End);
+  if (From < L.End && !After(From)) {
+    Lo = From + 1;
+    for (uint32_t Step = 1;; Step *= 2) {
+      if (L.End - From <= Step)
+        break;
+      if (After(From + Step)) {
+        Hi = From + Step;
+        break;
+      }
+      Lo = From + Step + 1;
+    }
+  } else {
+    Hi = From;
+    for (uint32_t Step = 1;; Step *= 2) {
+      if (From - L.Begin < Step)
+        break;
+      if (!After(From - Step)) {
+        Lo = From - Step + 1;
+        break;
+      }
+      Hi = From - Step;
+    }
+  }
+  auto It =
+      std::upper_bound(T.Events.begin() + Lo, T.Events.begin() + Hi, Time,
+                       [](int64_t V, const Event &E) { return V < E.Start; });
+  Hint = static_cast<uint32_t>(It - T.Events.begin());
+  return Hint;
+}
+
+// The innermost event of lane L that contains Time, given the first event
+// that starts after it.
 uint32_t TraceBuilder::enclosingEvent(const Lane &L, int64_t Time,
-                                      bool Deepest) const {
-  auto First = T.Events.begin() + L.Begin, Last = T.Events.begin() + L.End;
-  auto It = std::upper_bound(
-      First, Last, Time, [](int64_t V, const Event &E) { return V < E.Start; });
-  if (!Deepest)
-    return It == Last ? NoIndex
-                      : static_cast<uint32_t>(It - T.Events.begin());
-  if (It == First)
+                                      uint32_t FirstAfter) const {
+  if (FirstAfter == L.Begin)
     return NoIndex;
   // The last event starting at or before Time; walk up until one contains it.
-  uint32_t Idx = static_cast<uint32_t>((It - 1) - T.Events.begin());
+  uint32_t Idx = FirstAfter - 1;
   while (Idx != NoIndex) {
     const Event &E = T.Events[Idx];
     if (E.Start <= Time && Time <= E.end())
@@ -306,13 +409,22 @@ uint32_t TraceBuilder::enclosingEvent(const Lane &L, int64_t Time,
   return NoIndex;
 }
 
+// A flow's start binds to the innermost slice containing it (or else the
+// next slice); its end to the next slice, or with "bp": "e" to the slice
+// containing it.
 void TraceBuilder::bindFlows() {
   llvm::DenseMap<uint64_t, uint32_t> ById[3];
+  std::vector<uint32_t> Hints;
+  for (const Lane &L : T.Lanes)
+    Hints.push_back(L.Begin);
   for (const FlowPoint &P : FlowPoints) {
     const Lane &L = T.Lanes[P.Lane];
-    uint32_t Ev = enclosingEvent(L, P.Time, P.Enclosing || P.IsStart);
-    if (Ev == NoIndex && P.IsStart)
-      Ev = enclosingEvent(L, P.Time, /*Deepest=*/false);
+    uint32_t Next = firstAfter(L, P.Time, Hints[P.Lane]);
+    uint32_t Ev = NoIndex;
+    if (P.Enclosing || P.IsStart)
+      Ev = enclosingEvent(L, P.Time, Next);
+    if (Ev == NoIndex && (P.IsStart || !P.Enclosing) && Next != L.End)
+      Ev = Next;
     if (Ev == NoIndex) {
       T.Stats.add(ImportStat::FlowUnbound);
       continue;
@@ -373,27 +485,34 @@ void TraceBuilder::findSteps() {
 }
 
 Trace TraceBuilder::finish() {
-  closeOpenBegins();
-  clampDurations();
+  // One pass for what the fix-ups below need: where events start, how far
+  // they reach, and how many each lane holds.
+  int64_t MinStart = std::numeric_limits<int64_t>::max();
+  int64_t MaxStart = std::numeric_limits<int64_t>::min();
+  int64_t MaxEnd = std::numeric_limits<int64_t>::min();
+  bool EndOverflows = false;
+  std::vector<uint32_t> Counts(T.Lanes.size() + 1, 0);
+  for (const Event &E : T.Events) {
+    MinStart = std::min(MinStart, E.Start);
+    MaxStart = std::max(MaxStart, E.Start);
+    int64_t End; // wraps around as E.end() does
+    EndOverflows |= __builtin_add_overflow(E.Start, E.Duration, &End);
+    MaxEnd = std::max(MaxEnd, End);
+    ++Counts[E.Lane + 1];
+  }
+  closeOpenBegins(MaxEnd);
+  clampDurations(MinStart, MaxStart,
+                 EndOverflows ? std::nullopt : std::optional<int64_t>(MaxEnd));
 
   // Rebase to the earliest event so that model times are small and
-  // non-negative; the absolute origin is kept.
-  int64_t MinStart = 0, MaxEnd = 0;
-  if (!T.Events.empty()) {
-    MinStart = std::numeric_limits<int64_t>::max();
-    MaxEnd = std::numeric_limits<int64_t>::min();
-    for (const Event &E : T.Events)
-      MinStart = std::min(MinStart, E.Start);
-    for (Event &E : T.Events) {
-      E.Start -= MinStart;
-      MaxEnd = std::max(MaxEnd, E.end());
-    }
-    for (FlowPoint &P : FlowPoints)
-      P.Time -= MinStart;
-  }
+  // non-negative; the absolute origin is kept. (The events themselves are
+  // rebased as they are grouped by lane.)
+  if (T.Events.empty())
+    MinStart = 0;
+  for (FlowPoint &P : FlowPoints)
+    P.Time -= MinStart;
   T.OriginNs = BaseNs + MinStart;
   T.WindowStart = 0;
-  T.WindowEnd = T.Events.empty() ? 0 : MaxEnd;
 
   for (Lane &L : T.Lanes) {
     if (L.Kind == LaneKind::DeviceStream || L.RawPid != EmptyString)
@@ -410,7 +529,8 @@ Trace TraceBuilder::finish() {
       L.Process = It->second;
   }
 
-  sortByLane();
+  MaxEnd = sortByLane(Counts, MinStart);
+  T.WindowEnd = T.Events.empty() ? 0 : MaxEnd;
   buildNesting();
   linkCorrelations();
   bindFlows();

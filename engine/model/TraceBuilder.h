@@ -15,6 +15,8 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <optional>
+
 namespace tracelint::model {
 
 class TraceBuilder {
@@ -48,8 +50,8 @@ public:
 
   /// One end of a flow arrow. \p EnclosingSlice: bind to the slice that
   /// contains \p Time (Chrome's "bp": "e") rather than the next one.
-  void addFlowPoint(FlowKind Kind, uint64_t Id, bool IsStart,
-                    uint32_t LaneIdx, int64_t Time, bool EnclosingSlice);
+  void addFlowPoint(FlowKind Kind, uint64_t Id, bool IsStart, uint32_t LaneIdx,
+                    int64_t Time, bool EnclosingSlice);
 
   /// Raw-clock offset added to every timestamp to make it absolute
   /// (Kineto's baseTimeNanoseconds; it may be learnt after the events).
@@ -86,14 +88,17 @@ private:
     static bool isEqual(const LaneKey &A, const LaneKey &B) { return A == B; }
   };
 
-  void closeOpenBegins();
-  void clampDurations();
-  void sortByLane();
+  void closeOpenBegins(int64_t MaxTime);
+  void clampDurations(int64_t MinStart, int64_t MaxStart,
+                      std::optional<int64_t> MaxEnd);
+  int64_t sortByLane(std::vector<uint32_t> &Counts, int64_t MinStart);
   void buildNesting();
   void linkCorrelations();
   void bindFlows();
   void findSteps();
-  uint32_t enclosingEvent(const Lane &L, int64_t Time, bool Deepest) const;
+  uint32_t firstAfter(const Lane &L, int64_t Time, uint32_t &Hint) const;
+  uint32_t enclosingEvent(const Lane &L, int64_t Time,
+                          uint32_t FirstAfter) const;
 
   Trace T;
   int64_t BaseNs = 0;
