@@ -70,8 +70,7 @@ Mapping mapPadded(const char *path) {
   if (base == MAP_FAILED)
     die("cannot reserve memory", path);
   if (m.len != 0) {
-    void *file =
-        ::mmap(base, m.len, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
+    void *file = ::mmap(base, m.len, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
     if (file == MAP_FAILED)
       die("cannot map", path);
   }

@@ -31,8 +31,7 @@ llvm::Error tracelint::cli::writeOutput(
       OS.clear_error();
       llvm::consumeError(Temp->discard());
       return llvm::createStringError(EC, "%s: write failed: %s",
-                                     Path.str().c_str(),
-                                     EC.message().c_str());
+                                     Path.str().c_str(), EC.message().c_str());
     }
   }
   if (llvm::Error E = Temp->keep(Path)) {

@@ -35,8 +35,9 @@ cl::opt<std::string> OutputPath("o", cl::desc("Write the report to FILE"),
                                 cl::value_desc("FILE"), cl::init("-"),
                                 cl::sub(StatsSubcommand),
                                 cl::cat(StatsCategory));
-cl::opt<unsigned> TopN("top", cl::desc("Rows in the top-kernel and top-call "
-                                       "tables (default 10)"),
+cl::opt<unsigned> TopN("top",
+                       cl::desc("Rows in the top-kernel and top-call "
+                                "tables (default 10)"),
                        cl::init(10), cl::sub(StatsSubcommand),
                        cl::cat(StatsCategory));
 cl::opt<std::string> StepName(
@@ -45,10 +46,10 @@ cl::opt<std::string> StepName(
              "range, a record_function / user annotation) instead of "
              "ProfilerStep#N"),
     cl::value_desc("NAME"), cl::sub(StatsSubcommand), cl::cat(StatsCategory));
-cl::opt<uint64_t> MaxEvents(
-    "max-events",
-    cl::desc("Refuse traces with more events than N (0: no limit)"),
-    cl::init(0), cl::sub(StatsSubcommand), cl::cat(StatsCategory));
+cl::opt<uint64_t>
+    MaxEvents("max-events",
+              cl::desc("Refuse traces with more events than N (0: no limit)"),
+              cl::init(0), cl::sub(StatsSubcommand), cl::cat(StatsCategory));
 cl::opt<ColorMode> Color(
     "color", cl::desc("Colour in text output"),
     cl::values(clEnumValN(ColorMode::Auto, "auto", "on a terminal (default)"),

@@ -22,6 +22,6 @@ llvm::Error tracelint::cli::applyStepOption(model::Trace &T,
     OS << (I ? ", '" : "; the most frequent are '")
        << report::sanitize(Known[I].first, 60) << "' (" << Known[I].second
        << ")";
-  return llvm::createStringError(std::make_error_code(std::errc::invalid_argument),
-                                 OS.str());
+  return llvm::createStringError(
+      std::make_error_code(std::errc::invalid_argument), OS.str());
 }

@@ -107,12 +107,12 @@ void tracelint::import::applyTopLevelValue(model::TraceBuilder &B,
                                            const std::string &Json,
                                            int64_t &BaseTimeNs) {
   static const llvm::StringRef Known[] = {
-      "schemaVersion",      "deviceProperties",    "distributedInfo",
-      "traceName",          "displayTimeUnit",     "baseTimeNanoseconds",
-      "cupti_version",      "cuda_runtime_version", "cuda_driver_version",
-      "roctracer_version",  "hip_runtime_version", "hip_driver_version",
-      "record_shapes",      "profile_memory",      "with_stack",
-      "with_flops",         "with_modules"};
+      "schemaVersion",     "deviceProperties",     "distributedInfo",
+      "traceName",         "displayTimeUnit",      "baseTimeNanoseconds",
+      "cupti_version",     "cuda_runtime_version", "cuda_driver_version",
+      "roctracer_version", "hip_runtime_version",  "hip_driver_version",
+      "record_shapes",     "profile_memory",       "with_stack",
+      "with_flops",        "with_modules"};
   if (llvm::find(Known, Key) == std::end(Known))
     return;
   llvm::StringRef Trimmed = llvm::StringRef(Json).trim();
@@ -141,9 +141,10 @@ void tracelint::import::applyTopLevelValue(model::TraceBuilder &B,
     else if (Key == "hip_driver_version")
       P.HipDriverVersion = Text;
     else {
-      int8_t Flag = Text == "true" ? 1 : Text == "false" ? 0
-                    : N             ? int8_t(*N != 0)
-                                    : int8_t(-1);
+      int8_t Flag = Text == "true"    ? 1
+                    : Text == "false" ? 0
+                    : N               ? int8_t(*N != 0)
+                                      : int8_t(-1);
       if (Key == "record_shapes")
         P.RecordShapes = Flag;
       else if (Key == "profile_memory")

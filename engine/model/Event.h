@@ -56,23 +56,23 @@ inline bool isLaunchCallName(llvm::StringRef Name) {
 
 enum EventFlags : uint8_t {
   FlagNone = 0,
-  FlagInstant = 1 << 0,        ///< an instant ('i'/'I'/'R'), duration 0
-  FlagFromBeginEnd = 1 << 1,   ///< built from a 'B'/'E' pair
-  FlagDurationFixed = 1 << 2,  ///< a negative or absurd duration was clamped
-  FlagUnclosed = 1 << 3,       ///< 'B' without 'E': ends at the window end
-  FlagBeforeLaunch = 1 << 4,   ///< device work that starts before its launch
+  FlagInstant = 1 << 0,       ///< an instant ('i'/'I'/'R'), duration 0
+  FlagFromBeginEnd = 1 << 1,  ///< built from a 'B'/'E' pair
+  FlagDurationFixed = 1 << 2, ///< a negative or absurd duration was clamped
+  FlagUnclosed = 1 << 3,      ///< 'B' without 'E': ends at the window end
+  FlagBeforeLaunch = 1 << 4,  ///< device work that starts before its launch
 };
 
 constexpr uint32_t NoIndex = ~0u;
 
 struct Event {
-  int64_t Start = 0;    ///< ns from the trace origin
-  int64_t Duration = 0; ///< ns, never negative
+  int64_t Start = 0;      ///< ns from the trace origin
+  int64_t Duration = 0;   ///< ns, never negative
   int64_t ExternalId = 0; ///< framework op id ("External id"); 0 = none
   StringId Name = EmptyString;
   uint32_t Lane = NoIndex;
-  uint32_t Correlation = 0; ///< host call <-> device work; 0 = none
-  uint32_t Args = NoIndex;  ///< index into Trace::Args, or NoIndex
+  uint32_t Correlation = 0;  ///< host call <-> device work; 0 = none
+  uint32_t Args = NoIndex;   ///< index into Trace::Args, or NoIndex
   uint32_t Parent = NoIndex; ///< enclosing event on the same lane
   uint16_t Depth = 0;        ///< nesting depth on its lane (0 = top level)
   EventKind Kind = EventKind::Other;
@@ -103,8 +103,8 @@ llvm::StringRef memoryKindName(MemoryKind K);
 /// The arguments of an event that analyses read. Fields that the trace did
 /// not carry keep their "unknown" value.
 struct EventArgs {
-  int64_t Bytes = -1;     ///< copy/memset size, or allocation delta
-  int64_t Stream = -1;    ///< device stream
+  int64_t Bytes = -1;            ///< copy/memset size, or allocation delta
+  int64_t Stream = -1;           ///< device stream
   int64_t WaitOnCorrelation = 0; ///< cuda_sync: the awaited event record
   int64_t TotalAllocated = -1;   ///< memory events
   int64_t TotalReserved = -1;    ///< memory events
@@ -116,8 +116,8 @@ struct EventArgs {
   int32_t SharedMemory = -1;
   float BlocksPerSM = -1;
   float WarpsPerSM = -1;
-  float Occupancy = -1; ///< est. achieved occupancy %, -1 = unknown
-  StringId InputDims = EmptyString;  ///< raw "Input Dims" text
+  float Occupancy = -1;             ///< est. achieved occupancy %, -1 = unknown
+  StringId InputDims = EmptyString; ///< raw "Input Dims" text
   StringId InputTypes = EmptyString; ///< raw "Input type" text
   StringId Detail = EmptyString;     ///< sync kind text, collective name, ...
   CopyKind Copy = CopyKind::Unknown;

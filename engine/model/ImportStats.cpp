@@ -46,9 +46,12 @@ StatSeverity tracelint::model::importStatSeverity(ImportStat S) {
 
 llvm::StringRef tracelint::model::statSeverityName(StatSeverity S) {
   switch (S) {
-  case StatSeverity::Info: return "info";
-  case StatSeverity::Warning: return "warning";
-  case StatSeverity::DataLoss: return "data-loss";
+  case StatSeverity::Info:
+    return "info";
+  case StatSeverity::Warning:
+    return "warning";
+  case StatSeverity::DataLoss:
+    return "data-loss";
   }
   llvm_unreachable("covered switch");
 }

@@ -33,13 +33,13 @@ int64_t IntervalSet::length() const {
 
 int64_t IntervalSet::lengthWithin(Interval W) const {
   // First part that ends after the window begins.
-  auto It = std::upper_bound(
-      Parts.begin(), Parts.end(), W.Begin,
-      [](int64_t V, const Interval &I) { return V < I.End; });
+  auto It =
+      std::upper_bound(Parts.begin(), Parts.end(), W.Begin,
+                       [](int64_t V, const Interval &I) { return V < I.End; });
   int64_t N = 0;
   for (; It != Parts.end() && It->Begin < W.End; ++It)
-    N += std::max<int64_t>(
-        0, std::min(It->End, W.End) - std::max(It->Begin, W.Begin));
+    N += std::max<int64_t>(0, std::min(It->End, W.End) -
+                                  std::max(It->Begin, W.Begin));
   return N;
 }
 
@@ -84,8 +84,8 @@ std::vector<int64_t> tracelint::model::exclusiveTimes(const Trace &T) {
     if (E.Parent == NoIndex)
       continue;
     const Event &P = T.Events[E.Parent];
-    int64_t Clipped = std::max<int64_t>(
-        0, std::min(E.end(), P.end()) - std::max(E.Start, P.Start));
+    int64_t Clipped = std::max<int64_t>(0, std::min(E.end(), P.end()) -
+                                               std::max(E.Start, P.Start));
     Self[E.Parent] -= Clipped;
   }
   for (int64_t &S : Self)

@@ -7,65 +7,100 @@ using namespace tracelint::model;
 
 llvm::StringRef tracelint::model::eventKindName(EventKind K) {
   switch (K) {
-  case EventKind::Op: return "op";
-  case EventKind::Python: return "python";
-  case EventKind::Annotation: return "annotation";
-  case EventKind::Runtime: return "runtime";
-  case EventKind::Driver: return "driver";
-  case EventKind::Kernel: return "kernel";
-  case EventKind::Memcpy: return "memcpy";
-  case EventKind::Memset: return "memset";
-  case EventKind::Sync: return "sync";
-  case EventKind::Collective: return "collective";
-  case EventKind::Marker: return "marker";
-  case EventKind::Counter: return "counter";
-  case EventKind::Overhead: return "overhead";
-  case EventKind::OsRuntime: return "osrt";
-  case EventKind::Other: return "other";
+  case EventKind::Op:
+    return "op";
+  case EventKind::Python:
+    return "python";
+  case EventKind::Annotation:
+    return "annotation";
+  case EventKind::Runtime:
+    return "runtime";
+  case EventKind::Driver:
+    return "driver";
+  case EventKind::Kernel:
+    return "kernel";
+  case EventKind::Memcpy:
+    return "memcpy";
+  case EventKind::Memset:
+    return "memset";
+  case EventKind::Sync:
+    return "sync";
+  case EventKind::Collective:
+    return "collective";
+  case EventKind::Marker:
+    return "marker";
+  case EventKind::Counter:
+    return "counter";
+  case EventKind::Overhead:
+    return "overhead";
+  case EventKind::OsRuntime:
+    return "osrt";
+  case EventKind::Other:
+    return "other";
   }
   llvm_unreachable("covered switch");
 }
 
 llvm::StringRef tracelint::model::copyKindName(CopyKind K) {
   switch (K) {
-  case CopyKind::Unknown: return "unknown";
-  case CopyKind::HtoD: return "HtoD";
-  case CopyKind::DtoH: return "DtoH";
-  case CopyKind::DtoD: return "DtoD";
-  case CopyKind::HtoH: return "HtoH";
-  case CopyKind::PtoP: return "PtoP";
+  case CopyKind::Unknown:
+    return "unknown";
+  case CopyKind::HtoD:
+    return "HtoD";
+  case CopyKind::DtoH:
+    return "DtoH";
+  case CopyKind::DtoD:
+    return "DtoD";
+  case CopyKind::HtoH:
+    return "HtoH";
+  case CopyKind::PtoP:
+    return "PtoP";
   }
   llvm_unreachable("covered switch");
 }
 
 llvm::StringRef tracelint::model::memoryKindName(MemoryKind K) {
   switch (K) {
-  case MemoryKind::Unknown: return "unknown";
-  case MemoryKind::Pageable: return "pageable";
-  case MemoryKind::Pinned: return "pinned";
-  case MemoryKind::Device: return "device";
-  case MemoryKind::Managed: return "managed";
-  case MemoryKind::Array: return "array";
-  case MemoryKind::Host: return "host";
+  case MemoryKind::Unknown:
+    return "unknown";
+  case MemoryKind::Pageable:
+    return "pageable";
+  case MemoryKind::Pinned:
+    return "pinned";
+  case MemoryKind::Device:
+    return "device";
+  case MemoryKind::Managed:
+    return "managed";
+  case MemoryKind::Array:
+    return "array";
+  case MemoryKind::Host:
+    return "host";
   }
   llvm_unreachable("covered switch");
 }
 
 llvm::StringRef tracelint::model::laneKindName(LaneKind K) {
   switch (K) {
-  case LaneKind::HostThread: return "host";
-  case LaneKind::DeviceStream: return "device";
-  case LaneKind::Other: return "other";
+  case LaneKind::HostThread:
+    return "host";
+  case LaneKind::DeviceStream:
+    return "device";
+  case LaneKind::Other:
+    return "other";
   }
   llvm_unreachable("covered switch");
 }
 
 llvm::StringRef tracelint::model::stepSourceName(StepSource S) {
   switch (S) {
-  case StepSource::None: return "none";
-  case StepSource::ProfilerStep: return "ProfilerStep";
-  case StepSource::Named: return "named range";
-  case StepSource::Inferred: return "inferred";
+  case StepSource::None:
+    return "none";
+  case StepSource::ProfilerStep:
+    return "ProfilerStep";
+  case StepSource::Named:
+    return "named range";
+  case StepSource::Inferred:
+    return "inferred";
   }
   llvm_unreachable("covered switch");
 }

@@ -34,16 +34,16 @@ llvm::StringRef laneKindName(LaneKind K);
 
 struct Lane {
   LaneKind Kind = LaneKind::Other;
-  int64_t Pid = 0;         ///< host: OS pid; device (Kineto): device index
-  int64_t Tid = 0;         ///< host: OS tid; device: stream id
-  int32_t Device = -1;     ///< device lanes: device index
-  int64_t Stream = -1;     ///< device lanes: stream id
-  uint32_t Domain = 0;     ///< correlation ids are unique within a domain
-  StringId Name = EmptyString;     ///< thread/stream name, if recorded
-  StringId Process = EmptyString;  ///< process name, if recorded
-  StringId RawPid = EmptyString;   ///< pid as written, when not numeric
-  StringId RawTid = EmptyString;   ///< tid as written, when not numeric
-  uint32_t Begin = 0, End = 0;     ///< this lane's range in Trace::Events
+  int64_t Pid = 0;             ///< host: OS pid; device (Kineto): device index
+  int64_t Tid = 0;             ///< host: OS tid; device: stream id
+  int32_t Device = -1;         ///< device lanes: device index
+  int64_t Stream = -1;         ///< device lanes: stream id
+  uint32_t Domain = 0;         ///< correlation ids are unique within a domain
+  StringId Name = EmptyString; ///< thread/stream name, if recorded
+  StringId Process = EmptyString; ///< process name, if recorded
+  StringId RawPid = EmptyString;  ///< pid as written, when not numeric
+  StringId RawTid = EmptyString;  ///< tid as written, when not numeric
+  uint32_t Begin = 0, End = 0;    ///< this lane's range in Trace::Events
 };
 
 /// One iteration of the workload, from a ProfilerStep#N range (or a range
@@ -81,8 +81,8 @@ struct DeviceInfo {
 
 /// Who produced the trace and how it was configured.
 struct Producer {
-  std::string Format;        ///< "kineto", "chrome", "nsys", ...
-  std::string Era;           ///< what the schema suggests ("2021 capitalised")
+  std::string Format; ///< "kineto", "chrome", "nsys", ...
+  std::string Era;    ///< what the schema suggests ("2021 capitalised")
   int64_t SchemaVersion = -1;
   std::string CuptiVersion, CudaRuntimeVersion, CudaDriverVersion;
   std::string RoctracerVersion, HipRuntimeVersion, HipDriverVersion;
@@ -91,8 +91,8 @@ struct Producer {
   std::string DistributedBackend;
   /// Profiler options recorded as metadata (record_shapes, with_stack...):
   /// -1 unknown, 0 off, 1 on.
-  int8_t RecordShapes = -1, ProfileMemory = -1, WithStack = -1,
-         WithFlops = -1, WithModules = -1;
+  int8_t RecordShapes = -1, ProfileMemory = -1, WithStack = -1, WithFlops = -1,
+         WithModules = -1;
 };
 
 class Trace {
