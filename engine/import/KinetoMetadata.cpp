@@ -44,21 +44,28 @@ int64_t integerOr(value V, int64_t Default) {
   return N ? *N : Default;
 }
 
+/// Calls \p Fn(key, value) for each field of \p Obj; stops at the first
+/// malformed field (metadata is best effort).
+template <typename FnT>
+void forEachField(simdjson::ondemand::object Obj, FnT Fn) {
+  for (auto FieldRes : Obj) {
+    simdjson::ondemand::field F;
+    if (std::move(FieldRes).get(F))
+      return;
+    std::string_view KeyView;
+    if (F.unescaped_key().get(KeyView))
+      return;
+    Fn(llvm::StringRef(KeyView.data(), KeyView.size()), value(F.value()));
+  }
+}
+
 void readDevices(simdjson::ondemand::array Arr, model::TraceBuilder &B) {
   for (auto ElemRes : Arr) {
     simdjson::ondemand::object Obj;
     if (ElemRes.get_object().get(Obj))
       return;
     model::DeviceInfo D;
-    for (auto FieldRes : Obj) {
-      simdjson::ondemand::field F;
-      if (std::move(FieldRes).get(F))
-        return;
-      std::string_view KeyView;
-      if (F.unescaped_key().get(KeyView))
-        return;
-      llvm::StringRef K(KeyView.data(), KeyView.size());
-      value V = F.value();
+    forEachField(Obj, [&](llvm::StringRef K, value V) {
       if (K == "id")
         D.Id = int32_t(integerOr(V, -1));
       else if (K == "name")
@@ -76,28 +83,20 @@ void readDevices(simdjson::ondemand::array Arr, model::TraceBuilder &B) {
       else if (K == "maxThreadsPerMultiprocessor" ||
                K == "maxThreadsPerMultiProcessor")
         D.MaxThreadsPerMultiprocessor = int32_t(integerOr(V, -1));
-    }
+    });
     B.devices().push_back(std::move(D));
   }
 }
 
 void readDistributed(simdjson::ondemand::object Obj, model::Producer &P) {
-  for (auto FieldRes : Obj) {
-    simdjson::ondemand::field F;
-    if (std::move(FieldRes).get(F))
-      return;
-    std::string_view KeyView;
-    if (F.unescaped_key().get(KeyView))
-      return;
-    llvm::StringRef K(KeyView.data(), KeyView.size());
-    value V = F.value();
+  forEachField(Obj, [&](llvm::StringRef K, value V) {
     if (K == "rank")
       P.Rank = integerOr(V, -1);
     else if (K == "world_size")
       P.WorldSize = integerOr(V, -1);
     else if (K == "backend")
       P.DistributedBackend = scalarText(V);
-  }
+  });
 }
 
 } // namespace
