@@ -35,6 +35,7 @@ const DetectorEntry Table[] = {
     {"device-copies", runDeviceCopies},
     {"launch-bound", runLaunchBound},
     {"startup-artifacts", runStartupArtifacts},
+    {"sync-after-launch", runSyncAfterLaunch},
     {"sync-wait", runSyncWait},
     {"teardown-flush", runTeardownFlush},
     {"trace-damage", runTraceDamage},

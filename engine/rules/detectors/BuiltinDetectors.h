@@ -24,6 +24,8 @@ TRACELINT_DETECTOR(runDeviceCopies);
 TRACELINT_DETECTOR(runLaunchBound);
 /// "startup-artifacts" (U001): start-up work and first-step outliers.
 TRACELINT_DETECTOR(runStartupArtifacts);
+/// "sync-after-launch" (S002): host waits after nearly every kernel launch.
+TRACELINT_DETECTOR(runSyncAfterLaunch);
 /// "sync-wait" (S001): host waits on the device inside steps.
 TRACELINT_DETECTOR(runSyncWait);
 /// "teardown-flush" (U002): the final synchronization of the window.
