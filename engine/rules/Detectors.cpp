@@ -32,6 +32,7 @@ namespace tracelint::rules {
 namespace {
 // Keep sorted by name.
 const DetectorEntry Table[] = {
+    {"dataloader-stall", runDataLoaderStall},
     {"device-copies", runDeviceCopies},
     {"launch-bound", runLaunchBound},
     {"startup-artifacts", runStartupArtifacts},

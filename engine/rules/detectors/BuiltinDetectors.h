@@ -16,6 +16,9 @@ namespace tracelint::rules {
   std::string Fn(const analysis::Context &Ctx, const RuleSpec &Spec,           \
                  const RuleOptions &Opts, std::vector<Detection> &Out)
 
+/// "dataloader-stall" (D001): device idle while the host waits for a batch
+/// from the data loader.
+TRACELINT_DETECTOR(runDataLoaderStall);
 /// "device-copies" (M001): device copy kernels and DtoD copies launched by
 /// copy/materialization ops.
 TRACELINT_DETECTOR(runDeviceCopies);

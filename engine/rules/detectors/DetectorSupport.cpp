@@ -113,3 +113,45 @@ bool detect::isFlushWait(const analysis::Context &Ctx,
   }
   return true;
 }
+
+bool detect::isDataLoaderRange(const model::Trace &T, const model::Event &E) {
+  using model::EventKind;
+  if (E.Kind != EventKind::Op && E.Kind != EventKind::Annotation &&
+      E.Kind != EventKind::Python)
+    return false;
+  llvm::StringRef Name = T.name(E);
+  if (Name.startswith("enumerate(DataLoader)#") ||
+      Name.startswith("enumerate(DataPipe)#"))
+    return true;
+  // with_stack frames: "torch/utils/data/dataloader.py(631): __next__".
+  return E.Kind == EventKind::Python && Name.contains("dataloader.py(") &&
+         Name.endswith(": __next__");
+}
+
+std::vector<uint32_t> detect::dataLoaderEvents(const analysis::Context &Ctx) {
+  const model::Trace &T = Ctx.trace();
+  bool AnyFeeds = false;
+  for (uint32_t L = 0; L < T.Lanes.size() && !AnyFeeds; ++L)
+    AnyFeeds = T.Lanes[L].Kind == model::LaneKind::HostThread &&
+               !Ctx.submissions(L).empty();
+  std::vector<uint32_t> Out;
+  for (uint32_t L = 0; L < T.Lanes.size(); ++L) {
+    const model::Lane &Lane = T.Lanes[L];
+    if (Lane.Kind != model::LaneKind::HostThread)
+      continue;
+    if (AnyFeeds && Ctx.submissions(L).empty())
+      continue;
+    for (uint32_t I = Lane.Begin; I < Lane.End; ++I)
+      if (isDataLoaderRange(T, T.Events[I]))
+        Out.push_back(I);
+  }
+  return Out;
+}
+
+model::IntervalSet detect::dataLoaderRanges(const analysis::Context &Ctx) {
+  const model::Trace &T = Ctx.trace();
+  std::vector<model::Interval> Parts;
+  for (uint32_t I : dataLoaderEvents(Ctx))
+    Parts.push_back({T.Events[I].Start, T.Events[I].end()});
+  return model::IntervalSet::unionOf(std::move(Parts));
+}

@@ -66,6 +66,21 @@ const model::Event *enclosingOp(const model::Trace &T, const model::Event &E);
 /// a profiling/teardown artifact, not an application defect.
 bool isFlushWait(const analysis::Context &Ctx, const analysis::HostWait &W);
 
+/// True for a host range that marks the input pipeline producing a batch:
+/// the `enumerate(DataLoader)#<Iter>.__next__` and `enumerate(DataPipe)#...`
+/// ranges that PyTorch records around each next() of a loader, and the
+/// Python frame of a DataLoader iterator's `__next__` (with_stack=True).
+bool isDataLoaderRange(const model::Trace &T, const model::Event &E);
+
+/// The data-loader ranges (isDataLoaderRange) of the host threads that
+/// submit device work, or of every host thread when no thread submits (a
+/// trace without runtime calls), as event indices in lane order. Ranges on
+/// a thread that does not feed the device (a prefetching thread) do not
+/// hold the device back and are left out.
+std::vector<uint32_t> dataLoaderEvents(const analysis::Context &Ctx);
+/// The union of the ranges of dataLoaderEvents().
+model::IntervalSet dataLoaderRanges(const analysis::Context &Ctx);
+
 /// "a, b and c" from up to \p Max names.
 std::string joinNames(llvm::ArrayRef<std::string> Names, size_t Max = 3);
 

@@ -1,0 +1,160 @@
+//===- DataLoaderStallDetectorTest.cpp - D001 data-loader stall -----------===//
+//
+// Each test lays out a timeline by hand; the expected figures are worked out
+// in the comments from the event times.
+//
+//===----------------------------------------------------------------------===//
+#include "DetectorTestSupport.h"
+#include "rules/detectors/BuiltinDetectors.h"
+#include "rules/detectors/DetectorSupport.h"
+
+#include "gtest/gtest.h"
+
+using namespace tracelint;
+using namespace tracelint::testing;
+using analysis::Context;
+using model::EventKind;
+
+namespace {
+
+constexpr const char *Single =
+    "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
+
+/// Four 10 ms steps (t0 = step start). The loader range is [t0, t0 + 4 ms);
+/// the host then launches a kernel at t0 + 4 ms that runs 5 ms:
+/// [t0 + 4.01, t0 + 9.01) ms. With \p Spill, the step also launches, at
+/// t0 + 9.5 ms, a 2 ms kernel that runs into the next step's loader range,
+/// to t0 + 11.51 ms: the device is then busy for the first 1.51 ms of it.
+/// \p LoaderLane: the thread of the loader ranges (the main thread if ~0u).
+model::Trace loaderTrace(bool Spill, uint32_t LoaderLane = ~0u,
+                         bool PythonFrame = false) {
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  uint32_t Lane = LoaderLane == ~0u ? M.Host : LoaderLane;
+  for (int K = 0; K < 4; ++K) {
+    int64_t T0 = K * 10 * Ms;
+    M.step(K + 1, T0, T0 + 10 * Ms);
+    M.add(Lane, EventKind::Annotation, Single, T0, T0 + 4 * Ms);
+    if (PythonFrame)
+      M.add(Lane, EventKind::Python,
+            "torch/utils/data/dataloader.py(631): __next__", T0 + 10 * Us,
+            T0 + 3990 * Us);
+    M.op("aten::conv2d", T0 + 4 * Ms, T0 + 4 * Ms + 20 * Us);
+    M.launch(S, "conv_kernel", T0 + 4 * Ms + 5 * Us, T0 + 4 * Ms + 10 * Us,
+             T0 + 4 * Ms + 10 * Us, T0 + 9 * Ms + 10 * Us);
+    if (Spill) {
+      M.op("aten::add", T0 + 9500 * Us, T0 + 9520 * Us);
+      M.launch(S, "add_kernel", T0 + 9505 * Us, T0 + 9510 * Us, T0 + 9510 * Us,
+               T0 + 11510 * Us);
+    }
+  }
+  return M.finish();
+}
+
+TEST(DataLoaderStallDetector, FiresOnIdleDeviceInsideTheLoader) {
+  model::Trace T = loaderTrace(false);
+  Context Ctx(T);
+  // Steps 2-4 measured: the loader's 4 ms are all idle (the previous
+  // kernel ended at 9.01 ms of the previous step): 4 ms, 40.0 % of 10 ms.
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runDataLoaderStall, Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  const rules::Detection &D = Out.front();
+  EXPECT_EQ(D.ImpactNs, 4 * Ms);
+  EXPECT_EQ(D.Values.at("share"), "40.0 %");
+  EXPECT_EQ(D.Values.at("loader"), "4 ms");
+  EXPECT_EQ(D.Values.at("busy_during"), "0.0 %");
+  EXPECT_EQ(D.Values.at("calls_per_step"), "1");
+  EXPECT_EQ(D.Values.at("loader_name"), Single);
+  EXPECT_NE(D.Values.at("change").find("num_workers=N"), std::string::npos);
+  EXPECT_EQ(D.Window, "steps 2-4");
+  EXPECT_DOUBLE_EQ(D.Confidence, 0.8);
+}
+
+TEST(DataLoaderStallDetector, CountsOnlyTheIdlePartOfTheLoader) {
+  // The previous step's add kernel keeps the device busy for the first
+  // 1.51 ms of each later loader range: stall 4 - 1.51 = 2.49 ms, and the
+  // device was busy 1.51 / 4 = 37.75 % of the loader time (steps 2-4).
+  model::Trace T = loaderTrace(true);
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runDataLoaderStall, Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out[0].ImpactNs, 2490 * Us);
+  EXPECT_EQ(Out[0].Values.at("share"), "24.9 %");
+  EXPECT_EQ(Out[0].Values.at("busy_during"), "37.8 %");
+  // Above the threshold 24.9 % is reported; at 25 % it is not.
+  std::vector<rules::Detection> High;
+  run(rules::runDataLoaderStall, Ctx, High, {{"min-stall-share", 0.25}});
+  EXPECT_TRUE(High.empty());
+}
+
+TEST(DataLoaderStallDetector, NestedFramesCountOnce) {
+  // A with_stack __next__ frame inside the range: the union is still 4 ms
+  // and there is still one call per step.
+  model::Trace T = loaderTrace(false, ~0u, /*PythonFrame=*/true);
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  run(rules::runDataLoaderStall, Ctx, Out);
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out[0].ImpactNs, 4 * Ms);
+  EXPECT_EQ(Out[0].Values.at("calls_per_step"), "1");
+}
+
+TEST(DataLoaderStallDetector, IgnoresLoadersOnThreadsThatDoNotSubmit) {
+  // The same ranges on a prefetching thread that launches nothing: the
+  // training thread never waits for them.
+  model::Trace T = [] {
+    TraceMaker M;
+    uint32_t S = M.stream(0, 7);
+    uint32_t Prefetch = M.host(2);
+    for (int K = 0; K < 4; ++K) {
+      int64_t T0 = K * 10 * Ms;
+      M.step(K + 1, T0, T0 + 10 * Ms);
+      M.add(Prefetch, EventKind::Annotation, Single, T0, T0 + 4 * Ms);
+      M.op("aten::conv2d", T0 + 4 * Ms, T0 + 4 * Ms + 20 * Us);
+      M.launch(S, "conv_kernel", T0 + 4 * Ms + 5 * Us, T0 + 4 * Ms + 10 * Us,
+               T0 + 4 * Ms + 10 * Us, T0 + 9 * Ms + 10 * Us);
+    }
+    return M.finish();
+  }();
+  Context Ctx(T);
+  EXPECT_TRUE(rules::detect::dataLoaderEvents(Ctx).empty());
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runDataLoaderStall, Ctx, Out), "");
+  EXPECT_TRUE(Out.empty());
+}
+
+TEST(DataLoaderStallDetector, CannotJudgeWithoutHostRanges) {
+  // Launch calls and kernels only: no op, annotation or Python frame.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  for (int K = 0; K < 4; ++K)
+    M.launch(S, "conv_kernel", K * Ms, K * Ms + 5 * Us, K * Ms + 5 * Us,
+             K * Ms + 500 * Us);
+  model::Trace T = M.finish();
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  std::string Why = run(rules::runDataLoaderStall, Ctx, Out);
+  EXPECT_EQ(Why.rfind("cannot judge: the trace has no framework ops", 0), 0u)
+      << Why;
+  EXPECT_TRUE(Out.empty());
+}
+
+TEST(DataLoaderStallDetector, RecognisesLoaderRanges) {
+  TraceMaker M;
+  M.add(M.Host, EventKind::Annotation,
+        "enumerate(DataPipe)#ShardingFilterIterDataPipe", 0, 10);
+  M.add(M.Host, EventKind::Python,
+        "torch/utils/data/dataloader.py(631): __next__", 20, 30);
+  M.add(M.Host, EventKind::Python,
+        "torch/utils/data/dataloader.py(419): _get_iterator", 40, 50);
+  M.add(M.Host, EventKind::Op, "aten::add", 60, 70);
+  model::Trace T = M.finish();
+  std::vector<bool> Is;
+  for (const model::Event &E : T.events(T.Lanes[0]))
+    Is.push_back(rules::detect::isDataLoaderRange(T, E));
+  EXPECT_EQ(Is, (std::vector<bool>{true, true, false, false}));
+}
+
+} // namespace
