@@ -176,7 +176,8 @@ int tracelint::cli::runLint() {
     }
   }
 
-  llvm::Error E = writeOutput(OutputPath, [&](llvm::raw_ostream &OS) {
+  auto Write = OutputFormat == Format::Json ? writeJsonOutput : writeOutput;
+  llvm::Error E = Write(OutputPath, [&](llvm::raw_ostream &OS) {
     if (OutputFormat == Format::Json) {
       report::writeLintJsonDocument(OS, Reports, Errors);
       return;

@@ -1,6 +1,9 @@
 //===- cli/Output.cpp -----------------------------------------------------===//
 #include "Output.h"
 
+#include "report/Format.h"
+
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
@@ -12,8 +15,17 @@ using namespace tracelint::cli;
 llvm::Error tracelint::cli::writeOutput(
     llvm::StringRef Path, llvm::function_ref<void(llvm::raw_ostream &)> Write) {
   if (Path.empty() || Path == "-") {
-    Write(llvm::outs());
-    llvm::outs().flush();
+    llvm::raw_fd_ostream &OS = llvm::outs();
+    Write(OS);
+    OS.flush();
+    if (OS.has_error()) {
+      // Reported here; cleared so that the stream's destructor does not
+      // abort the process at exit.
+      std::error_code EC = OS.error();
+      OS.clear_error();
+      return llvm::createStringError(EC, "cannot write to standard output: %s",
+                                     EC.message().c_str());
+    }
     return llvm::Error::success();
   }
   auto Temp = llvm::sys::fs::TempFile::create(Path + ".tmp-%%%%%%%%");
@@ -42,6 +54,16 @@ llvm::Error tracelint::cli::writeOutput(
   return llvm::Error::success();
 }
 
+llvm::Error tracelint::cli::writeJsonOutput(
+    llvm::StringRef Path, llvm::function_ref<void(llvm::raw_ostream &)> Write) {
+  std::string Json;
+  llvm::raw_string_ostream OS(Json);
+  Write(OS);
+  OS.flush();
+  std::string Safe = report::escapeInvisibleInJson(Json);
+  return writeOutput(Path, [&](llvm::raw_ostream &Out) { Out << Safe; });
+}
+
 bool tracelint::cli::useColor(ColorMode Mode, llvm::StringRef OutputPath) {
   if (Mode == ColorMode::Always)
     return true;
@@ -55,6 +77,19 @@ bool tracelint::cli::useColor(ColorMode Mode, llvm::StringRef OutputPath) {
          llvm::sys::Process::StandardOutHasColors();
 }
 
+std::string tracelint::cli::sanitizeMessage(llvm::StringRef Message) {
+  llvm::SmallVector<llvm::StringRef, 4> Lines;
+  Message.split(Lines, '\n');
+  std::string Out;
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    if (I)
+      Out += '\n';
+    Out += report::sanitize(Lines[I]);
+  }
+  return Out;
+}
+
 void tracelint::cli::reportError(const llvm::Twine &Message) {
-  llvm::WithColor::error(llvm::errs(), "tracelint") << Message << "\n";
+  llvm::WithColor::error(llvm::errs(), "tracelint")
+      << sanitizeMessage(Message.str()) << "\n";
 }

@@ -7,6 +7,8 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <string>
+
 namespace tracelint::cli {
 
 /// Exit codes (DESIGN.md section 6).
@@ -18,11 +20,22 @@ enum ExitCode : int {
 };
 
 /// Writes a report to standard output ("" or "-") or to \p Path. A file is
-/// written to a temporary name beside it and renamed into place only when
-/// the whole report was written, so an error never leaves a half-written or
-/// clobbered file behind.
+/// written to a temporary name beside it ("PATH.tmp-XXXXXXXX", removed on
+/// any error and on a fatal signal) and renamed into place only when the
+/// whole report was written, so an error never leaves a half-written or
+/// clobbered file behind: the old file stays as it was. A write error on
+/// standard output (a full disk) is returned, not fatal. Every format
+/// writer (text, JSON, and whatever a command adds) goes through here.
 llvm::Error writeOutput(llvm::StringRef Path,
                         llvm::function_ref<void(llvm::raw_ostream &)> Write);
+
+/// writeOutput for a JSON document (JSON, SARIF, ...): the characters JSON
+/// leaves raw but a terminal would act on (C1 controls, bidirectional
+/// overrides) are escaped as \uXXXX (report::escapeInvisibleInJson), so that
+/// `cat report.json` is as safe as the text report.
+llvm::Error
+writeJsonOutput(llvm::StringRef Path,
+                llvm::function_ref<void(llvm::raw_ostream &)> Write);
 
 enum class ColorMode { Auto, Always, Never };
 
@@ -30,7 +43,12 @@ enum class ColorMode { Auto, Always, Never };
 /// pipe, never with NO_COLOR. Always/Never: as asked.
 bool useColor(ColorMode Mode, llvm::StringRef OutputPath);
 
-/// Prints "tracelint: error: MESSAGE" to standard error.
+/// \p Message with control characters and escape sequences (which may come
+/// from file names or trace contents) shown as escapes; line breaks kept.
+std::string sanitizeMessage(llvm::StringRef Message);
+
+/// Prints "tracelint: error: MESSAGE" to standard error, sanitized: a file
+/// name or a trace string in the message cannot drive the terminal.
 void reportError(const llvm::Twine &Message);
 
 } // namespace tracelint::cli

@@ -105,7 +105,8 @@ int tracelint::cli::runRulesList() {
     return ExitUsage;
   }
   bool UseColor = useColor(RulesColor, RulesOutput);
-  if (llvm::Error E = writeOutput(RulesOutput, [&](llvm::raw_ostream &OS) {
+  auto Write = RulesFormat == ListFormat::Json ? writeJsonOutput : writeOutput;
+  if (llvm::Error E = Write(RulesOutput, [&](llvm::raw_ostream &OS) {
         report::writeRuleList(OS, Setup->Rules, RulesFormat == ListFormat::Json,
                               UseColor);
       })) {

@@ -76,7 +76,8 @@ int tracelint::cli::runStats() {
   SOpts.TopN = TopN;
   analysis::TraceStats S = analysis::computeStats(*Trace, SOpts);
   bool UseColor = useColor(Color, OutputPath);
-  llvm::Error E = writeOutput(OutputPath, [&](llvm::raw_ostream &OS) {
+  auto Write = OutputFormat == Format::Json ? writeJsonOutput : writeOutput;
+  llvm::Error E = Write(OutputPath, [&](llvm::raw_ostream &OS) {
     if (OutputFormat == Format::Json)
       report::writeStatsJson(OS, *Trace, S, Input);
     else

@@ -71,7 +71,7 @@ int main(int Argc, char **Argv) {
           "  tracelint explain CODE     one rule's page\n",
           &ErrorStream)) {
     ErrorStream.flush();
-    llvm::errs() << Errors;
+    llvm::errs() << sanitizeMessage(Errors);
     return ExitUsage;
   }
   if (LintSubcommand)

@@ -125,6 +125,33 @@ std::string report::sanitize(llvm::StringRef S, size_t MaxColumns) {
   return Out;
 }
 
+std::string report::escapeInvisibleInJson(llvm::StringRef Json) {
+  std::string Out;
+  Out.reserve(Json.size());
+  for (size_t I = 0; I < Json.size();) {
+    uint8_t C = static_cast<uint8_t>(Json[I]);
+    if (C < 0x80) {
+      Out += char(C);
+      ++I;
+      continue;
+    }
+    uint32_t CodePoint = 0;
+    unsigned Len = decodeUtf8(Json.substr(I), CodePoint);
+    if (!Len) {
+      // Not UTF-8 (the writers never produce this): keep the byte.
+      Out += char(C);
+      ++I;
+      continue;
+    }
+    if (isInvisibleControl(CodePoint))
+      Out += llvm::formatv("\\u{0:x-4}", CodePoint).str();
+    else
+      Out += Json.substr(I, Len);
+    I += Len;
+  }
+  return Out;
+}
+
 size_t report::displayWidth(llvm::StringRef Sanitized) {
   size_t N = 0;
   for (char C : Sanitized)

@@ -33,6 +33,15 @@ std::string formatShare(double Fraction);
 /// cut to fit and ends in "...".
 std::string sanitize(llvm::StringRef S, size_t MaxColumns = 0);
 
+/// Serialized JSON made safe to print: the characters that JSON may carry
+/// raw but that change how a terminal or an editor shows the text after them
+/// (C1 controls such as U+009B, a CSI; bidirectional overrides and isolates;
+/// line and paragraph separators; U+FEFF) are written as \uXXXX escapes,
+/// which decode to the same strings. (JSON already escapes C0 controls.)
+/// These characters only occur inside JSON strings, so the document's
+/// meaning is unchanged.
+std::string escapeInvisibleInJson(llvm::StringRef Json);
+
 /// Columns taken by a sanitized string (one per code point).
 size_t displayWidth(llvm::StringRef Sanitized);
 

@@ -39,6 +39,15 @@ config.substitutions.insert(0, ("%expect-exit", "%s %s" % (
     config.python_executable,
     os.path.join(config.test_source_root, "Inputs", "expect-exit.py"))))
 
+# %no-control-chars FILE: fails when FILE could drive a terminal.
+config.substitutions.insert(0, ("%no-control-chars", "%s %s" % (
+    config.python_executable,
+    os.path.join(config.test_source_root, "Inputs", "no-control-chars.py"))))
+# %make-bad-inputs DIR [CASE...]: the robustness tests' generated inputs.
+config.substitutions.insert(0, ("%make-bad-inputs", "%s %s" % (
+    config.python_executable,
+    os.path.join(config.fixtures_dir, "bad", "make_bad_inputs.py"))))
+
 for tool in ["FileCheck", "not", "split-file", "count"]:
     if not os.path.exists(os.path.join(config.llvm_tools_dir, tool)):
         lit_config.fatal("cannot find %s in %s (install llvm-14-tools)"

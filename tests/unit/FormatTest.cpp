@@ -68,4 +68,16 @@ TEST(FormatTest, SanitizeTruncates) {
   EXPECT_EQ(CutAccents.size(), 7u * 2 + 3);
 }
 
+TEST(FormatTest, EscapeInvisibleInJson) {
+  // U+009B (CSI), U+202E (right-to-left override), U+2028: escaped.
+  EXPECT_EQ(escapeInvisibleInJson("{\"n\": \"a\xC2\x9B"
+                                  "2Jb\"}"),
+            "{\"n\": \"a\\u009b2Jb\"}");
+  EXPECT_EQ(escapeInvisibleInJson("\"x\xE2\x80\xAEy\xE2\x80\xA8z\""),
+            "\"x\\u202ey\\u2028z\"");
+  // Other non-ASCII text and ASCII pass unchanged.
+  EXPECT_EQ(escapeInvisibleInJson("\"caf\xC3\xA9 \xE6\x97\xA5\", [1]"),
+            "\"caf\xC3\xA9 \xE6\x97\xA5\", [1]");
+}
+
 } // namespace
