@@ -234,6 +234,46 @@ Expected<std::string> readHead(ByteSource &S, size_t Want) {
   return Head;
 }
 
+/// Bytes already in memory (owned by the caller).
+class MemorySource final : public ByteSource {
+public:
+  explicit MemorySource(llvm::StringRef Bytes) : Bytes(Bytes) {}
+  Expected<size_t> read(char *Dst, size_t N) override {
+    size_t Take = std::min(N, Bytes.size() - Pos);
+    std::memcpy(Dst, Bytes.data() + Pos, Take);
+    Pos += Take;
+    return Take;
+  }
+
+private:
+  llvm::StringRef Bytes;
+  size_t Pos = 0;
+};
+
+/// Detects gzip in \p Raw and returns the source of the content, with its
+/// first bytes read for sniffing.
+Expected<OpenedSource> wrapSource(std::unique_ptr<ByteSource> Raw,
+                                  const std::string &Path, uint64_t FileSize) {
+  auto Magic = readHead(*Raw, 2);
+  if (!Magic)
+    return Magic.takeError();
+  OpenedSource Out;
+  Out.FileSize = FileSize;
+  Out.Gzip = Magic->size() == 2 && uint8_t((*Magic)[0]) == 0x1f &&
+             uint8_t((*Magic)[1]) == 0x8b;
+  std::unique_ptr<ByteSource> Content =
+      std::make_unique<PrefixedSource>(std::move(*Magic), std::move(Raw));
+  if (Out.Gzip)
+    Content = std::make_unique<GzipSource>(std::move(Content), Path);
+
+  auto Head = readHead(*Content, 4096);
+  if (!Head)
+    return Head.takeError();
+  Out.Head = *Head;
+  Out.Source = std::make_unique<PrefixedSource>(*Head, std::move(Content));
+  return Out;
+}
+
 } // namespace
 
 Expected<OpenedSource> tracelint::import::openSource(llvm::StringRef Path) {
@@ -253,25 +293,14 @@ Expected<OpenedSource> tracelint::import::openSource(llvm::StringRef Path) {
         "%s: is a directory; expected a trace file (.json, .json.gz)",
         P.c_str());
   }
+  uint64_t FileSize =
+      HaveStat && S_ISREG(St.st_mode) ? uint64_t(St.st_size) : 0;
+  return wrapSource(std::make_unique<FileSource>(FD, P), P, FileSize);
+}
 
-  std::unique_ptr<ByteSource> Raw = std::make_unique<FileSource>(FD, P);
-  auto Magic = readHead(*Raw, 2);
-  if (!Magic)
-    return Magic.takeError();
-  OpenedSource Out;
-  if (HaveStat && S_ISREG(St.st_mode))
-    Out.FileSize = uint64_t(St.st_size);
-  Out.Gzip = Magic->size() == 2 && uint8_t((*Magic)[0]) == 0x1f &&
-             uint8_t((*Magic)[1]) == 0x8b;
-  std::unique_ptr<ByteSource> Content =
-      std::make_unique<PrefixedSource>(std::move(*Magic), std::move(Raw));
-  if (Out.Gzip)
-    Content = std::make_unique<GzipSource>(std::move(Content), P);
-
-  auto Head = readHead(*Content, 4096);
-  if (!Head)
-    return Head.takeError();
-  Out.Head = *Head;
-  Out.Source = std::make_unique<PrefixedSource>(*Head, std::move(Content));
-  return Out;
+Expected<OpenedSource>
+tracelint::import::openMemorySource(llvm::StringRef Name,
+                                    llvm::StringRef Bytes) {
+  return wrapSource(std::make_unique<MemorySource>(Bytes), Name.str(),
+                    Bytes.size());
 }

@@ -48,6 +48,11 @@ struct OpenedSource {
 /// them with decoding on its own worker thread).
 llvm::Expected<OpenedSource> openSource(llvm::StringRef Path);
 
+/// The same for bytes in memory (which must outlive the source); \p Name
+/// stands for the file in messages.
+llvm::Expected<OpenedSource> openMemorySource(llvm::StringRef Name,
+                                              llvm::StringRef Bytes);
+
 } // namespace tracelint::import
 
 #endif

@@ -28,11 +28,12 @@ std::string printableStart(StringRef Head) {
   return Out;
 }
 
-} // namespace
-
-llvm::Expected<model::Trace>
-tracelint::import::importTraceFile(StringRef Path, const ImportOptions &Opts) {
-  auto Opened = openSource(Path);
+/// Sniffs and imports an opened input. \p Memory holds the whole input when
+/// it comes from memory rather than from the file \p Path.
+llvm::Expected<model::Trace> importOpened(llvm::Expected<OpenedSource> Opened,
+                                          StringRef Path,
+                                          const ImportOptions &Opts,
+                                          const StringRef *Memory) {
   if (!Opened)
     return Opened.takeError();
   StringRef Head = Opened->Head;
@@ -49,6 +50,8 @@ tracelint::import::importTraceFile(StringRef Path, const ImportOptions &Opts) {
                              "(an Nsight Systems export?); decompress it "
                              "first");
     Opened->Source.reset(); // SQLite opens and reads the file itself
+    if (Memory)
+      return importNsysExportBytes(Path, *Memory, Opts);
     return importNsysExport(Path, Opts);
   }
   if (Head.startswith("NSYS") || Path.endswith(".nsys-rep") ||
@@ -90,4 +93,17 @@ tracelint::import::importTraceFile(StringRef Path, const ImportOptions &Opts) {
                                          "or array",
                                          Wrapped, printableStart(Body)));
   return importChromeTrace(std::move(*Opened), Path, Opts);
+}
+
+} // namespace
+
+llvm::Expected<model::Trace>
+tracelint::import::importTraceFile(StringRef Path, const ImportOptions &Opts) {
+  return importOpened(openSource(Path), Path, Opts, nullptr);
+}
+
+llvm::Expected<model::Trace>
+tracelint::import::importTraceBytes(StringRef Name, StringRef Bytes,
+                                    const ImportOptions &Opts) {
+  return importOpened(openMemorySource(Name, Bytes), Name, Opts, &Bytes);
 }

@@ -27,6 +27,12 @@ struct ImportOptions {
 llvm::Expected<model::Trace> importTraceFile(llvm::StringRef Path,
                                              const ImportOptions &Opts = {});
 
+/// The same for a whole input in memory (tests, fuzzers); \p Name stands for
+/// the file in messages.
+llvm::Expected<model::Trace> importTraceBytes(llvm::StringRef Name,
+                                              llvm::StringRef Bytes,
+                                              const ImportOptions &Opts = {});
+
 } // namespace tracelint::import
 
 #endif

@@ -1177,9 +1177,8 @@ Expected<model::Trace> NsysReader::read() {
 
 } // namespace
 
-Expected<model::Trace>
-tracelint::import::importNsysExport(StringRef Path, const ImportOptions &Opts) {
-  auto Db = Database::open(Path);
+static Expected<model::Trace> importDatabase(Expected<Database> Db,
+                                             const ImportOptions &Opts) {
   if (!Db)
     return Db.takeError();
   if (!Db->hasTable("StringIds") ||
@@ -1187,4 +1186,15 @@ tracelint::import::importNsysExport(StringRef Path, const ImportOptions &Opts) {
     return Db->fail("", describeOtherDatabase(Db->tables()));
   NsysReader Reader(*Db, Opts);
   return Reader.read();
+}
+
+Expected<model::Trace>
+tracelint::import::importNsysExport(StringRef Path, const ImportOptions &Opts) {
+  return importDatabase(Database::open(Path), Opts);
+}
+
+Expected<model::Trace>
+tracelint::import::importNsysExportBytes(StringRef Name, StringRef Bytes,
+                                         const ImportOptions &Opts) {
+  return importDatabase(Database::openImage(Name, Bytes), Opts);
 }

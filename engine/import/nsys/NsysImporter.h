@@ -25,6 +25,12 @@ namespace tracelint::import {
 llvm::Expected<model::Trace> importNsysExport(llvm::StringRef Path,
                                               const ImportOptions &Opts = {});
 
+/// The same for a database image in memory (fuzzers, tests), opened with
+/// sqlite3_deserialize, read-only; \p Name stands for the file in messages.
+llvm::Expected<model::Trace>
+importNsysExportBytes(llvm::StringRef Name, llvm::StringRef Bytes,
+                      const ImportOptions &Opts = {});
+
 } // namespace tracelint::import
 
 #endif

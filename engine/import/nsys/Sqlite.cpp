@@ -103,6 +103,34 @@ llvm::Expected<Database> Database::open(StringRef Path) {
   Database Db(Raw, Path.str());
   if (Rc != SQLITE_OK)
     return Db.sqliteError(Rc, "");
+  if (llvm::Error E = Db.restrict())
+    return E;
+  return Db;
+}
+
+llvm::Expected<Database> Database::openImage(StringRef Name, StringRef Bytes) {
+  sqlite3 *Raw = nullptr;
+  int Rc = sqlite3_open_v2(
+      ":memory:", &Raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+  Database Db(Raw, Name.str());
+  if (Rc != SQLITE_OK)
+    return Db.sqliteError(Rc, "");
+  // SQLITE_DESERIALIZE_READONLY: SQLite never writes to (or frees) the
+  // caller's bytes.
+  Rc = sqlite3_deserialize(
+      Raw, "main",
+      reinterpret_cast<unsigned char *>(const_cast<char *>(Bytes.data())),
+      sqlite3_int64(Bytes.size()), sqlite3_int64(Bytes.size()),
+      SQLITE_DESERIALIZE_READONLY);
+  if (Rc != SQLITE_OK)
+    return Db.sqliteError(Rc, "");
+  if (llvm::Error E = Db.restrict())
+    return E;
+  return Db;
+}
+
+llvm::Error Database::restrict() {
+  sqlite3 *Raw = Db;
   // Nothing in the file may run code or change how it is read.
   sqlite3_db_config(Raw, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
   sqlite3_db_config(Raw, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
@@ -113,9 +141,7 @@ llvm::Expected<Database> Database::open(StringRef Path) {
   // Bound what one value may cost: no string or blob of ours is this long.
   sqlite3_limit(Raw, SQLITE_LIMIT_LENGTH, 256 << 20);
   sqlite3_limit(Raw, SQLITE_LIMIT_SQL_LENGTH, 1 << 20);
-  if (llvm::Error E = Db.loadTables())
-    return E;
-  return Db;
+  return loadTables();
 }
 
 Database::Database(Database &&O) noexcept

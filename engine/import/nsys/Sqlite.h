@@ -83,6 +83,10 @@ public:
   /// Opens \p Path read-only with the defensive settings above. A file that
   /// SQLite cannot read at all is reported here.
   static llvm::Expected<Database> open(llvm::StringRef Path);
+  /// Opens the database image \p Bytes (read-only; it must outlive the
+  /// Database) under the same restrictions; \p Name is used in messages.
+  static llvm::Expected<Database> openImage(llvm::StringRef Name,
+                                            llvm::StringRef Bytes);
 
   Database(Database &&O) noexcept;
   Database &operator=(Database &&O) noexcept;
@@ -112,6 +116,7 @@ public:
 private:
   Database(sqlite3 *Db, std::string Path) : Db(Db), Path(std::move(Path)) {}
   llvm::Error loadTables();
+  llvm::Error restrict();
 
   sqlite3 *Db = nullptr;
   std::string Path;
