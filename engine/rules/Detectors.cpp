@@ -34,6 +34,7 @@ namespace {
 const DetectorEntry Table[] = {
     {"dataloader-stall", runDataLoaderStall},
     {"device-copies", runDeviceCopies},
+    {"exposed-communication", runExposedCommunication},
     {"launch-bound", runLaunchBound},
     {"startup-artifacts", runStartupArtifacts},
     {"sync-after-launch", runSyncAfterLaunch},

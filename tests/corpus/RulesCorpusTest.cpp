@@ -16,6 +16,10 @@
 //    the device rules say they cannot judge and report nothing; MTIA and the
 //    counter-only trace get T001.
 //  - The vLLM graph-capture traces are start-up: U001 classifies them so.
+//  - N (communication): collectives that no compute overlaps (N001) fire on
+//    every multi-rank NCCL trace (DLRM ranks, hta-nccl-a100, the sampled
+//    128-rank job, the 2-rank df-index trace); never on a trace without
+//    communication kernels.
 //
 // On every trace: no rule crashes, impacts stay within the target, and no
 // rendered text keeps a {placeholder} that the rule's detector did not fill.
@@ -197,6 +201,31 @@ TEST_P(RulesCorpus, FindingsMatchWhatIsKnown) {
   }
 
   expectSyncAndMemoryRules(R, P, NoDevice);
+}
+
+// --- N rules (communication and ranks) -------------------------------------
+TEST_P(RulesCorpus, CommunicationRules) {
+  const std::string &Path = GetParam();
+  if (Path.empty())
+    GTEST_SKIP() << "no traces under " << tracesDir();
+  auto Trace = import::importTraceFile(Path);
+  if (!Trace) {
+    llvm::consumeError(Trace.takeError());
+    GTEST_SKIP() << "not importable: " << Path;
+  }
+  analysis::Context Ctx(*Trace);
+  rules::Config Cfg;
+  rules::LintResult R = rules::runRules(Ctx, catalogue(), Cfg, Path);
+  llvm::StringRef P(Path);
+  bool HasCollectives = Trace->countKind(model::EventKind::Collective) > 0;
+  if (!HasCollectives)
+    EXPECT_FALSE(has(R, "N001")) << "no communication kernels to expose";
+  if (P.contains("param-dlrm-8rank-v100") || P.contains("hta-nccl-a100") ||
+      P.contains("hta-sampled-2rank") || P.contains("hta-df-index-resolver")) {
+    const rules::Finding *F = find(R, "N001");
+    ASSERT_NE(F, nullptr) << "exposed NCCL kernels";
+    EXPECT_NE(F->Subject.find("nccl"), std::string::npos) << F->Subject;
+  }
 }
 
 std::vector<std::string> filesOrPlaceholder() {

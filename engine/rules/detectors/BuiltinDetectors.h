@@ -22,6 +22,9 @@ TRACELINT_DETECTOR(runDataLoaderStall);
 /// "device-copies" (M001): device copy kernels and DtoD copies launched by
 /// copy/materialization ops.
 TRACELINT_DETECTOR(runDeviceCopies);
+/// "exposed-communication" (N001): collectives that no compute on the same
+/// device overlaps.
+TRACELINT_DETECTOR(runExposedCommunication);
 /// "launch-bound" (L001): device idle inside steps that the host's launch
 /// path explains.
 TRACELINT_DETECTOR(runLaunchBound);
