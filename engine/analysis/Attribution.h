@@ -1,0 +1,61 @@
+//===- analysis/Attribution.h - Device busy/idle by cause -------*- C++ -*-===//
+//
+// Inside a target interval, each device is busy (the union of its work, and
+// the union of each kind of work: overlap counts once) or idle. Idle time is
+// attributed to what the host thread that feeds the device was doing at
+// that instant, from the same host stretches as the dependency graph:
+// submitting, waiting, loading data, other work (named by the innermost
+// event) or nothing recorded.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRACELINT_ANALYSIS_ATTRIBUTION_H
+#define TRACELINT_ANALYSIS_ATTRIBUTION_H
+
+#include "analysis/DependencyGraph.h"
+#include "analysis/TargetInterval.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace tracelint::analysis {
+
+enum class BusyKind : uint8_t { Compute, Copy, Memset, Communication };
+constexpr unsigned NumBusyKinds = 4;
+llvm::StringRef busyKindName(BusyKind K);
+
+struct DeviceAttribution {
+  int32_t Device = -1;
+  uint32_t HostLane = model::NoIndex; ///< the thread that feeds it most
+  int64_t BusyNs = 0;                 ///< union of all its work
+  std::array<int64_t, NumBusyKinds> BusyByKind{}; ///< union per kind
+  int64_t IdleNs = 0;
+  /// Idle time by host category (Launch, Wait, DataLoading, HostOther,
+  /// HostUntraced).
+  std::array<int64_t, NumPathCategories> IdleByHost{};
+  /// Idle time under other host work, by innermost event name, longest
+  /// first (at most 5).
+  std::vector<std::pair<model::StringId, int64_t>> IdleOtherWork;
+};
+
+/// Busy unions per device and kind, built once per trace.
+class BusyAttribution {
+public:
+  BusyAttribution(const Context &C, const DependencyGraph &G);
+  std::vector<DeviceAttribution> attribute(model::Interval Range) const;
+
+private:
+  const Context &C;
+  const DependencyGraph &G;
+  struct PerDevice {
+    int32_t Device;
+    uint32_t HostLane = model::NoIndex;
+    model::IntervalSet All;
+    std::array<model::IntervalSet, NumBusyKinds> Kind;
+  };
+  std::vector<PerDevice> Devices;
+};
+
+} // namespace tracelint::analysis
+
+#endif

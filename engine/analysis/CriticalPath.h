@@ -1,0 +1,83 @@
+//===- analysis/CriticalPath.h - The longest path of a step -----*- C++ -*-===//
+//
+// The longest path through the dependency graph from a step's host start to
+// the end of the last work the step submitted is the chain of dependencies
+// that set the step's completion time: shortening anything off the path
+// does not finish the step earlier. With the graph's weights the path's
+// length equals the step's target interval (TargetInterval.h); its length is
+// split into categories and into the ops, launch calls and device work on
+// it (op -> launch -> kernel chains).
+//
+// A what-if (WhatIf.h) recomputes the longest path with some time removed;
+// the difference to the recorded length bounds the gain. Each computation
+// is one pass over the step's part of the graph.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRACELINT_ANALYSIS_CRITICALPATH_H
+#define TRACELINT_ANALYSIS_CRITICALPATH_H
+
+#include "analysis/DependencyGraph.h"
+#include "analysis/TargetInterval.h"
+#include "analysis/WhatIf.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace tracelint::analysis {
+
+/// One op -> launch -> work chain on the path, with the path time in it.
+struct PathChain {
+  model::StringId Op = model::EmptyString;   ///< innermost framework op
+  model::StringId Call = model::EmptyString; ///< runtime call (or wait)
+  model::StringId Work = model::EmptyString; ///< device work
+  int64_t HostNs = 0;    ///< host time: submitting, waiting, other work
+  int64_t LatencyNs = 0; ///< launch latency and unexplained device delays
+  int64_t DeviceNs = 0;  ///< device work
+  int64_t totalNs() const { return HostNs + LatencyNs + DeviceNs; }
+};
+
+/// One stretch of the path, in time order.
+struct PathStretch {
+  model::Interval Range;
+  PathCategory Category = PathCategory::Unlinked;
+  uint32_t Subject = model::NoIndex;
+  EdgeType Type = EdgeType::Work;
+};
+
+struct StepPath {
+  TargetInterval Target;
+  /// False when the step submitted no device work: no path to take.
+  bool HasPath = false;
+  int64_t LengthNs = 0; ///< equals Target.length() when HasPath
+  std::array<int64_t, NumPathCategories> ByCategory{};
+  std::vector<PathChain> Chains; ///< longest total first
+  std::vector<PathStretch> Stretches;
+};
+
+class CriticalPath {
+public:
+  CriticalPath(const Context &C, const DependencyGraph &G);
+
+  /// The path of one target, attributed.
+  StepPath analyze(const TargetInterval &X) const;
+  /// The length the path of \p X would have without what \p Q names (the
+  /// recorded length for an empty query); -1 without a path.
+  int64_t lengthWithout(const TargetInterval &X, const WhatIfQuery &Q) const;
+
+private:
+  const Context &C;
+  const DependencyGraph &G;
+  mutable std::vector<int64_t> Dist;
+  mutable std::vector<uint32_t> Stamp, Pred;
+  mutable uint32_t Epoch = 0;
+
+  /// Longest-path pass; returns the sink's distance, or -1.
+  int64_t run(const TargetInterval &X, const WhatIfQuery *Q,
+              bool KeepPred) const;
+  model::StringId innermostOp(uint32_t Event) const;
+};
+
+} // namespace tracelint::analysis
+
+#endif

@@ -1,0 +1,608 @@
+//===- analysis/DependencyGraph.cpp ---------------------------------------===//
+#include "analysis/DependencyGraph.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <cassert>
+#include <limits>
+#include <queue>
+
+using namespace tracelint;
+using namespace tracelint::analysis;
+using model::Event;
+using model::EventKind;
+using model::NoIndex;
+
+bool tracelint::analysis::isDataLoaderName(llvm::StringRef Name) {
+  return Name.contains("DataLoader") || Name.contains("dataloader") ||
+         Name.contains("_DataLoaderIter");
+}
+
+static PathCategory deviceCategory(EventKind K) {
+  switch (K) {
+  case EventKind::Memcpy:
+    return PathCategory::Copy;
+  case EventKind::Memset:
+    return PathCategory::Memset;
+  case EventKind::Collective:
+    return PathCategory::Communication;
+  default:
+    return PathCategory::Compute;
+  }
+}
+
+/// Waits that the graph models as "ends after the awaited work": explicit
+/// synchronization and blocking copies. An implicitly synchronizing op
+/// without a runtime wait inside stays ordinary host work.
+static bool isModelledWait(const HostWait &W) {
+  return W.Kind == WaitKind::Explicit || W.Kind == WaitKind::BlockingCopy;
+}
+
+DependencyGraph::DependencyGraph(const Context &Ctx) : C(Ctx) {
+  const model::Trace &T = C.trace();
+  HostNodes.resize(T.Lanes.size(), {0, 0});
+  WorkNodeOf.assign(T.Events.size(), NoIndex);
+  LoaderName.assign(T.Strings.size(), -1);
+  for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI)
+    if (T.Lanes[LI].Kind == model::LaneKind::HostThread)
+      buildHost(LI);
+  buildDevice();
+  addLaunchEdges();
+  addEventWaitEdges();
+  addHostWaitEdges();
+  finish();
+}
+
+uint32_t DependencyGraph::addNode(int64_t T) {
+  Time.push_back(T);
+  return uint32_t(Time.size() - 1);
+}
+
+bool DependencyGraph::isLoader(model::StringId Id) {
+  if (Id >= LoaderName.size())
+    return false;
+  if (LoaderName[Id] < 0)
+    LoaderName[Id] = isDataLoaderName(C.trace().Strings.get(Id));
+  return LoaderName[Id];
+}
+
+uint32_t DependencyGraph::hostNodeAt(uint32_t Lane, int64_t T) const {
+  auto [B, E] = HostNodes[Lane];
+  // Node ids of a host lane ascend with time.
+  uint32_t Lo = B, Hi = E;
+  while (Lo < Hi) {
+    uint32_t Mid = Lo + (Hi - Lo) / 2;
+    if (Time[Mid] <= T)
+      Lo = Mid + 1;
+    else
+      Hi = Mid;
+  }
+  return Lo == B ? NoIndex : Lo - 1;
+}
+
+uint32_t DependencyGraph::endNodeOf(uint32_t Event) const {
+  if (Event >= WorkNodeOf.size() || WorkNodeOf[Event] == NoIndex)
+    return NoIndex;
+  return WorkNodeOf[Event] + 1;
+}
+
+size_t DependencyGraph::numHostSegments(uint32_t L) const {
+  if (L >= HostNodes.size() || HostNodes[L].second == HostNodes[L].first)
+    return 0;
+  return HostNodes[L].second - HostNodes[L].first - 1;
+}
+
+HostSegment DependencyGraph::hostSegment(uint32_t L, size_t K) const {
+  uint32_t To = HostNodes[L].first + uint32_t(K) + 1;
+  HostSegment S;
+  S.Range = {Time[To - 1], Time[To]};
+  for (const GraphEdge &E : inEdges(To))
+    if (E.Type == EdgeType::Work) {
+      S.Category = E.Category;
+      S.Subject = E.Subject;
+    }
+  return S;
+}
+
+size_t DependencyGraph::firstHostSegmentAfter(uint32_t L, int64_t T) const {
+  // Segment K ends at node begin + K + 1.
+  size_t N = numHostSegments(L);
+  size_t Lo = 0, Hi = N;
+  while (Lo < Hi) {
+    size_t Mid = Lo + (Hi - Lo) / 2;
+    if (Time[HostNodes[L].first + Mid + 1] <= T)
+      Lo = Mid + 1;
+    else
+      Hi = Mid;
+  }
+  return Lo;
+}
+
+void DependencyGraph::buildHost(uint32_t LI) {
+  const model::Trace &T = C.trace();
+  const model::Lane &L = T.Lanes[LI];
+  if (L.End == L.Begin)
+    return;
+  std::vector<HostWait> Waits;
+  for (const HostWait &W : C.hostWaits(LI))
+    if (isModelledWait(W) && W.Range.length() > 0)
+      Waits.push_back(W);
+
+  std::vector<int64_t> Points;
+  Points.reserve(2 * (L.End - L.Begin));
+  for (uint32_t I = L.Begin; I < L.End; ++I) {
+    Points.push_back(T.Events[I].Start);
+    Points.push_back(T.Events[I].end());
+  }
+  llvm::sort(Points);
+  Points.erase(std::unique(Points.begin(), Points.end()), Points.end());
+  // Instants strictly inside a wait are not separate steps of the thread:
+  // the wait is one stretch that ends after the awaited work.
+  if (!Waits.empty()) {
+    size_t WI = 0, Out = 0;
+    for (int64_t P : Points) {
+      while (WI < Waits.size() && Waits[WI].Range.End <= P)
+        ++WI;
+      if (WI < Waits.size() && P > Waits[WI].Range.Begin &&
+          P < Waits[WI].Range.End)
+        continue;
+      Points[Out++] = P;
+    }
+    Points.resize(Out);
+  }
+
+  uint32_t First = uint32_t(Time.size());
+  for (int64_t P : Points)
+    addNode(P);
+  HostNodes[LI] = {First, uint32_t(Time.size())};
+  Runs.push_back(HostNodes[LI]);
+
+  llvm::DenseSet<uint32_t> StepEvents;
+  for (const model::Step &S : T.Steps)
+    if (S.Event != NoIndex)
+      StepEvents.insert(S.Event);
+
+  // Sweep the thread with a stack of open events (parents come before
+  // their children in a lane).
+  std::vector<uint32_t> Stack;
+  unsigned LoadersOpen = 0;
+  uint32_t Next = L.Begin;
+  size_t WI = 0;
+  for (size_t P = 0; P + 1 < Points.size(); ++P) {
+    int64_t A = Points[P], B = Points[P + 1];
+    while (Next < L.End && T.Events[Next].Start <= A) {
+      Stack.push_back(Next);
+      LoadersOpen += isLoader(T.Events[Next].Name);
+      ++Next;
+    }
+    while (!Stack.empty() && T.Events[Stack.back()].end() <= A) {
+      LoadersOpen -= isLoader(T.Events[Stack.back()].Name);
+      Stack.pop_back();
+    }
+    while (WI < Waits.size() && Waits[WI].Range.End <= A)
+      ++WI;
+    GraphEdge E;
+    E.From = First + uint32_t(P);
+    E.To = First + uint32_t(P) + 1;
+    E.Weight = B - A;
+    E.Type = EdgeType::Work;
+    if (WI < Waits.size() && Waits[WI].Range.Begin == A &&
+        Waits[WI].Range.End == B) {
+      E.Category = PathCategory::Wait;
+      E.Subject = Waits[WI].Event;
+    } else if (Stack.empty()) {
+      E.Category = PathCategory::HostUntraced;
+    } else {
+      uint32_t In = Stack.back();
+      const Event &Ev = T.Events[In];
+      E.Subject = In;
+      if ((Ev.Kind == EventKind::Runtime || Ev.Kind == EventKind::Driver) &&
+          C.isSubmission(Ev))
+        E.Category = PathCategory::Launch;
+      else if (LoadersOpen)
+        E.Category = PathCategory::DataLoading;
+      else if (StepEvents.count(In)) {
+        E.Category = PathCategory::HostUntraced;
+        E.Subject = NoIndex;
+      } else if (C.waitKind(Ev) == WaitKind::Explicit ||
+                 C.waitKind(Ev) == WaitKind::BlockingCopy)
+        E.Category = PathCategory::Wait;
+      else
+        E.Category = PathCategory::HostOther;
+    }
+    Pending.push_back(E);
+  }
+}
+
+void DependencyGraph::buildDevice() {
+  const model::Trace &T = C.trace();
+  for (const model::Lane &L : T.Lanes) {
+    if (L.Kind != model::LaneKind::DeviceStream)
+      continue;
+    uint32_t PrevEnd = NoIndex;
+    uint32_t First = uint32_t(Time.size());
+    for (uint32_t I = L.Begin; I < L.End; ++I) {
+      const Event &E = T.Events[I];
+      if (!model::isDeviceWork(E.Kind))
+        continue;
+      uint32_t S = addNode(E.Start);
+      addNode(E.end());
+      WorkNodeOf[I] = S;
+      GraphEdge W;
+      W.From = S;
+      W.To = S + 1;
+      W.Weight = E.Duration;
+      W.Subject = I;
+      W.Category = deviceCategory(E.Kind);
+      W.Type = EdgeType::Work;
+      Pending.push_back(W);
+      if (PrevEnd != NoIndex && Time[PrevEnd] <= E.Start) {
+        GraphEdge D;
+        D.From = PrevEnd;
+        D.To = S;
+        D.Subject = I;
+        D.Category = PathCategory::DeviceGap;
+        D.Type = EdgeType::Stream;
+        Pending.push_back(D);
+      }
+      if (PrevEnd == NoIndex || Time[PrevEnd] <= E.end())
+        PrevEnd = S + 1;
+    }
+    if (Time.size() > First)
+      Runs.push_back({First, uint32_t(Time.size())});
+  }
+}
+
+void DependencyGraph::addLaunchEdges() {
+  const model::Trace &T = C.trace();
+  for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI) {
+    if (T.Lanes[LI].Kind != model::LaneKind::HostThread)
+      continue;
+    for (uint32_t I : C.submissions(LI)) {
+      const Event &Call = T.Events[I];
+      for (uint32_t W : T.deviceWorkOf(Call)) {
+        if (W >= WorkNodeOf.size() || WorkNodeOf[W] == NoIndex)
+          continue;
+        const Event &Work = T.Events[W];
+        GraphEdge D;
+        D.To = WorkNodeOf[W];
+        D.Subject = I;
+        D.Type = EdgeType::Launch;
+        // Work usually starts after its call returns; when it starts while
+        // the call is still running, the call's start is the dependency.
+        if (Call.end() <= Work.Start) {
+          D.From = hostNodeAt(LI, Call.end());
+          D.Category = PathCategory::LaunchLatency;
+        } else if (Call.Start <= Work.Start) {
+          D.From = hostNodeAt(LI, Call.Start);
+          D.Category = PathCategory::Launch;
+        }
+        if (D.From == NoIndex || Time[D.From] > Work.Start) {
+          ++Dropped;
+          continue;
+        }
+        Pending.push_back(D);
+      }
+    }
+  }
+}
+
+static uint64_t streamKey(int32_t Dev, int64_t Stream) {
+  return (uint64_t(uint32_t(Dev)) << 32) ^ uint64_t(Stream);
+}
+
+uint32_t DependencyGraph::awaitedByRecord(uint32_t SyncEvent) {
+  const model::Trace &T = C.trace();
+  const Event &S = T.Events[SyncEvent];
+  const model::EventArgs *A = T.args(S);
+  if (S.Kind != EventKind::Sync || !A || A->WaitOnCorrelation <= 0 ||
+      A->WaitOnCorrelation > std::numeric_limits<uint32_t>::max() ||
+      A->WaitOnStream < 0)
+    return NoIndex;
+  const model::Lane &L = T.laneOf(S);
+  if (StreamLane.empty())
+    for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI)
+      if (T.Lanes[LI].Kind == model::LaneKind::DeviceStream)
+        StreamLane[streamKey(T.Lanes[LI].Device, T.Lanes[LI].Stream)] = LI;
+  auto CI = T.Correlations.find(
+      model::Trace::correlationKey(L.Domain, uint32_t(A->WaitOnCorrelation)));
+  if (CI == T.Correlations.end() || CI->second.Launch == NoIndex)
+    return NoIndex;
+  int64_t RecordAt = T.Events[CI->second.Launch].Start;
+  auto SL = StreamLane.find(streamKey(L.Device, A->WaitOnStream));
+  if (SL == StreamLane.end())
+    return NoIndex;
+  // Work of the recorded stream with the start of the call that launched
+  // it: calls are made in stream order, so the starts ascend.
+  auto [WI, New] = Launched.try_emplace(SL->second);
+  if (New) {
+    const model::Lane &RL = T.Lanes[SL->second];
+    for (uint32_t I = RL.Begin; I < RL.End; ++I) {
+      if (!model::isDeviceWork(T.Events[I].Kind))
+        continue;
+      uint32_t Call = T.launchOf(T.Events[I]);
+      if (Call != NoIndex)
+        WI->second.push_back({T.Events[Call].Start, I});
+    }
+  }
+  const auto &Work = WI->second;
+  auto It =
+      llvm::partition_point(Work, [&](const std::pair<int64_t, uint32_t> &P) {
+        return P.first < RecordAt;
+      });
+  if (It == Work.begin())
+    return NoIndex;
+  return std::prev(It)->second;
+}
+
+void DependencyGraph::addEventWaitEdges() {
+  const model::Trace &T = C.trace();
+  for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI) {
+    const model::Lane &L = T.Lanes[LI];
+    if (L.Kind != model::LaneKind::DeviceStream)
+      continue;
+    for (uint32_t I = L.Begin; I < L.End; ++I) {
+      if (T.Events[I].Kind != EventKind::Sync)
+        continue;
+      uint32_t Awaited = awaitedByRecord(I);
+      if (Awaited == NoIndex || T.Events[Awaited].Lane == LI)
+        continue;
+      // The next work on the waiting stream.
+      uint32_t Waiter = NoIndex;
+      for (uint32_t J = I + 1; J < L.End; ++J)
+        if (model::isDeviceWork(T.Events[J].Kind)) {
+          Waiter = J;
+          break;
+        }
+      if (Waiter == NoIndex || WorkNodeOf[Awaited] == NoIndex ||
+          WorkNodeOf[Waiter] == NoIndex)
+        continue;
+      GraphEdge D;
+      D.From = WorkNodeOf[Awaited] + 1;
+      D.To = WorkNodeOf[Waiter];
+      D.Subject = I;
+      D.Category = PathCategory::DeviceGap;
+      D.Type = EdgeType::EventWait;
+      if (Time[D.From] > Time[D.To]) {
+        ++Dropped;
+        continue;
+      }
+      Pending.push_back(D);
+    }
+  }
+}
+
+void DependencyGraph::addHostWaitEdges() {
+  const model::Trace &T = C.trace();
+  constexpr unsigned MaxScan = 64;
+  for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI) {
+    if (T.Lanes[LI].Kind != model::LaneKind::HostThread)
+      continue;
+    llvm::ArrayRef<HostWait> Waits = C.hostWaits(LI);
+    if (Waits.empty())
+      continue;
+    llvm::ArrayRef<uint32_t> Subs = C.submissions(LI);
+    // Per submission: its latest-ending work, and the running maximum.
+    std::vector<std::pair<int64_t, uint32_t>> Own(Subs.size(), {-1, NoIndex});
+    std::vector<std::pair<int64_t, uint32_t>> Max(Subs.size(), {-1, NoIndex});
+    for (size_t K = 0; K < Subs.size(); ++K) {
+      for (uint32_t W : T.deviceWorkOf(T.Events[Subs[K]]))
+        if (W < WorkNodeOf.size() && WorkNodeOf[W] != NoIndex &&
+            T.Events[W].end() > Own[K].first)
+          Own[K] = {T.Events[W].end(), W};
+      Max[K] = K && Max[K - 1].first > Own[K].first ? Max[K - 1] : Own[K];
+    }
+    for (const HostWait &W : Waits) {
+      if (!isModelledWait(W) || W.Range.length() <= 0)
+        continue;
+      int64_t A = W.Range.Begin, B = W.Range.End;
+      std::pair<int64_t, uint32_t> Best = {-1, NoIndex};
+      // A blocking copy waits for its own copy; an event synchronize whose
+      // record names the event waits for the work recorded before it.
+      for (uint32_t D : T.deviceWorkOf(T.Events[W.Event])) {
+        uint32_t Work = D;
+        if (T.Events[D].Kind == EventKind::Sync)
+          Work = awaitedByRecord(D);
+        if (Work < WorkNodeOf.size() && WorkNodeOf[Work] != NoIndex &&
+            T.Events[Work].end() <= B && T.Events[Work].end() > Best.first)
+          Best = {T.Events[Work].end(), Work};
+      }
+      if (Best.second == NoIndex) {
+        // Otherwise the latest work this thread submitted before the wait
+        // began that ended by the time the wait did.
+        size_t K =
+            llvm::partition_point(
+                Subs, [&](uint32_t S) { return T.Events[S].Start < A; }) -
+            Subs.begin();
+        if (K > 0 && Max[K - 1].first <= B) {
+          Best = Max[K - 1];
+        } else {
+          for (size_t J = K, N = 0; J > 0 && N < MaxScan; --J, ++N)
+            if (Own[J - 1].first <= B && Own[J - 1].first > Best.first)
+              Best = Own[J - 1];
+        }
+      }
+      if (Best.second == NoIndex)
+        continue;
+      uint32_t To = hostNodeAt(LI, B);
+      if (To == NoIndex || Time[To] != B)
+        continue;
+      GraphEdge D;
+      D.From = WorkNodeOf[Best.second] + 1;
+      D.To = To;
+      D.Subject = W.Event;
+      D.Category = PathCategory::Wait;
+      D.Type = EdgeType::HostWait;
+      Pending.push_back(D);
+    }
+  }
+}
+
+void DependencyGraph::finish() {
+  size_t N = Time.size();
+  // Group edges by target (counting sort keeps insertion order per node).
+  InBegin.assign(N + 1, 0);
+  for (const GraphEdge &E : Pending)
+    ++InBegin[E.To + 1];
+  for (size_t I = 0; I < N; ++I)
+    InBegin[I + 1] += InBegin[I];
+  Edges.resize(Pending.size());
+  {
+    std::vector<uint32_t> Fill(InBegin.begin(), InBegin.end() - 1);
+    for (GraphEdge &E : Pending)
+      Edges[Fill[E.To]++] = E;
+  }
+  Pending.clear();
+  Pending.shrink_to_fit();
+
+  // Weights: the latest predecessor binds and carries whatever delay its
+  // recorded time leaves unexplained. Fixed work edges keep their time; a
+  // wait stretch is elastic (it lasts only as long as its awaited work).
+  auto Base = [](const GraphEdge &E) {
+    return E.Type == EdgeType::Work && E.Category != PathCategory::Wait
+               ? E.Weight
+               : 0;
+  };
+  auto Elastic = [](const GraphEdge &E) {
+    return E.Type != EdgeType::Work || E.Category == PathCategory::Wait;
+  };
+  for (size_t V = 0; V < N; ++V) {
+    uint32_t B = InBegin[V], End = InBegin[V + 1];
+    if (B == End)
+      continue;
+    int64_t Latest = std::numeric_limits<int64_t>::min();
+    uint32_t Bind = NoIndex;
+    for (uint32_t K = B; K < End; ++K) {
+      int64_t At = Time[Edges[K].From] + Base(Edges[K]);
+      if (At > Latest) {
+        Latest = At;
+        Bind = K;
+      }
+    }
+    for (uint32_t K = B; K < End; ++K)
+      if (Elastic(Edges[K]))
+        Edges[K].Weight = 0;
+    int64_t Rest = Time[V] - Latest;
+    if (Rest > 0) {
+      if (Elastic(Edges[Bind]))
+        Edges[Bind].Weight = Rest;
+      else {
+        // A fixed edge cannot absorb a delay: give it to the latest elastic
+        // edge, if any (a host node has none: its time is its stretch).
+        for (uint32_t K = B; K < End; ++K)
+          if (Elastic(Edges[K]) && Time[Edges[K].From] <= Time[V]) {
+            Edges[K].Weight = Time[V] - Time[Edges[K].From];
+            break;
+          }
+      }
+    }
+  }
+
+  order();
+}
+
+void DependencyGraph::order() {
+  // Each lane's nodes are (nearly) in time order: sort the few runs that
+  // are not, then merge the runs by (time, id).
+  size_t N = Time.size();
+  Order.clear();
+  Order.reserve(N);
+  std::vector<uint32_t> Ids(N);
+  for (size_t I = 0; I < N; ++I)
+    Ids[I] = uint32_t(I);
+  auto Less = [&](uint32_t A, uint32_t B) {
+    return Time[A] != Time[B] ? Time[A] < Time[B] : A < B;
+  };
+  for (auto [B, E] : Runs)
+    if (!std::is_sorted(Ids.begin() + B, Ids.begin() + E, Less))
+      std::sort(Ids.begin() + B, Ids.begin() + E, Less);
+  struct Head {
+    int64_t Time;
+    uint32_t Id, Pos, End;
+  };
+  auto After = [](const Head &X, const Head &Y) {
+    return X.Time != Y.Time ? X.Time > Y.Time : X.Id > Y.Id;
+  };
+  std::vector<Head> Heap;
+  for (auto [B, E] : Runs)
+    if (B < E)
+      Heap.push_back({Time[Ids[B]], Ids[B], B, E});
+  std::make_heap(Heap.begin(), Heap.end(), After);
+  while (!Heap.empty()) {
+    std::pop_heap(Heap.begin(), Heap.end(), After);
+    Head &H = Heap.back();
+    Order.push_back(H.Id);
+    if (++H.Pos < H.End) {
+      H.Id = Ids[H.Pos];
+      H.Time = Time[H.Id];
+      std::push_heap(Heap.begin(), Heap.end(), After);
+    } else {
+      Heap.pop_back();
+    }
+  }
+  assert(Order.size() == N && "every node belongs to one run");
+
+  // Edges never run backwards in time, so only nodes of equal time can be
+  // out of topological order: sort such groups locally (Kahn), keeping the
+  // merged order where it is free.
+  std::vector<uint32_t> &Pos = Ids;
+  for (size_t I = 0; I < N; ++I)
+    Pos[Order[I]] = uint32_t(I);
+  std::vector<uint32_t> Out;
+  for (size_t B = 0; B < N;) {
+    size_t E = B + 1;
+    while (E < N && Time[Order[E]] == Time[Order[B]])
+      ++E;
+    bool Bad = false;
+    for (size_t I = B; I < E && !Bad; ++I)
+      for (const GraphEdge &Ed : inEdges(Order[I]))
+        if (Pos[Ed.From] >= B && Pos[Ed.From] < E && Pos[Ed.From] > I)
+          Bad = true;
+    if (Bad) {
+      // Kahn inside the group, taking the earliest ready node in merged
+      // order first; nodes left on a cycle of zero-length edges follow in
+      // merged order.
+      size_t M = E - B;
+      std::vector<std::vector<uint32_t>> Succ(M);
+      std::vector<uint32_t> Indeg(M, 0);
+      for (size_t K = 0; K < M; ++K)
+        for (const GraphEdge &Ed : inEdges(Order[B + K]))
+          if (Pos[Ed.From] >= B && Pos[Ed.From] < E) {
+            Succ[Pos[Ed.From] - B].push_back(uint32_t(K));
+            ++Indeg[K];
+          }
+      std::priority_queue<uint32_t, std::vector<uint32_t>,
+                          std::greater<uint32_t>>
+          Ready;
+      for (size_t K = 0; K < M; ++K)
+        if (!Indeg[K])
+          Ready.push(uint32_t(K));
+      std::vector<bool> Done(M, false);
+      Out.clear();
+      while (!Ready.empty()) {
+        uint32_t K = Ready.top();
+        Ready.pop();
+        Done[K] = true;
+        Out.push_back(Order[B + K]);
+        for (uint32_t S : Succ[K])
+          if (--Indeg[S] == 0)
+            Ready.push(S);
+      }
+      for (size_t K = 0; K < M; ++K)
+        if (!Done[K])
+          Out.push_back(Order[B + K]);
+      for (size_t K = 0; K < Out.size(); ++K) {
+        Order[B + K] = Out[K];
+        Pos[Out[K]] = uint32_t(B + K);
+      }
+    }
+    B = E;
+  }
+}
+
+size_t DependencyGraph::orderLowerBound(int64_t T) const {
+  return llvm::partition_point(Order, [&](uint32_t V) { return Time[V] < T; }) -
+         Order.begin();
+}

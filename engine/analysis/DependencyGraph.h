@@ -1,0 +1,133 @@
+//===- analysis/DependencyGraph.h - What waited for what --------*- C++ -*-===//
+//
+// A graph of the trace's time points and the recorded dependencies between
+// them. Nodes are instants on a lane: the boundaries of host events on a
+// host thread, and the start and end of each device work. Edges say "this
+// instant cannot come before that one plus a weight":
+//
+//  - Work edges carry time something took: consecutive instants of a host
+//    thread (serial order; the stretch is attributed to the innermost event
+//    open there), and each device work from its start to its end.
+//  - Dependency edges carry only the delay that the trace shows and does not
+//    explain: launch -> the work it submitted (correlation), the previous
+//    work on a stream -> the next, recorded event waits across streams
+//    (cuda_sync with wait_on_cuda_event_record_corr_id), and the awaited
+//    device work -> the end of a host wait (synchronization, blocking copy).
+//
+// Weights are chosen so that the longest path into every node reproduces the
+// node's recorded time: the latest predecessor binds and carries the
+// remaining delay; the others get weight 0. A longest-path pass over the
+// graph with some weights set to zero therefore predicts what the timeline
+// would be without that time (see CriticalPath.h). Building is O(n log n) in
+// events; the graph holds about two nodes and three edges per event.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRACELINT_ANALYSIS_DEPENDENCYGRAPH_H
+#define TRACELINT_ANALYSIS_DEPENDENCYGRAPH_H
+
+#include "analysis/Context.h"
+#include "analysis/PathCategory.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace tracelint::analysis {
+
+enum class EdgeType : uint8_t {
+  Work,      ///< time spent: host stretch or device work
+  Launch,    ///< launch call -> its device work
+  Stream,    ///< previous work on the stream -> next work
+  EventWait, ///< recorded work on one stream -> next work on another
+  HostWait,  ///< awaited device work -> end of the host wait
+};
+
+struct GraphEdge {
+  uint32_t From = model::NoIndex, To = model::NoIndex;
+  int64_t Weight = 0;
+  /// The event the edge's time belongs to: the innermost host event of a
+  /// host stretch, the device work, the launch call, or the waiting call.
+  uint32_t Subject = model::NoIndex;
+  PathCategory Category = PathCategory::HostUntraced;
+  EdgeType Type = EdgeType::Work;
+};
+
+/// A stretch of a host thread with what the thread was doing in it.
+struct HostSegment {
+  model::Interval Range;
+  PathCategory Category = PathCategory::HostUntraced;
+  uint32_t Subject = model::NoIndex; ///< innermost event, or NoIndex
+};
+
+class DependencyGraph {
+public:
+  /// Builds the graph of the whole trace.
+  explicit DependencyGraph(const Context &C);
+
+  size_t numNodes() const { return Time.size(); }
+  int64_t time(uint32_t Node) const { return Time[Node]; }
+  /// The in-edges of a node.
+  llvm::ArrayRef<GraphEdge> inEdges(uint32_t Node) const {
+    return llvm::ArrayRef<GraphEdge>(Edges).slice(
+        InBegin[Node], InBegin[Node + 1] - InBegin[Node]);
+  }
+  llvm::ArrayRef<GraphEdge> edges() const { return Edges; }
+  /// Nodes in an order that is both topological and by recorded time.
+  llvm::ArrayRef<uint32_t> order() const { return Order; }
+  /// Position of the first node in order() at or after \p Time.
+  size_t orderLowerBound(int64_t Time) const;
+  /// The node at the end of device work \p Event, or NoIndex.
+  uint32_t endNodeOf(uint32_t Event) const;
+  /// The host segments of a host lane, in time order: K in
+  /// [0, numHostSegments(Lane)).
+  size_t numHostSegments(uint32_t Lane) const;
+  HostSegment hostSegment(uint32_t Lane, size_t K) const;
+  /// The first segment of the lane that ends after \p Time.
+  size_t firstHostSegmentAfter(uint32_t Lane, int64_t Time) const;
+  /// Graph edges that could not be placed (a dependency that would run
+  /// backwards in time: clock skew between host and device).
+  uint64_t droppedEdges() const { return Dropped; }
+
+private:
+  const Context &C;
+  std::vector<int64_t> Time;
+  std::vector<GraphEdge> Edges; ///< grouped by To
+  std::vector<uint32_t> InBegin;
+  std::vector<uint32_t> Order;
+  /// Node ids are made lane by lane: [begin, end) of each lane's nodes.
+  std::vector<std::pair<uint32_t, uint32_t>> Runs;
+  /// Device work event -> its start node (the end node is the next).
+  std::vector<uint32_t> WorkNodeOf;
+  /// Per host lane: its node ids [begin, end), in time order.
+  std::vector<std::pair<uint32_t, uint32_t>> HostNodes;
+  /// Per string id: 1 when it names a data-loader range, 0 not, -1 unknown.
+  std::vector<int8_t> LoaderName;
+  bool isLoader(model::StringId Id);
+  uint64_t Dropped = 0;
+
+  std::vector<GraphEdge> Pending;
+  /// Device stream lanes by (device, stream), and per lane its work with the
+  /// start of the launching call (built on first use).
+  llvm::DenseMap<uint64_t, uint32_t> StreamLane;
+  llvm::DenseMap<uint32_t, std::vector<std::pair<int64_t, uint32_t>>> Launched;
+  /// The work that a cuda_sync record waits for: the last work launched on
+  /// the recorded stream before the event record call, or NoIndex.
+  uint32_t awaitedByRecord(uint32_t SyncEvent);
+  uint32_t addNode(int64_t T);
+  uint32_t hostNodeAt(uint32_t Lane, int64_t T) const;
+  void buildHost(uint32_t Lane);
+  void buildDevice();
+  void addLaunchEdges();
+  void addEventWaitEdges();
+  void addHostWaitEdges();
+  void finish();
+  void order();
+};
+
+/// True for host ranges that load data (DataLoader iterators and workers).
+bool isDataLoaderName(llvm::StringRef Name);
+
+} // namespace tracelint::analysis
+
+#endif

@@ -1,0 +1,137 @@
+//===- analysis/PathAnalysis.cpp ------------------------------------------===//
+#include "analysis/PathAnalysis.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+
+using namespace tracelint;
+using namespace tracelint::analysis;
+
+PathModel::PathModel(const Context &Ctx)
+    : C(Ctx), G(Ctx), CP(Ctx, G), Targets(targetIntervals(Ctx)) {}
+
+const std::vector<int64_t> &PathModel::lengths() const {
+  if (Lengths.size() != Targets.size()) {
+    WhatIfQuery None;
+    Lengths.clear();
+    for (const TargetInterval &X : Targets)
+      Lengths.push_back(CP.lengthWithout(X, None));
+  }
+  return Lengths;
+}
+
+std::vector<size_t> PathModel::steadyTargets() const {
+  const auto &L = lengths();
+  std::vector<size_t> Out;
+  size_t First = Targets.size() >= 2 ? 1 : 0;
+  for (size_t I = First; I < Targets.size(); ++I)
+    if (L[I] >= 0)
+      Out.push_back(I);
+  if (Out.empty())
+    for (size_t I = 0; I < First; ++I)
+      if (L[I] >= 0)
+        Out.push_back(I);
+  return Out;
+}
+
+static int64_t median(std::vector<int64_t> V) {
+  if (V.empty())
+    return -1;
+  llvm::sort(V);
+  size_t N = V.size();
+  return N % 2 ? V[N / 2] : (V[N / 2 - 1] + V[N / 2]) / 2;
+}
+
+int64_t PathModel::medianGain(const WhatIfQuery &Q) const {
+  const auto &L = lengths();
+  std::vector<int64_t> Gains;
+  for (size_t I : steadyTargets())
+    Gains.push_back(
+        std::max<int64_t>(0, L[I] - CP.lengthWithout(Targets[I], Q)));
+  return median(std::move(Gains));
+}
+
+int64_t PathModel::medianLength() const {
+  const auto &L = lengths();
+  std::vector<int64_t> V;
+  for (size_t I : steadyTargets())
+    V.push_back(L[I]);
+  return median(std::move(V));
+}
+
+PathAnalysis PathModel::analyze(const PathOptions &Opts) const {
+  PathAnalysis A;
+  A.Targets = Targets;
+  A.Lengths = lengths();
+  A.DroppedEdges = G.droppedEdges();
+  if (Targets.empty())
+    return A;
+  if (Opts.StepNumber) {
+    A.Chosen = Targets.size();
+    for (size_t I = 0; I < Targets.size(); ++I)
+      if (Targets[I].StepNumber == *Opts.StepNumber)
+        A.Chosen = I;
+    if (A.Chosen == Targets.size())
+      return A; // the caller reports the unknown step
+  } else {
+    // The steady step whose path length is the median (the lower middle).
+    std::vector<size_t> S = steadyTargets();
+    if (S.empty())
+      S.push_back(0);
+    llvm::stable_sort(
+        S, [&](size_t X, size_t Y) { return A.Lengths[X] < A.Lengths[Y]; });
+    A.Chosen = S[(S.size() - 1) / 2];
+  }
+  const TargetInterval &X = Targets[A.Chosen];
+  A.Path = CP.analyze(X);
+  BusyAttribution B(C, G);
+  A.Devices = B.attribute(X.Range);
+  if (!A.Path.HasPath)
+    return A;
+
+  std::vector<WhatIfQuery> Queries;
+  // Categories on the path, and waits always: removing a wait can help
+  // even when no waiting is left on the path (the wait delayed the next
+  // submission, whose time is on the path as launch or host work).
+  for (unsigned I = 0; I < NumPathCategories; ++I)
+    if ((A.Path.ByCategory[I] > 0 &&
+         PathCategory(I) != PathCategory::Unlinked) ||
+        PathCategory(I) == PathCategory::Wait) {
+      WhatIfQuery Q;
+      Q.Categories.set(I);
+      Queries.push_back(Q);
+    }
+  const model::Trace &T = C.trace();
+  auto AddName = [&](model::StringId Id) {
+    if (Id == model::EmptyString)
+      return;
+    std::string N = T.Strings.get(Id).str();
+    for (const WhatIfQuery &Q : Queries)
+      if (Q.Names.size() == 1 && Q.Names[0] == N)
+        return;
+    WhatIfQuery Q;
+    Q.Names.push_back(N);
+    Queries.push_back(Q);
+  };
+  for (size_t I = 0; I < A.Path.Chains.size() && I < Opts.TopChains; ++I) {
+    AddName(A.Path.Chains[I].Op);
+    AddName(A.Path.Chains[I].Work);
+  }
+  for (const WhatIfQuery &Q : Opts.ExtraQueries)
+    Queries.push_back(Q);
+  for (WhatIfQuery &Q : Queries) {
+    WhatIfResult R;
+    R.LengthNs = CP.lengthWithout(X, Q);
+    R.GainNs = std::max<int64_t>(0, A.Path.LengthNs - R.LengthNs);
+    R.Query = std::move(Q);
+    A.WhatIfs.push_back(std::move(R));
+  }
+  llvm::stable_sort(A.WhatIfs,
+                    [](const WhatIfResult &P, const WhatIfResult &Q) {
+                      return P.GainNs > Q.GainNs;
+                    });
+  if (A.Path.Chains.size() > Opts.TopChains)
+    A.Path.Chains.resize(Opts.TopChains);
+  return A;
+}

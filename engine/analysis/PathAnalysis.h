@@ -1,0 +1,82 @@
+//===- analysis/PathAnalysis.h - Completion, its path and bounds -*- C++
+//-*-===//
+//
+// Puts the pieces together for one trace: the target interval of every
+// step, the critical path of one step (by default the median steady step)
+// with its attribution, each device's busy/idle split, and what-if bounds
+// for the categories and the top ops and kernels on the path. PathModel
+// keeps the graph so that the rule engine can ask bounds for its findings.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRACELINT_ANALYSIS_PATHANALYSIS_H
+#define TRACELINT_ANALYSIS_PATHANALYSIS_H
+
+#include "analysis/Attribution.h"
+#include "analysis/CriticalPath.h"
+#include "analysis/DependencyGraph.h"
+#include "analysis/TargetInterval.h"
+#include "analysis/WhatIf.h"
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace tracelint::analysis {
+
+struct WhatIfResult {
+  WhatIfQuery Query;
+  int64_t LengthNs = 0; ///< the path's length without it
+  int64_t GainNs = 0;   ///< recorded length minus LengthNs, at least 0
+};
+
+struct PathOptions {
+  /// Analyse the step with this number instead of the median steady step.
+  std::optional<int64_t> StepNumber;
+  /// Chains listed (and named what-ifs drawn from them).
+  unsigned TopChains = 10;
+  /// Extra what-if queries to evaluate (`path --what-if`).
+  std::vector<WhatIfQuery> ExtraQueries;
+};
+
+struct PathAnalysis {
+  std::vector<TargetInterval> Targets;
+  /// Path length of every target, parallel to Targets (-1: no path).
+  std::vector<int64_t> Lengths;
+  size_t Chosen = 0; ///< index into Targets of the analysed step
+  StepPath Path;
+  std::vector<DeviceAttribution> Devices;
+  std::vector<WhatIfResult> WhatIfs; ///< largest gain first
+  uint64_t DroppedEdges = 0;
+};
+
+/// The graph and path of one trace, built once.
+class PathModel {
+public:
+  explicit PathModel(const Context &C);
+  const Context &context() const { return C; }
+  const DependencyGraph &graph() const { return G; }
+  const CriticalPath &path() const { return CP; }
+  llvm::ArrayRef<TargetInterval> targets() const { return Targets; }
+  /// Indices into targets() of the steady steps with a path: all but the
+  /// first when there are at least two.
+  std::vector<size_t> steadyTargets() const;
+  /// The median over the steady steps of the gain of \p Q; -1 when no step
+  /// has a path.
+  int64_t medianGain(const WhatIfQuery &Q) const;
+  /// The median path length over the steady steps (-1 without a path).
+  int64_t medianLength() const;
+
+  PathAnalysis analyze(const PathOptions &Opts) const;
+
+private:
+  const Context &C;
+  DependencyGraph G;
+  CriticalPath CP;
+  std::vector<TargetInterval> Targets;
+  mutable std::vector<int64_t> Lengths; ///< computed on first use
+  const std::vector<int64_t> &lengths() const;
+};
+
+} // namespace tracelint::analysis
+
+#endif

@@ -1,0 +1,76 @@
+//===- analysis/PathCategory.cpp ------------------------------------------===//
+#include "analysis/PathCategory.h"
+
+#include "llvm/Support/ErrorHandling.h"
+
+using namespace tracelint::analysis;
+
+llvm::StringRef tracelint::analysis::pathCategoryName(PathCategory C) {
+  switch (C) {
+  case PathCategory::Compute:
+    return "compute";
+  case PathCategory::Copy:
+    return "copy";
+  case PathCategory::Memset:
+    return "memset";
+  case PathCategory::Communication:
+    return "communication";
+  case PathCategory::Launch:
+    return "launch";
+  case PathCategory::Wait:
+    return "wait";
+  case PathCategory::DataLoading:
+    return "data-loading";
+  case PathCategory::HostOther:
+    return "host-other";
+  case PathCategory::HostUntraced:
+    return "host-untraced";
+  case PathCategory::LaunchLatency:
+    return "launch-latency";
+  case PathCategory::DeviceGap:
+    return "device-gap";
+  case PathCategory::Unlinked:
+    return "unlinked";
+  }
+  llvm_unreachable("covered switch");
+}
+
+llvm::StringRef tracelint::analysis::pathCategoryTitle(PathCategory C) {
+  switch (C) {
+  case PathCategory::Compute:
+    return "device: compute kernels";
+  case PathCategory::Copy:
+    return "device: copies";
+  case PathCategory::Memset:
+    return "device: memsets";
+  case PathCategory::Communication:
+    return "device: communication";
+  case PathCategory::Launch:
+    return "host: submitting (launch API)";
+  case PathCategory::Wait:
+    return "host: waiting beyond the awaited work";
+  case PathCategory::DataLoading:
+    return "host: loading data";
+  case PathCategory::HostOther:
+    return "host: other work";
+  case PathCategory::HostUntraced:
+    return "host: nothing recorded";
+  case PathCategory::LaunchLatency:
+    return "launch latency";
+  case PathCategory::DeviceGap:
+    return "device: start later than recorded dependencies";
+  case PathCategory::Unlinked:
+    return "before work without recorded dependencies";
+  }
+  llvm_unreachable("covered switch");
+}
+
+bool tracelint::analysis::parsePathCategory(llvm::StringRef Name,
+                                            PathCategory &C) {
+  for (unsigned I = 0; I < NumPathCategories; ++I)
+    if (pathCategoryName(PathCategory(I)) == Name) {
+      C = PathCategory(I);
+      return true;
+    }
+  return false;
+}

@@ -1,0 +1,39 @@
+//===- analysis/TargetInterval.h - What completion means --------*- C++ -*-===//
+//
+// A step is complete when the last device work it submitted has finished,
+// not when its host range ends: the host usually runs ahead of the device.
+// The target interval of a step runs from the step's host start to the end
+// of the last device work launched (by correlation) from inside the step's
+// host range. Without steps the whole window is the target, from its first
+// event to the end of the last device work.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRACELINT_ANALYSIS_TARGETINTERVAL_H
+#define TRACELINT_ANALYSIS_TARGETINTERVAL_H
+
+#include "analysis/Context.h"
+
+#include <vector>
+
+namespace tracelint::analysis {
+
+struct TargetInterval {
+  int64_t StepNumber = -1; ///< -1: no steps, the window
+  bool FromStep = false;
+  model::Interval HostRange; ///< the step's host range (or the window)
+  model::Interval Range;     ///< host start to the end of its last work
+  uint32_t LastWork = model::NoIndex; ///< the work that ends Range
+  /// Every device work the step submitted (the window: all device work).
+  /// Completion is when the last of them ends, also in a what-if.
+  std::vector<uint32_t> Work;
+  int64_t length() const { return Range.length(); }
+};
+
+/// One target per step in time order, or one for the window without steps.
+/// A step that submitted no device work keeps its host range (LastWork is
+/// NoIndex).
+std::vector<TargetInterval> targetIntervals(const Context &C);
+
+} // namespace tracelint::analysis
+
+#endif

@@ -1,0 +1,225 @@
+//===- tests/unit/CriticalPathTest.cpp - Completion and its path ----------===//
+//
+// Timelines laid out by hand (times in the comments, in ms unless said):
+// the path's length must equal the target interval, its attribution and
+// the what-if bounds must follow from the layout.
+//
+//===----------------------------------------------------------------------===//
+#include "DetectorTestSupport.h"
+
+#include "analysis/PathAnalysis.h"
+
+#include <gtest/gtest.h>
+
+using namespace tracelint;
+using namespace tracelint::analysis;
+using namespace tracelint::testing;
+
+namespace {
+
+int64_t cat(const StepPath &P, PathCategory C) {
+  return P.ByCategory[unsigned(C)];
+}
+
+WhatIfQuery category(PathCategory C) {
+  WhatIfQuery Q;
+  Q.Categories.set(unsigned(C));
+  return Q;
+}
+
+WhatIfQuery named(std::string N) {
+  WhatIfQuery Q;
+  Q.Names.push_back(std::move(N));
+  return Q;
+}
+
+/// Five 2 ms kernels, launches of LaunchMs back to back, optionally a
+/// stream synchronize after each.
+model::Trace toy(int64_t LaunchMs, bool Wait) {
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  int64_t C = 0, Free = 0;
+  for (int I = 0; I < 5; ++I) {
+    int64_t K0 = std::max(C + LaunchMs * Ms, Free);
+    M.launch(S, "k", C, C + LaunchMs * Ms, K0, K0 + 2 * Ms);
+    Free = K0 + 2 * Ms;
+    C += LaunchMs * Ms;
+    if (Wait) {
+      M.runtime("cudaStreamSynchronize", C, Free);
+      C = Free;
+    }
+  }
+  M.step(1, 0, C);
+  return M.finish();
+}
+
+struct PathRun {
+  model::Trace T;
+  Context C;
+  PathModel M;
+  PathAnalysis A;
+  explicit PathRun(model::Trace Tr)
+      : T(std::move(Tr)), C(T), M(C), A(M.analyze({})) {}
+};
+
+} // namespace
+
+TEST(CriticalPathTest, LaunchOverheadToy) {
+  PathRun Async(toy(1, false));
+  ASSERT_TRUE(Async.A.Path.HasPath);
+  EXPECT_EQ(Async.A.Path.LengthNs, 11 * Ms);
+  EXPECT_EQ(cat(Async.A.Path, PathCategory::Compute), 10 * Ms);
+  EXPECT_EQ(cat(Async.A.Path, PathCategory::Launch), 1 * Ms);
+  EXPECT_EQ(Async.M.medianGain(category(PathCategory::Launch)), 1 * Ms);
+
+  PathRun Wait(toy(1, true));
+  EXPECT_EQ(Wait.A.Path.LengthNs, 15 * Ms);
+  EXPECT_EQ(cat(Wait.A.Path, PathCategory::Launch), 5 * Ms);
+  EXPECT_EQ(cat(Wait.A.Path, PathCategory::Compute), 10 * Ms);
+  // Without the waits the host runs ahead: the asynchronous 11 ms.
+  EXPECT_EQ(Wait.M.medianGain(category(PathCategory::Wait)), 4 * Ms);
+  // Faster kernels shorten the waits too.
+  EXPECT_EQ(Wait.M.medianGain(category(PathCategory::Compute)), 10 * Ms);
+
+  PathRun Slow(toy(3, false));
+  EXPECT_EQ(Slow.A.Path.LengthNs, 17 * Ms);
+  EXPECT_EQ(cat(Slow.A.Path, PathCategory::Launch), 15 * Ms);
+  EXPECT_EQ(cat(Slow.A.Path, PathCategory::Compute), 2 * Ms);
+  ASSERT_EQ(Slow.A.Devices.size(), 1u);
+  EXPECT_EQ(Slow.A.Devices[0].BusyNs, 10 * Ms);
+  EXPECT_EQ(Slow.A.Devices[0].IdleByHost[unsigned(PathCategory::Launch)],
+            7 * Ms);
+}
+
+TEST(CriticalPathTest, WorkStartingInsideItsCallKeepsTheInterval) {
+  // The kernel starts 2 us into a 10 us call (it often does): the call's
+  // start is the dependency, and the path still equals the interval.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.step(1, 0, 20 * Us);
+  M.launch(S, "k", 1 * Us, 11 * Us, 3 * Us, 50 * Us);
+  PathRun R(M.finish());
+  ASSERT_TRUE(R.A.Path.HasPath);
+  EXPECT_EQ(R.A.Path.LengthNs, 50 * Us);
+  EXPECT_EQ(cat(R.A.Path, PathCategory::Compute), 47 * Us);
+  EXPECT_EQ(cat(R.A.Path, PathCategory::Launch), 2 * Us);
+  EXPECT_EQ(cat(R.A.Path, PathCategory::HostUntraced), 1 * Us);
+}
+
+TEST(CriticalPathTest, UnexplainedDelaysStayOnThePath) {
+  // A kernel that starts 30 us after its call returned with an idle stream:
+  // launch latency. A kernel without a launch in the trace: its start is
+  // unexplained, and nothing moves it in a what-if.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.step(1, 0, 100 * Us);
+  M.launch(S, "late", 0, 10 * Us, 40 * Us, 60 * Us);
+  M.add(S, model::EventKind::Kernel, "orphan", 200 * Us, 300 * Us);
+  PathRun R(M.finish());
+  // The orphan has no launch: the step's last linked work is "late".
+  EXPECT_EQ(R.A.Path.LengthNs, 60 * Us);
+  EXPECT_EQ(cat(R.A.Path, PathCategory::LaunchLatency), 30 * Us);
+  EXPECT_EQ(cat(R.A.Path, PathCategory::Launch), 10 * Us);
+  EXPECT_EQ(cat(R.A.Path, PathCategory::Compute), 20 * Us);
+
+  // Without steps the window ends with the orphan, which no recorded
+  // dependency explains.
+  TraceMaker W;
+  uint32_t SW = W.stream(0, 7);
+  W.launch(SW, "late", 0, 10 * Us, 40 * Us, 60 * Us);
+  W.add(SW, model::EventKind::Kernel, "orphan", 200 * Us, 300 * Us);
+  PathRun RW(W.finish());
+  ASSERT_TRUE(RW.A.Path.HasPath);
+  EXPECT_FALSE(RW.A.Targets[0].FromStep);
+  EXPECT_EQ(RW.A.Path.LengthNs, 300 * Us);
+  EXPECT_EQ(cat(RW.A.Path, PathCategory::Compute), 100 * Us + 20 * Us);
+  EXPECT_EQ(cat(RW.A.Path, PathCategory::DeviceGap), 140 * Us);
+}
+
+TEST(CriticalPathTest, SyncRevealingDeviceWorkPredictsNoGain) {
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  int64_t Free = 0;
+  for (int I = 0; I < 5; ++I) {
+    int64_t C = I * 100 * Us;
+    int64_t K0 = std::max(C + 100 * Us, Free);
+    M.launch(S, "mul", C, C + 100 * Us, K0, K0 + 4 * Ms);
+    Free = K0 + 4 * Ms;
+  }
+  M.runtime("cudaDeviceSynchronize", 500 * Us, Free);
+  M.step(1, 0, Free + 100 * Us);
+  PathRun R(M.finish());
+  EXPECT_EQ(R.A.Path.LengthNs, 20100 * Us);
+  EXPECT_EQ(cat(R.A.Path, PathCategory::Wait), 0);
+  EXPECT_EQ(R.M.medianGain(category(PathCategory::Wait)), 0);
+  EXPECT_EQ(R.M.medianGain(named("cudaDeviceSynchronize")), 0);
+  EXPECT_EQ(R.M.medianGain(named("mul")), 19600 * Us);
+}
+
+TEST(CriticalPathTest, WaitWithoutAwaitedWorkIsHostTime) {
+  // A synchronize when nothing is queued still costs its own time.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.launch(S, "a", 0, 10 * Us, 10 * Us, 20 * Us);
+  M.runtime("cudaStreamSynchronize", 30 * Us, 80 * Us);
+  M.launch(S, "b", 80 * Us, 90 * Us, 90 * Us, 100 * Us);
+  M.step(1, 0, 100 * Us);
+  PathRun R(M.finish());
+  EXPECT_EQ(R.A.Path.LengthNs, 100 * Us);
+  EXPECT_EQ(cat(R.A.Path, PathCategory::Wait), 50 * Us);
+  EXPECT_EQ(R.M.medianGain(category(PathCategory::Wait)), 50 * Us);
+}
+
+TEST(CriticalPathTest, NamedOpRemovesItsHostTimeAndItsWork) {
+  // aten::mm [0, 1) launches a 4 ms gemm; aten::relu [1, 2) launches a
+  // 1 ms kernel queued behind it: completion 6 ms.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.step(1, 0, 2 * Ms);
+  M.op("aten::mm", 0, 1 * Ms);
+  M.launch(S, "gemm", 100 * Us, 1 * Ms, 1 * Ms, 5 * Ms);
+  M.op("aten::relu", 1 * Ms, 2 * Ms);
+  M.launch(S, "relu", 1100 * Us, 2 * Ms, 5 * Ms, 6 * Ms);
+  PathRun R(M.finish());
+  EXPECT_EQ(R.A.Path.LengthNs, 6 * Ms);
+  ASSERT_FALSE(R.A.Path.Chains.empty());
+  EXPECT_EQ(R.T.Strings.get(R.A.Path.Chains[0].Op), "aten::mm");
+  EXPECT_EQ(R.T.Strings.get(R.A.Path.Chains[0].Work), "gemm");
+  // Without aten::mm (its host time and the gemm it launched) aten::relu
+  // starts at once and keeps its own 1 ms: relu runs [1, 2): gain 4 ms.
+  EXPECT_EQ(R.M.medianGain(named("aten::mm")), 4 * Ms);
+  // Without the gemm kernel only: relu starts when its call returns (2 ms).
+  EXPECT_EQ(R.M.medianGain(named("gemm")), 3 * Ms);
+}
+
+TEST(CriticalPathTest, BusyIsAUnionPerKind) {
+  TraceMaker M;
+  uint32_t A = M.stream(0, 7), B = M.stream(0, 8);
+  M.launch(A, "conv", 0, 1 * Ms, 1 * Ms, 6 * Ms);
+  model::EventArgs Copy;
+  Copy.Bytes = 1 << 20;
+  M.launch(B, "Memcpy HtoD", 1 * Ms, 2 * Ms, 2 * Ms, 4 * Ms, "cudaMemcpyAsync",
+           model::EventKind::Memcpy, &Copy);
+  PathRun R(M.finish());
+  ASSERT_EQ(R.A.Devices.size(), 1u);
+  const DeviceAttribution &D = R.A.Devices[0];
+  EXPECT_EQ(D.BusyNs, 5 * Ms);
+  EXPECT_EQ(D.BusyByKind[unsigned(BusyKind::Compute)], 5 * Ms);
+  EXPECT_EQ(D.BusyByKind[unsigned(BusyKind::Copy)], 2 * Ms);
+  EXPECT_EQ(D.IdleNs, 1 * Ms);
+  EXPECT_EQ(R.M.medianGain(category(PathCategory::Copy)), 0);
+}
+
+TEST(CriticalPathTest, QueryParsing) {
+  WhatIfQuery Q;
+  std::string Err;
+  EXPECT_TRUE(WhatIfQuery::parse("category:launch, name:aten::mm", Q, Err));
+  EXPECT_TRUE(Q.Categories.test(unsigned(PathCategory::Launch)));
+  ASSERT_EQ(Q.Names.size(), 1u);
+  EXPECT_EQ(Q.Names[0], "aten::mm");
+  EXPECT_EQ(Q.describe(), "launch + aten::mm");
+  WhatIfQuery Bad;
+  EXPECT_FALSE(WhatIfQuery::parse("category:gpu", Bad, Err));
+  EXPECT_NE(Err.find("unknown path category 'gpu'"), std::string::npos);
+  EXPECT_FALSE(WhatIfQuery::parse("aten::mm", Bad, Err));
+}
