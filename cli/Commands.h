@@ -7,6 +7,7 @@
 namespace tracelint::cli {
 
 extern llvm::cl::SubCommand LintSubcommand;
+extern llvm::cl::SubCommand PathSubcommand;
 extern llvm::cl::SubCommand StatsSubcommand;
 extern llvm::cl::SubCommand RulesSubcommand;
 extern llvm::cl::SubCommand ExplainSubcommand;
@@ -14,6 +15,7 @@ extern llvm::cl::SubCommand ExplainSubcommand;
 /// Each runs one subcommand with the parsed options and returns the exit
 /// code.
 int runLint();
+int runPath();
 int runStats();
 int runRulesList();
 int runExplain();

@@ -38,7 +38,7 @@ static bool isTopLevelOption(llvm::StringRef Arg) {
 
 /// Whether argv should get an implicit "lint" before its first argument.
 static bool needsImplicitLint(llvm::StringRef First) {
-  static const char *const Subcommands[] = {"lint", "stats", "rules",
+  static const char *const Subcommands[] = {"lint", "path", "stats", "rules",
                                             "explain"};
   if (llvm::is_contained(Subcommands, First))
     return false;
@@ -65,6 +65,8 @@ int main(int Argc, char **Argv) {
           "tracelint: which dependency prevents earlier completion?\n\n"
           "  tracelint lint TRACE...    ranked hypotheses (the default: "
           "`tracelint TRACE...`)\n"
+          "  tracelint path TRACE       completion, its critical path and "
+          "what-if bounds\n"
           "  tracelint stats TRACE      summarise a PyTorch profiler "
           "(Kineto) trace\n"
           "  tracelint rules            list the rule catalogue\n"
@@ -76,6 +78,8 @@ int main(int Argc, char **Argv) {
   }
   if (LintSubcommand)
     return runLint();
+  if (PathSubcommand)
+    return runPath();
   if (StatsSubcommand)
     return runStats();
   if (RulesSubcommand)

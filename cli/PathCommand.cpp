@@ -1,0 +1,115 @@
+//===- cli/PathCommand.cpp - `tracelint path TRACE` -----------------------===//
+#include "Commands.h"
+#include "Output.h"
+#include "StepOption.h"
+
+#include "analysis/Context.h"
+#include "analysis/PathAnalysis.h"
+#include "import/Import.h"
+#include "report/PathReport.h"
+
+#include "llvm/Support/CommandLine.h"
+
+using namespace tracelint;
+using namespace tracelint::cli;
+namespace cl = llvm::cl;
+
+cl::SubCommand tracelint::cli::PathSubcommand(
+    "path", "Completion and its critical path: which dependency prevents "
+            "earlier completion, and what-if bounds");
+
+namespace {
+
+enum class Format { Text, Json };
+
+cl::OptionCategory PathCategory("path options");
+
+cl::opt<std::string> Input(cl::Positional, cl::desc("TRACE"), cl::Required,
+                           cl::sub(PathSubcommand), cl::cat(PathCategory));
+cl::opt<Format> OutputFormat(
+    "format", cl::desc("Output format"),
+    cl::values(clEnumValN(Format::Text, "text", "readable text (default)"),
+               clEnumValN(Format::Json, "json", "JSON for scripts")),
+    cl::init(Format::Text), cl::sub(PathSubcommand), cl::cat(PathCategory));
+cl::opt<std::string> OutputPath("o", cl::desc("Write the report to FILE"),
+                                cl::value_desc("FILE"), cl::init("-"),
+                                cl::sub(PathSubcommand), cl::cat(PathCategory));
+cl::opt<std::string> StepName(
+    "step",
+    cl::desc("Steps are the annotation ranges named exactly NAME (an NVTX "
+             "range, a record_function / user annotation) instead of "
+             "ProfilerStep#N"),
+    cl::value_desc("NAME"), cl::sub(PathSubcommand), cl::cat(PathCategory));
+cl::opt<int64_t> StepNumber(
+    "step-number",
+    cl::desc("Analyse the step numbered N (default: the median steady step)"),
+    cl::value_desc("N"), cl::init(-1), cl::sub(PathSubcommand),
+    cl::cat(PathCategory));
+cl::list<std::string> WhatIf(
+    "what-if",
+    cl::desc("Also bound the gain of removing QUERY: 'category:NAME' "
+             "(compute, launch, wait, ...) or 'name:OP_OR_KERNEL', several "
+             "joined by ','"),
+    cl::value_desc("QUERY"), cl::sub(PathSubcommand), cl::cat(PathCategory));
+cl::opt<unsigned> TopN("top", cl::desc("Chains listed (default 10)"),
+                       cl::init(10), cl::sub(PathSubcommand),
+                       cl::cat(PathCategory));
+cl::opt<uint64_t>
+    MaxEvents("max-events",
+              cl::desc("Refuse traces with more events than N (0: no limit)"),
+              cl::init(0), cl::sub(PathSubcommand), cl::cat(PathCategory));
+
+} // namespace
+
+int tracelint::cli::runPath() {
+  analysis::PathOptions POpts;
+  POpts.TopChains = TopN;
+  for (const std::string &Q : WhatIf) {
+    analysis::WhatIfQuery Query;
+    std::string Error;
+    if (!analysis::WhatIfQuery::parse(Q, Query, Error)) {
+      reportError("--what-if: " + Error);
+      return ExitUsage;
+    }
+    POpts.ExtraQueries.push_back(std::move(Query));
+  }
+  if (StepNumber.getNumOccurrences())
+    POpts.StepNumber = StepNumber;
+
+  import::ImportOptions Opts;
+  Opts.MaxEvents = MaxEvents;
+  auto Trace = import::importTraceFile(Input, Opts);
+  if (!Trace) {
+    reportError(llvm::toString(Trace.takeError()));
+    return ExitBadInput;
+  }
+  if (llvm::Error E = applyStepOption(*Trace, Input, StepName)) {
+    reportError(llvm::toString(std::move(E)));
+    return ExitUsage;
+  }
+  analysis::Context C(*Trace);
+  analysis::PathModel M(C);
+  analysis::PathAnalysis A = M.analyze(POpts);
+  if (POpts.StepNumber && A.Chosen >= A.Targets.size()) {
+    std::string Known;
+    for (const analysis::TargetInterval &X : A.Targets)
+      if (X.FromStep)
+        Known += (Known.empty() ? "" : ", ") + std::to_string(X.StepNumber);
+    reportError(
+        "--step-number: " + Input + " has no step numbered " +
+        std::to_string(*POpts.StepNumber) +
+        (Known.empty() ? "; it has no steps" : "; its steps are " + Known));
+    return ExitUsage;
+  }
+  llvm::Error E = writeOutput(OutputPath, [&](llvm::raw_ostream &OS) {
+    if (OutputFormat == Format::Json)
+      report::writePathJson(OS, C, A, Input);
+    else
+      report::writePathText(OS, C, A, Input);
+  });
+  if (E) {
+    reportError(llvm::toString(std::move(E)));
+    return ExitUsage;
+  }
+  return ExitOk;
+}
