@@ -101,7 +101,8 @@ int tracelint::cli::runPath() {
         (Known.empty() ? "; it has no steps" : "; its steps are " + Known));
     return ExitUsage;
   }
-  llvm::Error E = writeOutput(OutputPath, [&](llvm::raw_ostream &OS) {
+  auto Write = OutputFormat == Format::Json ? writeJsonOutput : writeOutput;
+  llvm::Error E = Write(OutputPath, [&](llvm::raw_ostream &OS) {
     if (OutputFormat == Format::Json)
       report::writePathJson(OS, C, A, Input);
     else
