@@ -36,6 +36,7 @@ const DetectorEntry Table[] = {
     {"device-copies", runDeviceCopies},
     {"exposed-communication", runExposedCommunication},
     {"launch-bound", runLaunchBound},
+    {"single-rank", runSingleRank},
     {"startup-artifacts", runStartupArtifacts},
     {"sync-after-launch", runSyncAfterLaunch},
     {"sync-wait", runSyncWait},

@@ -19,7 +19,8 @@
 //  - N (communication): collectives that no compute overlaps (N001) fire on
 //    every multi-rank NCCL trace (DLRM ranks, hta-nccl-a100, the sampled
 //    128-rank job, the 2-rank df-index trace); never on a trace without
-//    communication kernels.
+//    communication kernels. N003 notes every trace whose distributedInfo
+//    gives (or implies) several ranks, at info severity with no impact.
 //
 // On every trace: no rule crashes, impacts stay within the target, and no
 // rendered text keeps a {placeholder} that the rule's detector did not fill.
@@ -226,6 +227,15 @@ TEST_P(RulesCorpus, CommunicationRules) {
     ASSERT_NE(F, nullptr) << "exposed NCCL kernels";
     EXPECT_NE(F->Subject.find("nccl"), std::string::npos) << F->Subject;
   }
+  const model::Producer &Src = Trace->Source;
+  bool SeveralRanks = Src.WorldSize > 1 || (Src.WorldSize < 0 && Src.Rank > 0);
+  EXPECT_EQ(has(R, "N003"), SeveralRanks) << "world size " << Src.WorldSize;
+  if (const rules::Finding *F = find(R, "N003")) {
+    EXPECT_EQ(F->Sev, rules::Severity::Info);
+    EXPECT_EQ(F->ImpactNs, 0);
+  }
+  if (P.contains("rank_non_gpu"))
+    EXPECT_TRUE(skipped(R, "N003")) << "rank 0 without a world size";
 }
 
 std::vector<std::string> filesOrPlaceholder() {

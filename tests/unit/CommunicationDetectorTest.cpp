@@ -143,3 +143,61 @@ TEST(ExposedCommunicationDetector, NoCollectivesIsQuietUnlessRanksAreDeclared) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(SingleRankDetector, FiresOnAWorldSizeAboveOne) {
+  model::Trace T = overlapTrace();
+  T.Source.Rank = 2;
+  T.Source.WorldSize = 4;
+  T.Source.DistributedBackend = "nccl";
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runSingleRank, Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out[0].Values.at("value"), "rank 2 of 4");
+  EXPECT_EQ(Out[0].ImpactNs, 0);
+  EXPECT_EQ(*Out[0].SeverityOverride, rules::Severity::Info);
+  // Three 5 ms all-reduces, [+4, +9) ms of each 10 ms step: 15 ms.
+  EXPECT_NE(Out[0]
+                .Values.at("collectives")
+                .find("3 communication kernels "
+                      "on this rank occupy 15 ms"),
+            std::string::npos)
+      << Out[0].Values.at("collectives");
+}
+
+TEST(SingleRankDetector, ARankAboveZeroImpliesSeveralRanks) {
+  model::Trace T = overlapTrace();
+  T.Source.Rank = 1;
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runSingleRank, Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out[0].Values.at("world"), "at least 2 (no world size given)");
+}
+
+TEST(SingleRankDetector, CannotJudgeRankZeroOrCollectivesWithoutMetadata) {
+  model::Trace T = overlapTrace();
+  {
+    Context Ctx(T);
+    std::vector<rules::Detection> Out;
+    EXPECT_NE(run(rules::runSingleRank, Ctx, Out).find("no distributedInfo"),
+              std::string::npos);
+    EXPECT_TRUE(Out.empty());
+  }
+  T.Source.Rank = 0;
+  {
+    Context Ctx(T);
+    std::vector<rules::Detection> Out;
+    EXPECT_NE(run(rules::runSingleRank, Ctx, Out).find("rank 0 but gives no"),
+              std::string::npos);
+  }
+  T.Source.WorldSize = 1;
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runSingleRank, Ctx, Out), "");
+  EXPECT_TRUE(Out.empty());
+}
+
+} // namespace

@@ -28,6 +28,8 @@ TRACELINT_DETECTOR(runExposedCommunication);
 /// "launch-bound" (L001): device idle inside steps that the host's launch
 /// path explains.
 TRACELINT_DETECTOR(runLaunchBound);
+/// "single-rank" (N003): one rank's trace of a multi-rank job.
+TRACELINT_DETECTOR(runSingleRank);
 /// "startup-artifacts" (U001): start-up work and first-step outliers.
 TRACELINT_DETECTOR(runStartupArtifacts);
 /// "sync-after-launch" (S002): host waits after nearly every kernel launch.
