@@ -4,10 +4,14 @@
 
 #include "llvm/Support/CommandLine.h"
 
+#include <string>
+#include <vector>
+
 namespace tracelint::cli {
 
 extern llvm::cl::SubCommand LintSubcommand;
 extern llvm::cl::SubCommand PathSubcommand;
+extern llvm::cl::SubCommand CaptureSubcommand;
 extern llvm::cl::SubCommand StatsSubcommand;
 extern llvm::cl::SubCommand RulesSubcommand;
 extern llvm::cl::SubCommand ExplainSubcommand;
@@ -16,6 +20,10 @@ extern llvm::cl::SubCommand ExplainSubcommand;
 /// code.
 int runLint();
 int runPath();
+/// Lints \p Inputs with the lint options (shared by lint and capture).
+int runLintOn(const std::vector<std::string> &Inputs);
+/// Runs the capture command; \p Argv0 locates the injection library.
+int runCapture(const char *Argv0);
 int runStats();
 int runRulesList();
 int runExplain();

@@ -42,22 +42,25 @@ cl::opt<Format> OutputFormat(
     "format", cl::desc("Output format"),
     cl::values(clEnumValN(Format::Text, "text", "readable text (default)"),
                clEnumValN(Format::Json, "json", "JSON for scripts")),
-    cl::init(Format::Text), cl::sub(LintSubcommand), cl::cat(LintCategory));
+    cl::init(Format::Text), cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
+    cl::cat(LintCategory));
 cl::opt<std::string> OutputPath("o", cl::desc("Write the report to FILE"),
                                 cl::value_desc("FILE"), cl::init("-"),
-                                cl::sub(LintSubcommand), cl::cat(LintCategory));
+                                cl::sub(LintSubcommand),
+                                cl::sub(CaptureSubcommand),
+                                cl::cat(LintCategory));
 cl::list<std::string>
     Select("select",
            cl::desc("Run only these rules: codes, family letters or names, "
                     "comma-separated (replaces the configuration's select)"),
            cl::value_desc("CODES"), cl::CommaSeparated, cl::sub(LintSubcommand),
-           cl::cat(LintCategory));
+           cl::sub(CaptureSubcommand), cl::cat(LintCategory));
 cl::list<std::string>
     Ignore("ignore",
            cl::desc("Do not run these rules: codes, family letters or names, "
                     "comma-separated"),
            cl::value_desc("CODES"), cl::CommaSeparated, cl::sub(LintSubcommand),
-           cl::cat(LintCategory));
+           cl::sub(CaptureSubcommand), cl::cat(LintCategory));
 cl::opt<FailOn>
     FailLevel("fail-on",
               cl::desc("Exit with 1 when a finding has this severity or "
@@ -68,31 +71,36 @@ cl::opt<FailOn>
                          clEnumValN(FailOn::Error, "error", "errors only"),
                          clEnumValN(FailOn::None, "none", "never")),
               cl::init(FailOn::Warning), cl::sub(LintSubcommand),
-              cl::cat(LintCategory));
+              cl::sub(CaptureSubcommand), cl::cat(LintCategory));
 cl::opt<std::string> ConfigPath(
     "config",
     cl::desc("Configuration file (default: tracelint.toml found upward from "
              "the working directory)"),
-    cl::value_desc("FILE"), cl::sub(LintSubcommand), cl::cat(LintCategory));
+    cl::value_desc("FILE"), cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
+    cl::cat(LintCategory));
 cl::opt<bool> Isolated("isolated", cl::desc("Ignore every configuration file"),
-                       cl::sub(LintSubcommand), cl::cat(LintCategory));
+                       cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
+                       cl::cat(LintCategory));
 cl::list<std::string> RuleDirs(
     "rules",
     cl::desc("Add the rule files (*.toml) below DIR; a rule with a built-in "
              "code replaces it (repeatable)"),
-    cl::value_desc("DIR"), cl::sub(LintSubcommand), cl::cat(LintCategory));
+    cl::value_desc("DIR"), cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
+    cl::cat(LintCategory));
 cl::opt<ColorMode> Color(
     "color", cl::desc("Colour in text output"),
     cl::values(clEnumValN(ColorMode::Auto, "auto", "on a terminal (default)"),
                clEnumValN(ColorMode::Always, "always", "always"),
                clEnumValN(ColorMode::Never, "never", "never")),
-    cl::init(ColorMode::Auto), cl::sub(LintSubcommand), cl::cat(LintCategory));
+    cl::init(ColorMode::Auto), cl::sub(LintSubcommand),
+    cl::sub(CaptureSubcommand), cl::cat(LintCategory));
 cl::opt<std::string> StepName(
     "step",
     cl::desc("Steps are the annotation ranges named exactly NAME (an NVTX "
              "range, a record_function / user annotation) instead of "
              "ProfilerStep#N"),
-    cl::value_desc("NAME"), cl::sub(LintSubcommand), cl::cat(LintCategory));
+    cl::value_desc("NAME"), cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
+    cl::cat(LintCategory));
 cl::opt<uint64_t>
     MaxEvents("max-events",
               cl::desc("Refuse traces with more events than N (0: no limit)"),
@@ -115,6 +123,10 @@ bool failsAt(rules::Severity S) {
 } // namespace
 
 int tracelint::cli::runLint() {
+  return runLintOn(std::vector<std::string>(Inputs.begin(), Inputs.end()));
+}
+
+int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
   std::vector<std::string> Sel(Select.begin(), Select.end());
   std::vector<std::string> Ign(Ignore.begin(), Ignore.end());
   std::vector<std::string> Dirs(RuleDirs.begin(), RuleDirs.end());

@@ -38,8 +38,8 @@ static bool isTopLevelOption(llvm::StringRef Arg) {
 
 /// Whether argv should get an implicit "lint" before its first argument.
 static bool needsImplicitLint(llvm::StringRef First) {
-  static const char *const Subcommands[] = {"lint", "path", "stats", "rules",
-                                            "explain"};
+  static const char *const Subcommands[] = {"capture", "lint",  "path",
+                                            "stats",   "rules", "explain"};
   if (llvm::is_contained(Subcommands, First))
     return false;
   if (First.startswith("-"))
@@ -70,7 +70,9 @@ int main(int Argc, char **Argv) {
           "  tracelint stats TRACE      summarise a PyTorch profiler "
           "(Kineto) trace\n"
           "  tracelint rules            list the rule catalogue\n"
-          "  tracelint explain CODE     one rule's page\n",
+          "  tracelint explain CODE     one rule's page\n"
+          "  tracelint capture -- CMD   run CMD under CUPTI, then lint its "
+          "trace\n",
           &ErrorStream)) {
     ErrorStream.flush();
     llvm::errs() << sanitizeMessage(Errors);
@@ -80,6 +82,8 @@ int main(int Argc, char **Argv) {
     return runLint();
   if (PathSubcommand)
     return runPath();
+  if (CaptureSubcommand)
+    return runCapture(Argv[0]);
   if (StatsSubcommand)
     return runStats();
   if (RulesSubcommand)

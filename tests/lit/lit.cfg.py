@@ -63,3 +63,9 @@ if lit.util.which("gzip", config.environment["PATH"]):
 # (Debian package sqlite3).
 if lit.util.which("sqlite3", config.environment["PATH"]):
     config.available_features.add("sqlite3")
+# `tracelint capture` exists only where CUPTI was found at build time; the
+# other builds test its "no capture support" message instead.
+if getattr(config, "tracelint_has_capture", "OFF").upper() in ("ON", "1", "TRUE"):
+    config.available_features.add("capture")
+else:
+    config.available_features.add("no-capture")

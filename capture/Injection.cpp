@@ -1,0 +1,682 @@
+//===- capture/Injection.cpp - The CUPTI injection library ----------------===//
+//
+// Loaded by the CUDA driver through CUDA_INJECTION64_PATH, which calls
+// InitializeInjection() once at cuInit. Everything else here is glue between
+// CUPTI and the testable parts: the window (Window.h), the buffers
+// (Buffers.h), the translation (Translate.h), the collector and the writer.
+//
+// Rules this file keeps:
+//  - No CUDA call inside InitializeInjection (the driver forbids it); only
+//    CUPTI calls.
+//  - No CUPTI call while holding the state mutex: CUPTI may complete buffers
+//    synchronously, and buffer completion takes that mutex.
+//  - Nothing throws (built with -fno-exceptions) and nothing kills, restarts
+//    or signals the application: when the window closes, collection stops
+//    and the program runs on untraced.
+//  - The state is allocated once and never freed, so that exit handlers and
+//    CUPTI's threads never see a destroyed object.
+//
+//===----------------------------------------------------------------------===//
+#include "Buffers.h"
+#include "CaptureOptions.h"
+#include "Collector.h"
+#include "TraceWriter.h"
+#include "Translate.h"
+#include "Window.h"
+
+#include <cupti.h>
+#include <generated_nvtx_meta.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <mutex>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <thread>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef TRACELINT_VERSION
+#define TRACELINT_VERSION "unknown"
+#endif
+
+using namespace tracelint::capture;
+
+namespace {
+
+/// Record kinds collected inside the window.
+const CUpti_ActivityKind WindowKinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+    CUPTI_ACTIVITY_KIND_MEMCPY,
+    CUPTI_ACTIVITY_KIND_MEMCPY2,
+    CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_RUNTIME,
+    CUPTI_ACTIVITY_KIND_DRIVER,
+    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+    CUPTI_ACTIVITY_KIND_OVERHEAD,
+    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+};
+
+/// Record kinds collected from the start: devices and contexts are reported
+/// when they appear, and NVTX ranges that straddle the window start need
+/// their start record.
+const CUpti_ActivityKind SetupKinds[] = {
+    CUPTI_ACTIVITY_KIND_DEVICE,
+    CUPTI_ACTIVITY_KIND_CONTEXT,
+    CUPTI_ACTIVITY_KIND_MARKER,
+};
+
+/// Queries called constantly by frameworks that say nothing about the
+/// program's behaviour and would crowd the trace.
+const CUpti_CallbackId NoisyRuntime[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaSetDevice_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetAttribute_v5000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceProperties_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceProperties_v12000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_ptsz_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v10010,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_ptsz_v10010,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v2_v11030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v2_ptsz_v11030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v12030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_ptsz_v12030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaThreadExchangeStreamCaptureMode_v10010,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDriverEntryPoint_v11030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDriverEntryPoint_ptsz_v11030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDriverEntryPointByVersion_v12050,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGetDriverEntryPointByVersion_ptsz_v12050,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDriverGetVersion_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaRuntimeGetVersion_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaPointerGetAttributes_v4000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaFuncGetAttributes_v3020,
+};
+const CUpti_CallbackId NoisyDriver[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress,
+    CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxSetCurrent,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxPushCurrent_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxPopCurrent_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGet,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount,
+    CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute,
+    CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxGetState,
+    CUPTI_DRIVER_TRACE_CBID_cuDriverGetVersion,
+    CUPTI_DRIVER_TRACE_CBID_cuGetErrorName,
+    CUPTI_DRIVER_TRACE_CBID_cuGetErrorString,
+    CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute,
+    CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttributes,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamIsCapturing,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamIsCapturing_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v2_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v3,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v3_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuModuleGetLoadingMode,
+};
+
+/// NVTX callbacks that can open or close a range window.
+const CUpti_CallbackId NvtxRangeCallbacks[] = {
+    CUPTI_CBID_NVTX_nvtxRangePushA,         CUPTI_CBID_NVTX_nvtxRangePushEx,
+    CUPTI_CBID_NVTX_nvtxRangePop,           CUPTI_CBID_NVTX_nvtxRangeStartA,
+    CUPTI_CBID_NVTX_nvtxRangeStartEx,       CUPTI_CBID_NVTX_nvtxRangeEnd,
+    CUPTI_CBID_NVTX_nvtxDomainRangePushEx,  CUPTI_CBID_NVTX_nvtxDomainRangePop,
+    CUPTI_CBID_NVTX_nvtxDomainRangeStartEx, CUPTI_CBID_NVTX_nvtxDomainRangeEnd,
+};
+
+struct State {
+  CaptureOptions Opts;
+  std::string Path;
+  pid_t Pid = 0;
+  CUpti_SubscriberHandle Subscriber = nullptr;
+  BufferPool Pool;
+
+  std::mutex M; ///< guards everything below up to Exiting
+  std::condition_variable Wake;
+  CaptureWindow *Window = nullptr;
+  TraceCollector *Collector = nullptr;
+  RecordTranslator *Translator = nullptr;
+  bool StopPending = false; ///< the window closed; the trace is not written
+  bool Done = false;        ///< the trace is written; records are ignored
+  bool Exiting = false;
+
+  std::mutex KindsM; ///< serialises enabling and disabling
+  bool KindsOn = false;
+
+  std::mutex WriteM; ///< one writer at a time
+};
+
+State *S = nullptr;
+std::atomic<bool> Disabled{false}; ///< set in a forked child
+
+void log(const std::string &Line) {
+  if (S && S->Opts.Quiet)
+    return;
+  std::fprintf(stderr, "tracelint capture: %s\n", Line.c_str());
+}
+
+uint64_t now() {
+  uint64_t T = 0;
+  if (cuptiGetTimestamp(&T) != CUPTI_SUCCESS) {
+    timespec Ts;
+    clock_gettime(CLOCK_MONOTONIC, &Ts);
+    T = uint64_t(Ts.tv_sec) * 1000000000ull + uint64_t(Ts.tv_nsec);
+  }
+  return T;
+}
+
+uint64_t monotonicNs() {
+  timespec Ts;
+  clock_gettime(CLOCK_MONOTONIC, &Ts);
+  return uint64_t(Ts.tv_sec) * 1000000000ull + uint64_t(Ts.tv_nsec);
+}
+
+const char *cuptiError(CUptiResult R) {
+  const char *Msg = nullptr;
+  if (cuptiGetResultString(R, &Msg) != CUPTI_SUCCESS || !Msg)
+    return "unknown CUPTI error";
+  return Msg;
+}
+
+bool check(CUptiResult R, const char *What) {
+  if (R == CUPTI_SUCCESS)
+    return true;
+  log(std::string(What) + " failed: " + cuptiError(R));
+  return false;
+}
+
+const char *apiName(bool Runtime, uint32_t Cbid) {
+  const char *Name = nullptr;
+  if (cuptiGetCallbackName(Runtime ? CUPTI_CB_DOMAIN_RUNTIME_API
+                                   : CUPTI_CB_DOMAIN_DRIVER_API,
+                           Cbid, &Name) != CUPTI_SUCCESS)
+    return nullptr;
+  return Name;
+}
+
+void enableWindowKinds() {
+  std::lock_guard<std::mutex> L(S->KindsM);
+  if (S->KindsOn)
+    return;
+  S->KindsOn = true;
+  for (CUpti_ActivityKind K : WindowKinds)
+    check(cuptiActivityEnable(K), "cuptiActivityEnable");
+  for (CUpti_CallbackId Id : NoisyRuntime)
+    cuptiActivityEnableRuntimeApi(Id, 0);
+  for (CUpti_CallbackId Id : NoisyDriver)
+    cuptiActivityEnableDriverApi(Id, 0);
+}
+
+void disableKinds(bool Setup) {
+  std::lock_guard<std::mutex> L(S->KindsM);
+  if (S->KindsOn)
+    for (CUpti_ActivityKind K : WindowKinds)
+      cuptiActivityDisable(K);
+  S->KindsOn = false;
+  if (Setup)
+    for (CUpti_ActivityKind K : SetupKinds)
+      cuptiActivityDisable(K);
+}
+
+/// Applies a window transition decided under the mutex (\p A) with the
+/// mutex released.
+void apply(WindowAction A) {
+  if (A == WindowAction::Start) {
+    enableWindowKinds();
+  } else if (A == WindowAction::Stop) {
+    disableKinds(false);
+    S->Wake.notify_all();
+  }
+}
+
+/// Records the transition in the collector; call with the mutex held.
+void noteTransition(WindowAction A) {
+  if (A == WindowAction::Start)
+    S->Collector->windowStarted(S->Window->startNs());
+  else if (A == WindowAction::Stop) {
+    S->Collector->windowEnded(S->Window->endNs());
+    S->StopPending = true;
+  }
+}
+
+std::string readFirstLine(const std::string &Path) {
+  std::string Line;
+  if (FILE *F = std::fopen(Path.c_str(), "r")) {
+    char Buf[256];
+    if (std::fgets(Buf, sizeof(Buf), F))
+      Line = Buf;
+    std::fclose(F);
+  }
+  while (!Line.empty() && (Line.back() == '\n' || Line.back() == '\r'))
+    Line.pop_back();
+  return Line;
+}
+
+int64_t envInt(const char *Name) {
+  const char *V = std::getenv(Name);
+  if (!V || !*V)
+    return -1;
+  char *End = nullptr;
+  long long N = std::strtoll(V, &End, 10);
+  return *End ? -1 : N;
+}
+
+const char *modeName(WindowMode M) {
+  switch (M) {
+  case WindowMode::Time:
+    return "time";
+  case WindowMode::Range:
+    return "nvtx-range";
+  case WindowMode::ProfilerApi:
+    return "profiler-api";
+  }
+  return "time";
+}
+
+/// Flushes CUPTI, writes the trace and stops listening. Runs once.
+void flushAndWrite() {
+  std::lock_guard<std::mutex> W(S->WriteM);
+  {
+    std::lock_guard<std::mutex> L(S->M);
+    if (S->Done)
+      return;
+  }
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+
+  TraceMetadata Meta;
+  Meta.ProducerVersion = TRACELINT_VERSION;
+  Meta.CuptiHeaderVersion = CUPTI_API_VERSION;
+  cuptiGetVersion(&Meta.CuptiRuntimeVersion);
+  using VersionFn = int (*)(int *);
+  if (auto *F = reinterpret_cast<VersionFn>(
+          dlsym(RTLD_DEFAULT, "cuDriverGetVersion"))) {
+    int V = 0;
+    if (F(&V) == 0)
+      Meta.CudaDriverVersion = V;
+  }
+  if (auto *F = reinterpret_cast<VersionFn>(
+          dlsym(RTLD_DEFAULT, "cudaRuntimeGetVersion"))) {
+    int V = 0;
+    if (F(&V) == 0)
+      Meta.CudaRuntimeVersion = V;
+  }
+  Meta.Pid = S->Pid;
+  Meta.ProcessName = readFirstLine("/proc/self/comm");
+  char Host[256] = {0};
+  if (gethostname(Host, sizeof(Host) - 1) == 0)
+    Meta.Hostname = Host;
+  Meta.Rank = envInt("RANK");
+  Meta.LocalRank = envInt("LOCAL_RANK");
+  Meta.WorldSize = envInt("WORLD_SIZE");
+  Meta.RangeName = S->Opts.RangeName;
+  Meta.DelaySec = S->Opts.DelaySec;
+  Meta.DurationSec = S->Opts.DurationSec;
+
+  std::string Text;
+  CollectorCounts Counts;
+  bool Opened;
+  {
+    std::lock_guard<std::mutex> L(S->M);
+    Meta.WindowMode = modeName(S->Window->mode());
+    Meta.StopReason = S->Window->stopReason();
+    Opened = S->Collector->hasWindowStart();
+    S->Collector->closeOpenMarkers();
+    // Host threads of this process get their names from /proc.
+    for (const TraceEvent &E : S->Collector->events())
+      if (!E.OnDevice && E.Pid == S->Pid &&
+          !S->Collector->threadNames().count({E.Pid, E.Tid})) {
+        std::string Name =
+            readFirstLine("/proc/self/task/" + std::to_string(E.Tid) + "/comm");
+        S->Collector->setThreadName(
+            E.Pid, E.Tid,
+            Name.empty() ? "thread " + std::to_string(E.Tid) : Name);
+      }
+    Text = renderTraceJson(*S->Collector, Meta);
+    Counts = S->Collector->counts();
+    S->Done = true;
+    S->StopPending = false;
+    // The events are in Text now; free them while the program runs on.
+    delete S->Translator;
+    delete S->Collector;
+    S->Collector = new TraceCollector(0);
+    S->Translator = new RecordTranslator(*S->Collector, apiName, S->Pid);
+  }
+  disableKinds(true);
+  if (S->Subscriber) {
+    cuptiUnsubscribe(S->Subscriber);
+    S->Subscriber = nullptr;
+  }
+  if (!Opened) {
+    log("no window opened (" + Meta.StopReason + "); writing an empty trace");
+  }
+  std::string Err = writeFileAtomically(S->Path, Text);
+  if (!Err.empty()) {
+    log("error: " + Err);
+    return;
+  }
+  log("wrote " + S->Path + ": " + std::to_string(Counts.Kept) +
+      " events; window " + Meta.WindowMode + ", closed by " +
+      (Meta.StopReason.empty() ? "-" : Meta.StopReason) + "; " +
+      std::to_string(Counts.DroppedByCap) +
+      " records dropped over --max-events, " +
+      std::to_string(Counts.CuptiDropped) + " dropped by CUPTI");
+}
+
+void worker() {
+  std::unique_lock<std::mutex> L(S->M);
+  while (!S->Exiting && !S->Done) {
+    uint64_t T = now();
+    WindowAction A = S->Window->tick(T);
+    noteTransition(A);
+    if (A != WindowAction::None) {
+      L.unlock();
+      apply(A);
+      L.lock();
+      continue;
+    }
+    if (S->StopPending) {
+      L.unlock();
+      flushAndWrite();
+      L.lock();
+      continue;
+    }
+    std::optional<uint64_t> D = S->Window->nextDeadline();
+    if (D)
+      S->Wake.wait_for(L, std::chrono::nanoseconds(*D > T ? *D - T : 0) +
+                              std::chrono::microseconds(100));
+    else
+      S->Wake.wait(L);
+  }
+}
+
+void CUPTIAPI bufferRequested(uint8_t **Buffer, size_t *Size,
+                              size_t *MaxNumRecords) {
+  *MaxNumRecords = 0;
+  *Buffer = S->Pool.request(*Size);
+}
+
+void CUPTIAPI bufferCompleted(CUcontext Ctx, uint32_t StreamId, uint8_t *Buffer,
+                              size_t, size_t ValidSize) {
+  {
+    std::lock_guard<std::mutex> L(S->M);
+    if (!S->Done && !Disabled.load())
+      S->Pool.walk<CUpti_Activity>(
+          Buffer, ValidSize,
+          [](uint8_t *B, size_t V, CUpti_Activity **R) {
+            return cuptiActivityGetNextRecord(B, V, R) == CUPTI_SUCCESS;
+          },
+          [](CUpti_Activity *R) { S->Translator->translate(R); });
+  }
+  size_t Dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(Ctx, StreamId, &Dropped) ==
+          CUPTI_SUCCESS &&
+      Dropped) {
+    std::lock_guard<std::mutex> L(S->M);
+    S->Collector->addCuptiDropped(Dropped);
+  }
+  S->Pool.release(Buffer);
+}
+
+thread_local uint32_t NvtxDepth = 0;
+
+uint64_t threadKey(uint32_t Depth) {
+  return (uint64_t(uint32_t(syscall(SYS_gettid))) << 32) | Depth;
+}
+
+const char *attribMessage(const nvtxEventAttributes_t *A) {
+  if (A && A->messageType == NVTX_MESSAGE_TYPE_ASCII)
+    return A->message.ascii;
+  return nullptr;
+}
+
+void onNvtx(CUpti_CallbackId Cbid, const CUpti_NvtxData *D) {
+  const void *P = D ? D->functionParams : nullptr;
+  if (!P)
+    return;
+  uint64_t T = now();
+  WindowAction A = WindowAction::None;
+  std::unique_lock<std::mutex> L(S->M);
+  switch (Cbid) {
+  case CUPTI_CBID_NVTX_nvtxRangePushA:
+  case CUPTI_CBID_NVTX_nvtxRangePushEx:
+  case CUPTI_CBID_NVTX_nvtxDomainRangePushEx: {
+    const char *Name =
+        Cbid == CUPTI_CBID_NVTX_nvtxRangePushA
+            ? static_cast<const nvtxRangePushA_params *>(P)->message
+        : Cbid == CUPTI_CBID_NVTX_nvtxRangePushEx
+            ? attribMessage(
+                  static_cast<const nvtxRangePushEx_params *>(P)->eventAttrib)
+            : attribMessage(static_cast<const nvtxDomainRangePushEx_params *>(P)
+                                ->core.eventAttrib);
+    ++NvtxDepth;
+    if (Name)
+      A = S->Window->rangeBegin(Name, threadKey(NvtxDepth), T);
+    break;
+  }
+  case CUPTI_CBID_NVTX_nvtxRangePop:
+  case CUPTI_CBID_NVTX_nvtxDomainRangePop:
+    if (NvtxDepth) {
+      A = S->Window->rangeEnd(threadKey(NvtxDepth), T);
+      --NvtxDepth;
+    }
+    break;
+  case CUPTI_CBID_NVTX_nvtxRangeStartA:
+  case CUPTI_CBID_NVTX_nvtxRangeStartEx:
+  case CUPTI_CBID_NVTX_nvtxDomainRangeStartEx: {
+    const char *Name =
+        Cbid == CUPTI_CBID_NVTX_nvtxRangeStartA
+            ? static_cast<const nvtxRangeStartA_params *>(P)->message
+        : Cbid == CUPTI_CBID_NVTX_nvtxRangeStartEx
+            ? attribMessage(
+                  static_cast<const nvtxRangeStartEx_params *>(P)->eventAttrib)
+            : attribMessage(
+                  static_cast<const nvtxDomainRangeStartEx_params *>(P)
+                      ->core.eventAttrib);
+    const auto *Id = static_cast<const nvtxRangeId_t *>(D->functionReturnValue);
+    if (Name && Id)
+      A = S->Window->rangeBegin(Name, (1ull << 63) | *Id, T);
+    break;
+  }
+  case CUPTI_CBID_NVTX_nvtxRangeEnd:
+    A = S->Window->rangeEnd(
+        (1ull << 63) | static_cast<const nvtxRangeEnd_params *>(P)->id, T);
+    break;
+  case CUPTI_CBID_NVTX_nvtxDomainRangeEnd:
+    A = S->Window->rangeEnd(
+        (1ull << 63) |
+            static_cast<const nvtxDomainRangeEnd_params *>(P)->core.id,
+        T);
+    break;
+  default:
+    break;
+  }
+  noteTransition(A);
+  L.unlock();
+  apply(A);
+}
+
+void CUPTIAPI onCallback(void *, CUpti_CallbackDomain Domain,
+                         CUpti_CallbackId Cbid, const void *Data) {
+  if (Disabled.load() || !S)
+    return;
+  if (Domain == CUPTI_CB_DOMAIN_NVTX) {
+    onNvtx(Cbid, static_cast<const CUpti_NvtxData *>(Data));
+    return;
+  }
+  if (Domain != CUPTI_CB_DOMAIN_DRIVER_API)
+    return;
+  const auto *Info = static_cast<const CUpti_CallbackData *>(Data);
+  if (!Info || Info->callbackSite != CUPTI_API_ENTER)
+    return;
+  uint64_t T = now();
+  WindowAction A = WindowAction::None;
+  {
+    std::lock_guard<std::mutex> L(S->M);
+    if (Cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart)
+      A = S->Window->profilerStart(T);
+    else if (Cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop)
+      A = S->Window->profilerStop(T);
+    noteTransition(A);
+  }
+  apply(A);
+}
+
+void atExit() {
+  if (Disabled.load() || !S || getpid() != S->Pid)
+    return;
+  WindowAction A;
+  {
+    std::lock_guard<std::mutex> L(S->M);
+    A = S->Window->finish(now());
+    noteTransition(A);
+    S->Exiting = true;
+    if (S->Done)
+      return;
+  }
+  S->Wake.notify_all();
+  apply(A);
+  flushAndWrite();
+}
+
+void onForkChild() {
+  // CUDA does not work in a forked child, and the child's exit must not
+  // write the parent's trace under its own pid.
+  Disabled.store(true);
+}
+
+/// Fatal signals whose default action would skip atexit: write the trace,
+/// then let the signal do what it would have done. Installed only where the
+/// program left the default in place. Best effort: the writer is not
+/// async-signal-safe, which is acceptable for a process that is about to
+/// die anyway.
+const int FlushSignals[] = {SIGTERM, SIGHUP, SIGINT, SIGQUIT};
+
+void onFatalSignal(int Sig) {
+  static std::atomic<bool> Once{false};
+  if (!Once.exchange(true))
+    atExit();
+  std::signal(Sig, SIG_DFL);
+  std::raise(Sig);
+}
+
+void installSignalHandlers() {
+  for (int Sig : FlushSignals) {
+    struct sigaction Old;
+    if (sigaction(Sig, nullptr, &Old) != 0)
+      continue;
+    if (!(Old.sa_flags & SA_SIGINFO) && Old.sa_handler == SIG_DFL)
+      std::signal(Sig, onFatalSignal);
+  }
+}
+
+/// CUPTI records NVTX only when NVTX's injection hook points at libcupti.
+void pointNvtxAtCupti() {
+  if (std::getenv("NVTX_INJECTION64_PATH"))
+    return;
+  Dl_info Info;
+  if (dladdr(reinterpret_cast<void *>(&cuptiGetVersion), &Info) &&
+      Info.dli_fname)
+    setenv("NVTX_INJECTION64_PATH", Info.dli_fname, 0);
+}
+
+bool initialize() {
+  CaptureOptions Opts;
+  std::string Error;
+  if (!readCaptureOptions([](const char *Name, void *)
+                              -> const char * { return std::getenv(Name); },
+                          nullptr, Opts, Error)) {
+    std::fprintf(stderr, "tracelint capture: error: %s; not capturing\n",
+                 Error.c_str());
+    return false;
+  }
+  S = new State();
+  S->Opts = Opts;
+  S->Pid = getpid();
+  std::string Rank =
+      rankTag([](const char *Name,
+                 void *) -> const char * { return std::getenv(Name); },
+              nullptr);
+  S->Path = traceFilePath(Opts, Rank, S->Pid);
+
+  uint64_t T = now();
+  uint64_t Origin = T;
+  if (Opts.LaunchMonotonicNs) {
+    uint64_t Mono = monotonicNs();
+    uint64_t Since =
+        Mono > Opts.LaunchMonotonicNs ? Mono - Opts.LaunchMonotonicNs : 0;
+    Origin = T > Since ? T - Since : 0;
+  }
+  WindowConfig WC;
+  WC.DelayNs = uint64_t(Opts.DelaySec * 1e9);
+  WC.DurationNs = uint64_t(Opts.DurationSec * 1e9);
+  WC.RangeName = Opts.RangeName;
+  WC.RangeCount = Opts.RangeCount;
+  WC.ProfilerApi = Opts.ProfilerApi;
+  S->Window = new CaptureWindow(WC, Origin);
+  S->Collector = new TraceCollector(Opts.MaxEvents);
+  S->Translator = new RecordTranslator(*S->Collector, apiName, S->Pid);
+
+  pointNvtxAtCupti();
+  cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+  if (!check(cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted),
+             "cuptiActivityRegisterCallbacks"))
+    return false;
+  if (!check(cuptiSubscribe(&S->Subscriber, onCallback, nullptr),
+             "cuptiSubscribe"))
+    return false;
+  if (Opts.ProfilerApi) {
+    check(cuptiEnableCallback(1, S->Subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+                              CUPTI_DRIVER_TRACE_CBID_cuProfilerStart),
+          "cuptiEnableCallback(cuProfilerStart)");
+    check(cuptiEnableCallback(1, S->Subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+                              CUPTI_DRIVER_TRACE_CBID_cuProfilerStop),
+          "cuptiEnableCallback(cuProfilerStop)");
+  }
+  if (!Opts.RangeName.empty())
+    for (CUpti_CallbackId Id : NvtxRangeCallbacks)
+      check(cuptiEnableCallback(1, S->Subscriber, CUPTI_CB_DOMAIN_NVTX, Id),
+            "cuptiEnableCallback(NVTX)");
+  for (CUpti_ActivityKind K : SetupKinds)
+    check(cuptiActivityEnable(K), "cuptiActivityEnable");
+
+  // A time window with no delay opens now, before the first kernel.
+  WindowAction A;
+  {
+    std::lock_guard<std::mutex> L(S->M);
+    A = S->Window->tick(T);
+    noteTransition(A);
+  }
+  apply(A);
+
+  std::atexit(atExit);
+  pthread_atfork(nullptr, nullptr, onForkChild);
+  installSignalHandlers();
+  std::thread(worker).detach();
+  return true;
+}
+
+} // namespace
+
+extern "C" __attribute__((visibility("default"))) int
+InitializeInjection(void) {
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    if (!initialize())
+      Disabled.store(true);
+  });
+  return 1;
+}

@@ -1,0 +1,63 @@
+//===- capture/Launcher.h - Running a program under capture -----*- C++ -*-===//
+//
+// The launcher's side of `tracelint capture`: which injection library to
+// load, the child's environment, and which trace files the run produced.
+// Running the child and linting belong to cli/.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRACELINT_CAPTURE_LAUNCHER_H
+#define TRACELINT_CAPTURE_LAUNCHER_H
+
+#include "CaptureOptions.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tracelint::capture {
+
+/// The injection library to load: \p Explicit when given (it must exist);
+/// else the first existing of \p Candidates. The error lists every place
+/// that was searched.
+llvm::Expected<std::string>
+findInjectionLibrary(llvm::StringRef Explicit,
+                     llvm::ArrayRef<std::string> Candidates);
+
+/// Where the injection library may be, relative to the tracelint binary
+/// \p ExecutablePath, then the build tree's \p BuildPath.
+std::vector<std::string>
+injectionLibraryCandidates(llvm::StringRef ExecutablePath,
+                           llvm::StringRef BuildPath);
+
+struct ChildEnvironment {
+  std::vector<std::string> Entries; ///< KEY=VALUE
+  /// Notes for the user (a variable that was replaced).
+  std::vector<std::string> Notes;
+};
+
+/// The child's environment: \p Parent (KEY=VALUE entries) with the capture
+/// options, CUDA_INJECTION64_PATH=\p InjectionLib and, unless \p Nvtx is
+/// false or the parent already sets it, NVTX_INJECTION64_PATH=\p CuptiLib.
+/// Fails when the parent already injects another library into CUDA (another
+/// profiler is active): two injections cannot share CUPTI.
+llvm::Expected<ChildEnvironment>
+buildChildEnvironment(llvm::ArrayRef<std::string> Parent,
+                      const CaptureOptions &Opts, llvm::StringRef InjectionLib,
+                      llvm::StringRef CuptiLib, bool Nvtx);
+
+/// Names of the trace files in \p Dir written for \p Prefix (PREFIX.*.json).
+std::set<std::string> listTraceFiles(llvm::StringRef Dir,
+                                     llvm::StringRef Prefix);
+
+/// Trace files present now that were not in \p Before, as paths, sorted.
+std::vector<std::string> newTraceFiles(llvm::StringRef Dir,
+                                       llvm::StringRef Prefix,
+                                       const std::set<std::string> &Before);
+
+} // namespace tracelint::capture
+
+#endif

@@ -1,0 +1,246 @@
+//===- cli/CaptureCommand.cpp - `tracelint capture [opts] -- CMD...` ------===//
+//
+// Runs CMD with the CUPTI injection library loaded by the CUDA driver, waits
+// for it, then lints the trace each CUDA process wrote. The launcher never
+// signals, kills or restarts the program: the window decides only what is
+// recorded. Lint options (--format, -o, --select, ...) apply to the lint
+// that follows.
+//
+//===----------------------------------------------------------------------===//
+#include "Commands.h"
+#include "Output.h"
+
+#include "CaptureOptions.h"
+#include "Launcher.h"
+
+#include "llvm/ADT/Optional.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <csignal>
+#include <ctime>
+
+extern char **environ;
+
+using namespace tracelint;
+using namespace tracelint::cli;
+namespace cl = llvm::cl;
+
+cl::SubCommand tracelint::cli::CaptureSubcommand(
+    "capture", "Run a CUDA program under CUPTI, write one Kineto trace per "
+               "process, then lint it: tracelint capture [options] -- CMD "
+               "[ARGS...]");
+
+namespace {
+
+cl::OptionCategory CaptureCategory("capture options");
+
+cl::list<std::string> Command(cl::Positional, cl::desc("-- CMD [ARGS...]"),
+                              cl::ZeroOrMore, cl::sub(CaptureSubcommand),
+                              cl::cat(CaptureCategory));
+cl::opt<std::string>
+    TraceDir("trace-dir",
+             cl::desc("Folder for the traces (created if missing)"),
+             cl::value_desc("DIR"), cl::init("tracelint-traces"),
+             cl::sub(CaptureSubcommand), cl::cat(CaptureCategory));
+cl::opt<std::string> TracePrefix(
+    "trace-prefix",
+    cl::desc("Trace file names: PREFIX[.rankN].pidP.json (default capture)"),
+    cl::value_desc("NAME"), cl::init("capture"), cl::sub(CaptureSubcommand),
+    cl::cat(CaptureCategory));
+cl::opt<double>
+    Delay("delay",
+          cl::desc("Seconds (wall clock, not iterations) after launch before "
+                   "the window may open"),
+          cl::value_desc("S"), cl::init(0), cl::sub(CaptureSubcommand),
+          cl::cat(CaptureCategory));
+cl::opt<double> Duration(
+    "duration",
+    cl::desc("Seconds (wall clock, not iterations) the window stays open; "
+             "0: until the range ends, cudaProfilerStop or exit"),
+    cl::value_desc("S"), cl::init(0), cl::sub(CaptureSubcommand),
+    cl::cat(CaptureCategory));
+cl::opt<std::string> RangeName(
+    "range",
+    cl::desc("Open the window at the first NVTX range named exactly NAME "
+             "(after --delay) and close it when that range ends"),
+    cl::value_desc("NAME"), cl::sub(CaptureSubcommand),
+    cl::cat(CaptureCategory));
+cl::opt<unsigned> RangeCount(
+    "range-count",
+    cl::desc("With --range: close the window when the N-th range named NAME "
+             "ends (default 1)"),
+    cl::value_desc("N"), cl::init(1), cl::sub(CaptureSubcommand),
+    cl::cat(CaptureCategory));
+cl::opt<bool>
+    ProfilerApi("profiler-api",
+                cl::desc("Open the window at cudaProfilerStart and close it at "
+                         "cudaProfilerStop"),
+                cl::sub(CaptureSubcommand), cl::cat(CaptureCategory));
+cl::opt<uint64_t> CaptureMaxEvents(
+    "max-events",
+    cl::desc("Keep at most N records per process; the rest are counted as "
+             "dropped (0: no limit)"),
+    cl::value_desc("N"), cl::init(1000000), cl::sub(CaptureSubcommand),
+    cl::cat(CaptureCategory));
+cl::opt<bool> NoLint("no-lint", cl::desc("Only capture: print the trace paths"),
+                     cl::sub(CaptureSubcommand), cl::cat(CaptureCategory));
+cl::opt<bool> NoNvtx(
+    "no-nvtx",
+    cl::desc("Do not route NVTX to CUPTI (no ranges in the trace; --range "
+             "then cannot work)"),
+    cl::sub(CaptureSubcommand), cl::cat(CaptureCategory));
+cl::opt<std::string> LibraryPath(
+    "capture-library",
+    cl::desc("The injection library (default: found beside tracelint, or "
+             "TRACELINT_CAPTURE_LIBRARY)"),
+    cl::value_desc("PATH"), cl::Hidden, cl::sub(CaptureSubcommand),
+    cl::cat(CaptureCategory));
+
+/// A usage problem in the capture options, or "".
+std::string checkOptions() {
+  if (Command.empty())
+    return "capture: no command given; usage: tracelint capture [options] "
+           "-- CMD [ARGS...]";
+  if (Delay < 0 || Duration < 0)
+    return "capture: --delay and --duration are seconds, 0 or more";
+  if (!RangeName.empty() && ProfilerApi)
+    return "capture: --range and --profiler-api both choose when the window "
+           "opens; use one";
+  if (RangeCount == 0)
+    return "capture: --range-count must be 1 or more";
+  if (RangeCount != 1 && RangeName.empty())
+    return "capture: --range-count needs --range NAME";
+  if (!RangeName.empty() && NoNvtx)
+    return "capture: --range needs NVTX; drop --no-nvtx";
+  if (!capture::isValidPrefix(TracePrefix))
+    return "capture: --trace-prefix '" + TracePrefix +
+           "': expected letters, digits, '-', '_' or '.' (not first)";
+  return {};
+}
+
+void noteSignal(int) {}
+
+} // namespace
+
+int tracelint::cli::runCapture(const char *Argv0) {
+#ifndef TRACELINT_HAVE_CAPTURE
+  (void)Argv0;
+  reportError("capture: this build has no capture support: CUPTI (CUDA 13 or "
+              "newer) was not found when tracelint was built; rebuild with "
+              "the CUDA toolkit installed (see docs/capture.md)");
+  return ExitUsage;
+#else
+  if (std::string Problem = checkOptions(); !Problem.empty()) {
+    reportError(Problem);
+    return ExitUsage;
+  }
+
+  std::string Explicit = LibraryPath;
+  if (Explicit.empty())
+    if (auto V = llvm::sys::Process::GetEnv("TRACELINT_CAPTURE_LIBRARY"))
+      Explicit = *V;
+  std::string Exe = llvm::sys::fs::getMainExecutable(
+      Argv0, reinterpret_cast<void *>(&tracelint::cli::runCapture));
+  auto Library = capture::findInjectionLibrary(
+      Explicit,
+      capture::injectionLibraryCandidates(Exe, TRACELINT_CAPTURE_LIBRARY_PATH));
+  if (!Library) {
+    reportError("capture: " + llvm::toString(Library.takeError()));
+    return ExitUsage;
+  }
+  llvm::SmallString<256> AbsLibrary(*Library);
+  llvm::sys::fs::make_absolute(AbsLibrary);
+
+  llvm::SmallString<256> Dir(TraceDir);
+  llvm::sys::fs::make_absolute(Dir);
+  if (std::error_code EC = llvm::sys::fs::create_directories(Dir)) {
+    reportError("capture: " + Dir +
+                ": cannot create the trace folder: " + EC.message());
+    return ExitUsage;
+  }
+
+  capture::CaptureOptions Opts;
+  Opts.OutputDir = std::string(Dir);
+  Opts.Prefix = TracePrefix;
+  Opts.DelaySec = Delay;
+  Opts.DurationSec = Duration;
+  Opts.RangeName = RangeName;
+  Opts.RangeCount = RangeCount;
+  Opts.ProfilerApi = ProfilerApi;
+  Opts.MaxEvents = CaptureMaxEvents;
+  timespec Ts;
+  clock_gettime(CLOCK_MONOTONIC, &Ts);
+  Opts.LaunchMonotonicNs = uint64_t(Ts.tv_sec) * 1000000000ull + Ts.tv_nsec;
+
+  std::vector<std::string> Parent;
+  for (char **E = environ; E && *E; ++E)
+    Parent.push_back(*E);
+  auto Env = capture::buildChildEnvironment(Parent, Opts, AbsLibrary,
+                                            TRACELINT_CUPTI_LIBRARY, !NoNvtx);
+  if (!Env) {
+    reportError("capture: " + llvm::toString(Env.takeError()));
+    return ExitUsage;
+  }
+  for (const std::string &Note : Env->Notes)
+    llvm::errs() << "tracelint capture: note: " << Note << "\n";
+
+  std::string Program = Command[0];
+  if (!llvm::StringRef(Program).contains('/')) {
+    auto Found = llvm::sys::findProgramByName(Program);
+    if (!Found) {
+      reportError("capture: " + Program + ": command not found in PATH");
+      return ExitUsage;
+    }
+    Program = *Found;
+  }
+  std::vector<llvm::StringRef> Args(Command.begin(), Command.end());
+  std::vector<llvm::StringRef> EnvRefs(Env->Entries.begin(),
+                                       Env->Entries.end());
+
+  std::set<std::string> Before =
+      capture::listTraceFiles(Dir, std::string(TracePrefix));
+  // Ctrl-C reaches the program through the terminal; the launcher waits for
+  // it to finish flushing instead of dying first. A handler (not SIG_IGN),
+  // so that the program does not inherit an ignored SIGINT.
+  struct sigaction Quiet = {}, OldInt;
+  Quiet.sa_handler = noteSignal;
+  sigaction(SIGINT, &Quiet, &OldInt);
+  std::string ErrMsg;
+  bool ExecFailed = false;
+  int RC = llvm::sys::ExecuteAndWait(
+      Program, Args, llvm::Optional<llvm::ArrayRef<llvm::StringRef>>(EnvRefs),
+      {}, 0, 0, &ErrMsg, &ExecFailed);
+  sigaction(SIGINT, &OldInt, nullptr);
+  if (ExecFailed) {
+    reportError("capture: cannot run " + Program + ": " + ErrMsg);
+    return ExitUsage;
+  }
+  if (RC != 0)
+    llvm::errs() << "tracelint capture: note: " << Command[0]
+                 << (RC < 0 ? " ended abnormally: " + ErrMsg
+                            : " exited with status " + std::to_string(RC))
+                 << "\n";
+
+  std::vector<std::string> Traces =
+      capture::newTraceFiles(Dir, std::string(TracePrefix), Before);
+  if (Traces.empty()) {
+    reportError("capture: " + Dir +
+                ": no trace was written; the program "
+                "did not initialise CUDA, or it ended before it could be "
+                "flushed (see the messages above)");
+    return ExitBadInput;
+  }
+  if (NoLint) {
+    for (const std::string &T : Traces)
+      llvm::outs() << T << "\n";
+    return ExitOk;
+  }
+  return runLintOn(Traces);
+#endif
+}
