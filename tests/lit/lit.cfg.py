@@ -69,3 +69,6 @@ if getattr(config, "tracelint_has_capture", "OFF").upper() in ("ON", "1", "TRUE"
     config.available_features.add("capture")
 else:
     config.available_features.add("no-capture")
+# capture/gpu-check.sh is checked with ShellCheck where it is installed.
+if lit.util.which("shellcheck", config.environment["PATH"]):
+    config.available_features.add("shellcheck")
