@@ -34,6 +34,7 @@ namespace {
 const DetectorEntry Table[] = {
     {"dataloader-stall", runDataLoaderStall},
     {"device-copies", runDeviceCopies},
+    {"device-reads", runDeviceReads},
     {"exposed-communication", runExposedCommunication},
     {"launch-bound", runLaunchBound},
     {"single-rank", runSingleRank},

@@ -127,6 +127,25 @@ void expectSyncAndMemoryRules(const rules::LintResult &R, llvm::StringRef P,
   EXPECT_FALSE(has(R, "S002")) << "no trace alternates launch and wait";
   if (NoDevice)
     EXPECT_TRUE(skipped(R, "S002"));
+
+  // S003: the saxpy run reads its results back with synchronous cudaMemcpy
+  // DtoH calls and the device idles after them (7 % of the window); DLRM
+  // reads dozens of scalars per step, but with the device busy through
+  // them (info); ResNet-50 only copies host-to-device.
+  if (NoDevice)
+    EXPECT_TRUE(skipped(R, "S003"));
+  if (P.contains("nsys-saxpy-mpi-a100")) {
+    const rules::Finding *F = find(R, "S003");
+    ASSERT_NE(F, nullptr) << "blocking DtoH cudaMemcpy reads";
+    EXPECT_EQ(F->Sev, rules::Severity::Warning);
+    EXPECT_EQ(F->Subject, "cudaMemcpy");
+  }
+  if (P.contains("param-dlrm-8rank-v100")) {
+    if (const rules::Finding *F = find(R, "S003"))
+      EXPECT_EQ(F->Sev, rules::Severity::Info) << "the device stays busy";
+  }
+  if (P.contains("kineto-tb-resnet50"))
+    EXPECT_FALSE(has(R, "S003")) << "its blocking copies go host-to-device";
 }
 
 TEST_P(RulesCorpus, FindingsMatchWhatIsKnown) {

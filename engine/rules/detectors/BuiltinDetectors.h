@@ -22,6 +22,8 @@ TRACELINT_DETECTOR(runDataLoaderStall);
 /// "device-copies" (M001): device copy kernels and DtoD copies launched by
 /// copy/materialization ops.
 TRACELINT_DETECTOR(runDeviceCopies);
+/// "device-reads" (S003): host waits that read device values.
+TRACELINT_DETECTOR(runDeviceReads);
 /// "exposed-communication" (N001): collectives that no compute on the same
 /// device overlaps.
 TRACELINT_DETECTOR(runExposedCommunication);

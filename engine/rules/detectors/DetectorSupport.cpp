@@ -7,6 +7,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <limits>
 
 using namespace tracelint;
 using namespace tracelint::rules;
@@ -154,4 +155,59 @@ model::IntervalSet detect::dataLoaderRanges(const analysis::Context &Ctx) {
   for (uint32_t I : dataLoaderEvents(Ctx))
     Parts.push_back({T.Events[I].Start, T.Events[I].end()});
   return model::IntervalSet::unionOf(std::move(Parts));
+}
+
+int64_t detect::waitsGainBound(const analysis::Context &Ctx,
+                               llvm::ArrayRef<analysis::HostWait> Waits,
+                               model::Interval Range) {
+  const model::Trace &T = Ctx.trace();
+  struct Affected {
+    model::Interval Span; ///< [wait start, next device work start)
+    int64_t WaitNs = 0;   ///< the wait's length inside the range
+  };
+  std::map<int32_t, std::vector<Affected>> ByDevice;
+  for (const analysis::HostWait &W : Waits) {
+    model::Interval In{std::max(W.Range.Begin, Range.Begin),
+                       std::min(W.Range.End, Range.End)};
+    if (In.length() <= 0)
+      continue;
+    llvm::ArrayRef<int32_t> Devices = Ctx.devicesFedBy(W.Lane);
+    if (Devices.empty())
+      Devices = Ctx.devices();
+    for (int32_t D : Devices) {
+      if (D < 0)
+        continue;
+      int64_t End = Range.End;
+      uint32_t Next = Ctx.nextDeviceWork(D, W.Range.End);
+      if (Next != model::NoIndex)
+        End = std::min(End, T.Events[Next].Start);
+      ByDevice[D].push_back({{In.Begin, std::max(End, In.End)}, In.length()});
+    }
+  }
+  int64_t Best = 0;
+  for (auto &[D, List] : ByDevice) {
+    llvm::sort(List, [](const Affected &A, const Affected &B) {
+      return A.Span.Begin < B.Span.Begin;
+    });
+    const model::IntervalSet &Busy = Ctx.deviceBusy(D);
+    int64_t Claimed = std::numeric_limits<int64_t>::min(), Sum = 0;
+    for (size_t I = 0; I < List.size();) {
+      // Waits before the same device work form one group: removing all of
+      // them moves that work earlier by at most their summed length, and
+      // at most by the idle time in front of it.
+      size_t J = I;
+      int64_t GroupWait = 0, Begin = List[I].Span.Begin;
+      for (; J < List.size() && List[J].Span.End == List[I].Span.End; ++J)
+        GroupWait += List[J].WaitNs;
+      // Idle time that an earlier group already claimed is not counted
+      // again.
+      model::Interval Free{std::max(Begin, Claimed), List[I].Span.End};
+      int64_t Idle = Free.length() ? Busy.idleWithin(Free) : 0;
+      Sum += std::min(GroupWait, Idle);
+      Claimed = std::max(Claimed, List[I].Span.End);
+      I = J;
+    }
+    Best = std::max(Best, Sum);
+  }
+  return Best;
 }

@@ -81,6 +81,19 @@ std::vector<uint32_t> dataLoaderEvents(const analysis::Context &Ctx);
 /// The union of the ranges of dataLoaderEvents().
 model::IntervalSet dataLoaderRanges(const analysis::Context &Ctx);
 
+/// An upper bound on the gain, inside \p Range, from removing the host waits
+/// \p Waits (any lanes; the parts outside the range are ignored). Removing a
+/// wait lets its thread submit earlier by at most the wait's length, and the
+/// time saved can only be device idle time from the wait's start to the
+/// device's next work. The waits before the same device work form a group,
+/// credited with min(their summed length, the idle time from the group's
+/// first start to that work); idle time that an earlier group already
+/// claimed is not counted again. The sum is taken on each device fed by the
+/// waiting threads, and the largest is returned.
+int64_t waitsGainBound(const analysis::Context &Ctx,
+                       llvm::ArrayRef<analysis::HostWait> Waits,
+                       model::Interval Range);
+
 /// "a, b and c" from up to \p Max names.
 std::string joinNames(llvm::ArrayRef<std::string> Names, size_t Max = 3);
 

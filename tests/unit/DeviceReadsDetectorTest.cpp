@@ -1,0 +1,208 @@
+//===- DeviceReadsDetectorTest.cpp - S003 and waitsGainBound --------------===//
+#include "DetectorTestSupport.h"
+#include "rules/detectors/BuiltinDetectors.h"
+#include "rules/detectors/DetectorSupport.h"
+
+#include "gtest/gtest.h"
+
+using namespace tracelint;
+using namespace tracelint::testing;
+using analysis::Context;
+using model::EventKind;
+
+namespace {
+
+model::EventArgs copyArgs(model::CopyKind K, model::MemoryKind Src,
+                          model::MemoryKind Dst) {
+  model::EventArgs A;
+  A.Copy = K;
+  A.Src = Src;
+  A.Dst = Dst;
+  A.Bytes = 4096;
+  return A;
+}
+
+/// 4 steps of 10 ms (t0 = step start): a gemm [0.11, 2.0) ms, a read that
+/// \p Read lays out between 0.2 and 2.1 ms, and a relu [5.01, 6.0) ms.
+template <typename Fn> model::Trace readTrace(Fn Read) {
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  for (int K = 0; K < 4; ++K) {
+    int64_t T0 = K * 10 * Ms;
+    M.step(K + 1, T0, T0 + 10 * Ms);
+    M.launch(S, "gemm", T0 + 100 * Us, T0 + 110 * Us, T0 + 110 * Us,
+             T0 + 2 * Ms);
+    Read(M, S, T0);
+    M.launch(S, "relu", T0 + 5 * Ms, T0 + 5010 * Us, T0 + 5010 * Us,
+             T0 + 6 * Ms);
+  }
+  return M.finish();
+}
+
+TEST(DeviceReadsDetector, AnItemWithoutRuntimeCallsIsAValueRead) {
+  // aten::item [0.2, 2.1) ms with no runtime calls recorded: the op itself
+  // is the wait (1.9 ms). The device is idle from 2.0 to 5.01 ms, so the
+  // bound is min(1.9, 3.01) = 1.9 ms per step.
+  model::Trace T = readTrace([](TraceMaker &M, uint32_t, int64_t T0) {
+    M.op("aten::item", T0 + 200 * Us, T0 + 2100 * Us);
+  });
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runDeviceReads, Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  const rules::Detection &D = Out.front();
+  EXPECT_EQ(D.Subject, "aten::item");
+  EXPECT_EQ(D.ImpactNs, 1900 * Us);
+  EXPECT_EQ(D.Values.at("count"), "1");
+  EXPECT_EQ(D.Values.at("value_reads"), "3");
+  EXPECT_EQ(D.Values.at("copy_reads"), "0");
+  EXPECT_EQ(D.Values.at("share"), "19.0 %");
+  EXPECT_FALSE(D.SeverityOverride.has_value());
+}
+
+TEST(DeviceReadsDetector, ASynchronousDtoHCopyIsACopyRead) {
+  // A cudaMemcpy DtoH [0.2, 2.1) ms without ops (a runtime-only trace): the
+  // copy runs [2.0, 2.1) after the gemm.
+  model::EventArgs A =
+      copyArgs(model::CopyKind::DtoH, model::MemoryKind::Device,
+               model::MemoryKind::Pageable);
+  model::Trace T = readTrace([&](TraceMaker &M, uint32_t S, int64_t T0) {
+    M.launch(S, "Memcpy DtoH (Device -> Pageable)", T0 + 200 * Us,
+             T0 + 2100 * Us, T0 + 2 * Ms, T0 + 2100 * Us, "cudaMemcpy",
+             EventKind::Memcpy, &A);
+  });
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runDeviceReads, Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out.front().Subject, "cudaMemcpy");
+  EXPECT_EQ(Out.front().Values.at("copy_reads"), "3");
+  // Idle from the wait's start to the relu: [2.1, 5.01) = 2.91 ms, capped
+  // by the 1.9 ms wait.
+  EXPECT_EQ(Out.front().ImpactNs, 1900 * Us);
+}
+
+TEST(DeviceReadsDetector, ASyncInsideACopyToTheDeviceIsNotARead) {
+  // aten::to holding an HtoD copy and a stream synchronize: the host waits,
+  // but reads nothing back (S001's, not S003's).
+  model::EventArgs A =
+      copyArgs(model::CopyKind::HtoD, model::MemoryKind::Pinned,
+               model::MemoryKind::Device);
+  model::Trace T = readTrace([&](TraceMaker &M, uint32_t S, int64_t T0) {
+    M.op("aten::to", T0 + 200 * Us, T0 + 2100 * Us);
+    M.launch(S, "Memcpy HtoD (Pinned -> Device)", T0 + 250 * Us, T0 + 260 * Us,
+             T0 + 2 * Ms, T0 + 2010 * Us, "cudaMemcpyAsync", EventKind::Memcpy,
+             &A);
+    M.runtime("cudaStreamSynchronize", T0 + 300 * Us, T0 + 2050 * Us);
+  });
+  Context Ctx(T);
+  ASSERT_FALSE(Ctx.hostWaits().empty());
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runDeviceReads, Ctx, Out), "");
+  EXPECT_TRUE(Out.empty());
+}
+
+TEST(DeviceReadsDetector, ACpuCopyWithItsSyncCountsOnce) {
+  // .cpu(): aten::to > aten::copy_ holding a DtoH copy into pinned memory
+  // (not itself blocking) and a stream synchronize [0.3, 2.05) ms: the sync
+  // is a read because its op copies to the host; one read per step.
+  model::EventArgs A =
+      copyArgs(model::CopyKind::DtoH, model::MemoryKind::Device,
+               model::MemoryKind::Pinned);
+  model::Trace T = readTrace([&](TraceMaker &M, uint32_t S, int64_t T0) {
+    M.op("aten::to", T0 + 200 * Us, T0 + 2100 * Us);
+    M.op("aten::copy_", T0 + 210 * Us, T0 + 2090 * Us);
+    M.launch(S, "Memcpy DtoH (Device -> Pinned)", T0 + 250 * Us, T0 + 260 * Us,
+             T0 + 2 * Ms, T0 + 2010 * Us, "cudaMemcpyAsync", EventKind::Memcpy,
+             &A);
+    M.runtime("cudaStreamSynchronize", T0 + 300 * Us, T0 + 2050 * Us);
+  });
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runDeviceReads, Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out.front().Subject, "aten::to > aten::copy_");
+  EXPECT_EQ(Out.front().Values.at("count"), "1");
+  EXPECT_EQ(Out.front().Values.at("copy_reads"), "3");
+  EXPECT_EQ(Out.front().Values.at("value"), "1.75 ms");
+}
+
+TEST(DeviceReadsDetector, AReadThroughABusyDeviceIsInfo) {
+  // The gemm runs to 9 ms and the relu starts 10 us after the read returns:
+  // 1.75 ms blocked, but only 10 us of idle to gain (0.1 % < 2 %).
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  for (int K = 0; K < 4; ++K) {
+    int64_t T0 = K * 10 * Ms;
+    M.step(K + 1, T0, T0 + 10 * Ms);
+    M.launch(S, "gemm", T0 + 100 * Us, T0 + 110 * Us, T0 + 110 * Us,
+             T0 + 9 * Ms);
+    M.op("aten::item", T0 + 7200 * Us, T0 + 9 * Ms);
+    M.runtime("cudaStreamSynchronize", T0 + 7250 * Us, T0 + 9 * Ms);
+    M.launch(S, "relu", T0 + 9005 * Us, T0 + 9010 * Us, T0 + 9010 * Us,
+             T0 + 9500 * Us);
+  }
+  model::Trace T = M.finish();
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runDeviceReads, Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out.front().ImpactNs, 10 * Us);
+  ASSERT_TRUE(Out.front().SeverityOverride.has_value());
+  EXPECT_EQ(*Out.front().SeverityOverride, rules::Severity::Info);
+}
+
+TEST(DeviceReadsDetector, ShortReadsStayQuiet) {
+  // A 100 us item per 10 ms step: 1 %, under the 2 % default.
+  model::Trace T = readTrace([](TraceMaker &M, uint32_t, int64_t T0) {
+    M.op("aten::item", T0 + 2000 * Us, T0 + 2100 * Us);
+  });
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runDeviceReads, Ctx, Out), "");
+  EXPECT_TRUE(Out.empty());
+}
+
+TEST(DeviceReadsDetector, CannotJudgeWithoutDeviceActivity) {
+  TraceMaker M;
+  for (int K = 0; K < 3; ++K) {
+    M.step(K + 1, K * Ms, (K + 1) * Ms);
+    M.op("aten::item", K * Ms + 10 * Us, K * Ms + 500 * Us);
+  }
+  model::Trace T = M.finish();
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_NE(run(rules::runDeviceReads, Ctx, Out).find("cannot judge"),
+            std::string::npos);
+}
+
+TEST(WaitsGainBound, WaitsBeforeTheSameWorkShareOneGap) {
+  // The device is idle from 1 ms to 10 ms. Two waits, [2, 4) and [5, 8) ms,
+  // both before the next kernel at 10 ms: removing both moves it earlier by
+  // at most 2 + 3 = 5 ms, within the 8 ms of idle time after 2 ms.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.launch(S, "a", 0, 10 * Us, 10 * Us, 1 * Ms);
+  M.runtime("cudaStreamSynchronize", 2 * Ms, 4 * Ms);
+  M.runtime("cudaStreamSynchronize", 5 * Ms, 8 * Ms);
+  M.launch(S, "b", 9 * Ms, 10 * Ms, 10 * Ms, 11 * Ms);
+  // A third wait [10.2, 10.8) ms while b runs, before c at 11.5 ms: idle
+  // [11, 11.5) = 0.5 ms, under its 0.6 ms length.
+  M.runtime("cudaStreamSynchronize", 10200 * Us, 10800 * Us);
+  M.launch(S, "c", 11400 * Us, 11500 * Us, 11500 * Us, 12 * Ms);
+  model::Trace T = M.finish();
+  Context Ctx(T);
+  ASSERT_EQ(Ctx.hostWaits().size(), 3u);
+  llvm::ArrayRef<analysis::HostWait> W = Ctx.hostWaits();
+  EXPECT_EQ(rules::detect::waitsGainBound(Ctx, W, {0, 13 * Ms}),
+            5 * Ms + 500 * Us);
+  // The first two only, in a range that ends at 3 ms: 1 ms of the first
+  // wait is inside it.
+  EXPECT_EQ(rules::detect::waitsGainBound(Ctx, W.take_front(2), {0, 3 * Ms}),
+            1 * Ms);
+  // Only the second: min(3 ms, idle [5, 10) = 5 ms) = 3 ms.
+  EXPECT_EQ(rules::detect::waitsGainBound(Ctx, W.slice(1, 1), {0, 13 * Ms}),
+            3 * Ms);
+}
+
+} // namespace
