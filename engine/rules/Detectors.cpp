@@ -36,6 +36,7 @@ const DetectorEntry Table[] = {
     {"device-copies", runDeviceCopies},
     {"device-reads", runDeviceReads},
     {"exposed-communication", runExposedCommunication},
+    {"fp32-simt-matmul", runFp32SimtMatmul},
     {"launch-bound", runLaunchBound},
     {"single-rank", runSingleRank},
     {"startup-artifacts", runStartupArtifacts},

@@ -213,6 +213,27 @@ TEST_P(RulesCorpus, FindingsMatchWhatIsKnown) {
     EXPECT_TRUE(skipped(R, "D001"));
   }
 
+  // K001 (rules-kc): FP32 training on V100s (ResNet-50, the DDP ResNet, the
+  // df-index-resolver job) runs its products on SIMT kernels; the A100 NCCL
+  // job already uses TF32 tensor-core kernels, the MI300X traces bf16 MFMA
+  // tiles, and a Quadro GP100 has no tensor cores. The sampled ranks run
+  // ampere_sgemm without device properties: cannot judge.
+  if (P.contains("kineto-tb-resnet50") || P.contains("hta-ns-resolution") ||
+      P.contains("hta-df-index-resolver")) {
+    EXPECT_TRUE(has(R, "K001")) << "FP32 SIMT products on a V100";
+  }
+  if (P.contains("hta-nccl-a100") || P.contains("tracelens-") ||
+      P.contains("hta-gpu-user-annotation") || P.contains("mi250")) {
+    EXPECT_FALSE(has(R, "K001")) << "tensor cores in use, or none to use";
+  }
+  if (P.contains("hta-sampled-2rank")) {
+    EXPECT_TRUE(skipped(R, "K001")) << "no device properties";
+  }
+  if (NoDevice) {
+    EXPECT_FALSE(has(R, "K001"));
+    EXPECT_TRUE(skipped(R, "K001"));
+  }
+
   if (P.contains("tracelens-vllm-mi300") && P.contains("graph_capture")) {
     const rules::Finding *U = find(R, "U001");
     ASSERT_NE(U, nullptr) << "a graph-capture window is start-up";

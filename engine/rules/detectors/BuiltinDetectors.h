@@ -27,6 +27,9 @@ TRACELINT_DETECTOR(runDeviceReads);
 /// "exposed-communication" (N001): collectives that no compute on the same
 /// device overlaps.
 TRACELINT_DETECTOR(runExposedCommunication);
+/// "fp32-simt-matmul" (K001): FP32 matrix products on the SIMT pipeline of a
+/// device with matrix units.
+TRACELINT_DETECTOR(runFp32SimtMatmul);
 /// "launch-bound" (L001): device idle inside steps that the host's launch
 /// path explains.
 TRACELINT_DETECTOR(runLaunchBound);

@@ -67,6 +67,32 @@ MeasureWindows detect::measureWindows(const analysis::Context &Ctx) {
   return W;
 }
 
+WorkMeasure detect::measureWork(const analysis::Context &Ctx,
+                                const MeasureWindows &Win,
+                                llvm::ArrayRef<uint32_t> Work) {
+  const model::Trace &T = Ctx.trace();
+  WorkMeasure M;
+  std::vector<std::vector<model::Interval>> Parts(Win.Ranges.size());
+  for (uint32_t I : Work) {
+    const model::Event &E = T.Events[I];
+    auto It = llvm::find_if(Win.Ranges, [&](const model::Interval &R) {
+      return E.Start >= R.Begin && E.Start < R.End;
+    });
+    if (It == Win.Ranges.end())
+      continue;
+    ++M.Count;
+    Parts[It - Win.Ranges.begin()].push_back({E.Start, E.end()});
+  }
+  for (size_t W = 0; W < Win.Ranges.size(); ++W) {
+    int64_t Len = model::IntervalSet::unionOf(std::move(Parts[W]))
+                      .lengthWithin(Win.Ranges[W]);
+    M.PerWindow.push_back(Len);
+    M.UnionNs += Len;
+    M.BusyNs += Ctx.deviceBusy().lengthWithin(Win.Ranges[W]);
+  }
+  return M;
+}
+
 ExampleEvent detect::example(const analysis::Context &Ctx,
                              const model::Event &E) {
   const model::Trace &T = Ctx.trace();

@@ -53,6 +53,26 @@ struct MeasureWindows {
 };
 MeasureWindows measureWindows(const analysis::Context &Ctx);
 
+/// Selected device work measured in a rule's windows: unions, so that
+/// concurrent events are never counted twice.
+struct WorkMeasure {
+  /// The union of the selected work inside each window (parallel to
+  /// MeasureWindows::Ranges).
+  std::vector<int64_t> PerWindow;
+  int64_t UnionNs = 0; ///< the sum of PerWindow
+  int64_t BusyNs = 0;  ///< all device work's union inside the windows
+  uint64_t Count = 0;  ///< selected events that start inside a window
+  int64_t medianPerWindow() const { return median(PerWindow); }
+  double shareOfBusy() const {
+    return BusyNs > 0 ? double(UnionNs) / double(BusyNs) : 0.0;
+  }
+};
+/// Measures the device events \p Work (indices into the trace) in \p Win.
+/// An event belongs to the window that its start falls in; events outside
+/// every window are ignored.
+WorkMeasure measureWork(const analysis::Context &Ctx, const MeasureWindows &Win,
+                        llvm::ArrayRef<uint32_t> Work);
+
 /// An example event for the report.
 ExampleEvent example(const analysis::Context &Ctx, const model::Event &E);
 
