@@ -33,6 +33,8 @@ TRACELINT_DETECTOR(runFp32SimtMatmul);
 /// "launch-bound" (L001): device idle inside steps that the host's launch
 /// path explains.
 TRACELINT_DETECTOR(runLaunchBound);
+/// "pageable-copies" (M002): host-device copies from or to pageable memory.
+TRACELINT_DETECTOR(runPageableCopies);
 /// "single-rank" (N003): one rank's trace of a multi-rank job.
 TRACELINT_DETECTOR(runSingleRank);
 /// "startup-artifacts" (U001): start-up work and first-step outliers.
