@@ -38,6 +38,7 @@ const DetectorEntry Table[] = {
     {"exposed-communication", runExposedCommunication},
     {"fp32-simt-matmul", runFp32SimtMatmul},
     {"launch-bound", runLaunchBound},
+    {"naive-attention", runNaiveAttention},
     {"pageable-copies", runPageableCopies},
     {"single-rank", runSingleRank},
     {"startup-artifacts", runStartupArtifacts},

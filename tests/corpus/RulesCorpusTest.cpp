@@ -245,6 +245,22 @@ TEST_P(RulesCorpus, FindingsMatchWhatIsKnown) {
     EXPECT_TRUE(skipped(R, "K001"));
   }
 
+  // K002 (rules-kc): timesformer and owlv2 run eager attention (matmul,
+  // scale, softmax, matmul) on MI300X; bert-small, Falconsai and Qwen call
+  // SDPA and get its flash backend; traces without framework ops cannot be
+  // judged.
+  if (P.contains("timesformer") || P.contains("owlv2")) {
+    EXPECT_TRUE(has(R, "K002")) << "eager attention with score matrices";
+  }
+  if (P.contains("bert-small") || P.contains("Falconsai") ||
+      P.contains("Qwen") || P.contains("kineto-tb-resnet50") ||
+      P.contains("param-dlrm") || P.contains("hta-nccl-a100")) {
+    EXPECT_FALSE(has(R, "K002")) << "fused attention, or no attention";
+  }
+  if (P.contains("gpu_only_trace") || P.endswith(".sqlite")) {
+    EXPECT_TRUE(skipped(R, "K002")) << "no framework ops";
+  }
+
   if (P.contains("tracelens-vllm-mi300") && P.contains("graph_capture")) {
     const rules::Finding *U = find(R, "U001");
     ASSERT_NE(U, nullptr) << "a graph-capture window is start-up";

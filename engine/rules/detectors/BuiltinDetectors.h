@@ -37,6 +37,9 @@ TRACELINT_DETECTOR(runLaunchBound);
 TRACELINT_DETECTOR(runPageableCopies);
 /// "single-rank" (N003): one rank's trace of a multi-rank job.
 TRACELINT_DETECTOR(runSingleRank);
+/// "naive-attention" (K002): attention as separate products and a softmax,
+/// or on SDPA's math backend.
+TRACELINT_DETECTOR(runNaiveAttention);
 /// "startup-artifacts" (U001): start-up work and first-step outliers.
 TRACELINT_DETECTOR(runStartupArtifacts);
 /// "sync-after-launch" (S002): host waits after nearly every kernel launch.
