@@ -36,6 +36,7 @@ const DetectorEntry Table[] = {
     {"device-copies", runDeviceCopies},
     {"device-reads", runDeviceReads},
     {"exposed-communication", runExposedCommunication},
+    {"exposed-htod-copies", runExposedCopies},
     {"fp32-simt-matmul", runFp32SimtMatmul},
     {"launch-bound", runLaunchBound},
     {"naive-attention", runNaiveAttention},

@@ -157,6 +157,16 @@ void expectSyncAndMemoryRules(const rules::LintResult &R, llvm::StringRef P,
     EXPECT_TRUE(skipped(R, "M002")) << "ROCm host memory kind";
   if (NoDevice)
     EXPECT_TRUE(skipped(R, "M002"));
+
+  // M003: ResNet-50 copies each batch on the compute stream in front of
+  // the forward pass; the xDiT and vLLM replays keep their copies under
+  // compute.
+  if (P.contains("resnet50_num_workers_4"))
+    EXPECT_TRUE(has(R, "M003")) << "batch copies on the compute stream";
+  if (P.contains("tracelens-xdit-mi300") || P.contains("graph_execution"))
+    EXPECT_FALSE(has(R, "M003"));
+  if (NoDevice)
+    EXPECT_TRUE(skipped(R, "M003"));
 }
 
 TEST_P(RulesCorpus, FindingsMatchWhatIsKnown) {

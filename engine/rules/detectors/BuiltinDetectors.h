@@ -27,6 +27,9 @@ TRACELINT_DETECTOR(runDeviceReads);
 /// "exposed-communication" (N001): collectives that no compute on the same
 /// device overlaps.
 TRACELINT_DETECTOR(runExposedCommunication);
+/// "exposed-htod-copies" (M003): HtoD copies that no other device work
+/// overlaps.
+TRACELINT_DETECTOR(runExposedCopies);
 /// "fp32-simt-matmul" (K001): FP32 matrix products on the SIMT pipeline of a
 /// device with matrix units.
 TRACELINT_DETECTOR(runFp32SimtMatmul);
