@@ -15,6 +15,9 @@ extern llvm::cl::SubCommand CaptureSubcommand;
 extern llvm::cl::SubCommand StatsSubcommand;
 extern llvm::cl::SubCommand RulesSubcommand;
 extern llvm::cl::SubCommand ExplainSubcommand;
+/// Built on first use, so that options in any file can name them.
+llvm::cl::SubCommand &baselineSubcommand();
+llvm::cl::SubCommand &diffSubcommand();
 
 /// Each runs one subcommand with the parsed options and returns the exit
 /// code.
@@ -27,6 +30,8 @@ int runCapture(const char *Argv0);
 int runStats();
 int runRulesList();
 int runExplain();
+int runBaseline();
+int runDiff();
 
 } // namespace tracelint::cli
 

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
+#include "LintSupport.h"
 #include "Output.h"
 #include "RuleSetup.h"
 #include "StepOption.h"
@@ -15,9 +16,15 @@
 #include "analysis/Stats.h"
 #include "import/Import.h"
 #include "report/LintReport.h"
+#include "report/LintWriters.h"
+#include "rules/Baseline.h"
 #include "rules/Engine.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <cmath>
+#include <optional>
 
 using namespace tracelint;
 using namespace tracelint::cli;
@@ -30,7 +37,7 @@ cl::SubCommand tracelint::cli::LintSubcommand(
 
 namespace {
 
-enum class Format { Text, Json };
+enum class Format { Text, Json, Sarif, JUnit, Markdown };
 enum class FailOn { Info, Warning, Error, None };
 
 cl::OptionCategory LintCategory("lint options");
@@ -41,7 +48,13 @@ cl::list<std::string> Inputs(cl::Positional, cl::desc("TRACE..."),
 cl::opt<Format> OutputFormat(
     "format", cl::desc("Output format"),
     cl::values(clEnumValN(Format::Text, "text", "readable text (default)"),
-               clEnumValN(Format::Json, "json", "JSON for scripts")),
+               clEnumValN(Format::Json, "json", "JSON for scripts"),
+               clEnumValN(Format::Sarif, "sarif",
+                          "SARIF 2.1.0 for code-scanning dashboards"),
+               clEnumValN(Format::JUnit, "junit",
+                          "JUnit XML for CI test reports"),
+               clEnumValN(Format::Markdown, "markdown",
+                          "the next-experiment checklist")),
     cl::init(Format::Text), cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
     cl::cat(LintCategory));
 cl::opt<std::string> OutputPath("o", cl::desc("Write the report to FILE"),
@@ -54,13 +67,15 @@ cl::list<std::string>
            cl::desc("Run only these rules: codes, family letters or names, "
                     "comma-separated (replaces the configuration's select)"),
            cl::value_desc("CODES"), cl::CommaSeparated, cl::sub(LintSubcommand),
-           cl::sub(CaptureSubcommand), cl::cat(LintCategory));
+           cl::sub(CaptureSubcommand), cl::sub(baselineSubcommand()),
+           cl::sub(diffSubcommand()), cl::cat(LintCategory));
 cl::list<std::string>
     Ignore("ignore",
            cl::desc("Do not run these rules: codes, family letters or names, "
                     "comma-separated"),
            cl::value_desc("CODES"), cl::CommaSeparated, cl::sub(LintSubcommand),
-           cl::sub(CaptureSubcommand), cl::cat(LintCategory));
+           cl::sub(CaptureSubcommand), cl::sub(baselineSubcommand()),
+           cl::sub(diffSubcommand()), cl::cat(LintCategory));
 cl::opt<FailOn>
     FailLevel("fail-on",
               cl::desc("Exit with 1 when a finding has this severity or "
@@ -77,15 +92,18 @@ cl::opt<std::string> ConfigPath(
     cl::desc("Configuration file (default: tracelint.toml found upward from "
              "the working directory)"),
     cl::value_desc("FILE"), cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
+    cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
     cl::cat(LintCategory));
 cl::opt<bool> Isolated("isolated", cl::desc("Ignore every configuration file"),
                        cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
+                       cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
                        cl::cat(LintCategory));
 cl::list<std::string> RuleDirs(
     "rules",
     cl::desc("Add the rule files (*.toml) below DIR; a rule with a built-in "
              "code replaces it (repeatable)"),
     cl::value_desc("DIR"), cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
+    cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
     cl::cat(LintCategory));
 cl::opt<ColorMode> Color(
     "color", cl::desc("Colour in text output"),
@@ -100,11 +118,46 @@ cl::opt<std::string> StepName(
              "range, a record_function / user annotation) instead of "
              "ProfilerStep#N"),
     cl::value_desc("NAME"), cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
+    cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
     cl::cat(LintCategory));
 cl::opt<uint64_t>
     MaxEvents("max-events",
               cl::desc("Refuse traces with more events than N (0: no limit)"),
-              cl::init(0), cl::sub(LintSubcommand), cl::cat(LintCategory));
+              cl::init(0), cl::sub(LintSubcommand),
+              cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
+              cl::cat(LintCategory));
+
+cl::opt<std::string> BaselinePath(
+    "baseline",
+    cl::desc("Report only findings that are not in this baseline file, or "
+             "whose impact grew beyond --impact-tolerance"),
+    cl::value_desc("FILE"), cl::sub(LintSubcommand), cl::cat(LintCategory));
+cl::opt<bool> UpdateBaseline(
+    "update-baseline",
+    cl::desc("Rewrite the --baseline file with this run's findings (then "
+             "no finding fails the run)"),
+    cl::sub(LintSubcommand), cl::cat(LintCategory));
+cl::opt<std::string> ImpactTolerance(
+    "impact-tolerance",
+    cl::desc("A known finding is reported again when its impact exceeds the "
+             "baseline's by more than this (default 25%)"),
+    cl::value_desc("SHARE"), cl::init("25%"), cl::sub(LintSubcommand),
+    cl::cat(LintCategory));
+cl::opt<std::string> DocsUrl(
+    "docs-url",
+    cl::desc("SARIF: base URL of the rule pages (a published docs/rules/); "
+             "each rule's helpUri is URL<CODE>-<name>.md"),
+    cl::value_desc("URL"), cl::sub(LintSubcommand), cl::cat(LintCategory));
+
+/// "25%", "0.25" -> 0.25.
+std::optional<double> parseShare(llvm::StringRef S) {
+  S = S.trim();
+  bool Percent = S.consume_back("%");
+  double V;
+  if (S.trim().getAsDouble(V) || V < 0 || !std::isfinite(V))
+    return std::nullopt;
+  return Percent ? V / 100 : V;
+}
 
 bool failsAt(rules::Severity S) {
   switch (FailLevel) {
@@ -122,77 +175,187 @@ bool failsAt(rules::Severity S) {
 
 } // namespace
 
+llvm::Expected<RuleSetup> tracelint::cli::setupRulesFromOptions() {
+  std::vector<std::string> Sel(Select.begin(), Select.end());
+  std::vector<std::string> Ign(Ignore.begin(), Ignore.end());
+  std::vector<std::string> Dirs(RuleDirs.begin(), RuleDirs.end());
+  auto Setup = loadRuleSetup(ConfigPath, Isolated, Dirs);
+  if (!Setup)
+    return Setup.takeError();
+  if (llvm::Error E =
+          rules::Config::checkSelectors(Sel, Setup->Rules, "--select"))
+    return std::move(E);
+  if (llvm::Error E =
+          rules::Config::checkSelectors(Ign, Setup->Rules, "--ignore"))
+    return std::move(E);
+  Setup->Cfg.applyCommandLine(Sel, Ign);
+  return Setup;
+}
+
+bool tracelint::cli::lintInput(llvm::StringRef Input, const RuleSetup &Setup,
+                               LintedInput &Out, InputFailure &Failure) {
+  import::ImportOptions Opts;
+  Opts.MaxEvents = MaxEvents;
+  auto Trace = import::importTraceFile(Input, Opts);
+  if (!Trace) {
+    Failure = {llvm::toString(Trace.takeError()), ExitBadInput};
+    reportError(Failure.Message);
+    return false;
+  }
+  if (llvm::Error E = applyStepOption(*Trace, Input, StepName)) {
+    Failure = {llvm::toString(std::move(E)), ExitUsage};
+    reportError(Failure.Message);
+    return false;
+  }
+  Out.Trace = std::make_unique<model::Trace>(std::move(*Trace));
+  Out.Ctx = std::make_unique<analysis::Context>(*Out.Trace);
+  Out.Stats = analysis::computeStats(*Out.Trace);
+  Out.Result = rules::runRules(*Out.Ctx, Setup.Rules, Setup.Cfg, Input);
+  return true;
+}
+
 int tracelint::cli::runLint() {
   return runLintOn(std::vector<std::string>(Inputs.begin(), Inputs.end()));
 }
 
 int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
-  std::vector<std::string> Sel(Select.begin(), Select.end());
-  std::vector<std::string> Ign(Ignore.begin(), Ignore.end());
-  std::vector<std::string> Dirs(RuleDirs.begin(), RuleDirs.end());
-  auto Setup = loadRuleSetup(ConfigPath, Isolated, Dirs);
+  auto Setup = setupRulesFromOptions();
   if (!Setup) {
     reportError(llvm::toString(Setup.takeError()));
     return ExitUsage;
   }
-  if (llvm::Error E =
-          rules::Config::checkSelectors(Sel, Setup->Rules, "--select")) {
-    reportError(llvm::toString(std::move(E)));
+  std::optional<double> Tolerance = parseShare(ImpactTolerance);
+  if (!Tolerance) {
+    reportError("--impact-tolerance: expected a share such as 25% or 0.25, "
+                "not '" +
+                ImpactTolerance + "'");
     return ExitUsage;
   }
-  if (llvm::Error E =
-          rules::Config::checkSelectors(Ign, Setup->Rules, "--ignore")) {
-    reportError(llvm::toString(std::move(E)));
+  if (UpdateBaseline && BaselinePath.empty()) {
+    reportError("--update-baseline needs --baseline FILE: the file to "
+                "rewrite");
     return ExitUsage;
   }
-  Setup->Cfg.applyCommandLine(Sel, Ign);
+  std::optional<rules::Baseline> Known;
+  if (!BaselinePath.empty()) {
+    bool Missing = !llvm::sys::fs::exists(BaselinePath);
+    if (Missing && UpdateBaseline) {
+      Known.emplace(); // the first recording
+    } else {
+      auto B = rules::Baseline::load(BaselinePath);
+      if (!B) {
+        reportError(llvm::toString(B.takeError()));
+        return ExitUsage;
+      }
+      Known = std::move(*B);
+    }
+  }
 
   int Exit = ExitOk;
   bool UseColor = useColor(Color, OutputPath);
   std::vector<std::string> Reports; // text reports or JSON objects
   std::vector<report::InputError> Errors;
+  std::vector<report::LintOutcome> Outcomes;
+  rules::Baseline Recorded;
   for (const std::string &Input : Inputs) {
-    import::ImportOptions Opts;
-    Opts.MaxEvents = MaxEvents;
-    auto Trace = import::importTraceFile(Input, Opts);
-    if (!Trace) {
-      std::string Message = llvm::toString(Trace.takeError());
-      reportError(Message);
-      Errors.push_back({Input, Message});
-      Exit = std::max<int>(Exit, ExitBadInput);
+    LintedInput In;
+    InputFailure Failure;
+    if (!lintInput(Input, *Setup, In, Failure)) {
+      Errors.push_back({Input, Failure.Message});
+      Exit = std::max<int>(Exit, Failure.Exit);
       continue;
     }
-    if (llvm::Error E = applyStepOption(*Trace, Input, StepName)) {
-      std::string Message = llvm::toString(std::move(E));
-      reportError(Message);
-      Errors.push_back({Input, Message});
-      Exit = std::max<int>(Exit, ExitUsage);
-      continue;
+    report::LintOutcome O;
+    O.Input = Input;
+    O.Target = In.Ctx->describeTarget();
+    for (const rules::RuleSpec &R : Setup->Rules.rules())
+      if (Setup->Cfg.isEnabled(R, Input))
+        O.RulesRun.push_back(R.Code);
+    rules::LintResult &Result = In.Result;
+    if (UpdateBaseline)
+      Recorded.add(Result.Findings);
+    if (Known) {
+      // Only what is new, or grew beyond the tolerance, is reported.
+      std::vector<rules::Finding> Kept;
+      for (rules::Finding &F : Result.Findings) {
+        rules::BaselineState S = Known->classify(F, *Tolerance);
+        if (S == rules::BaselineState::Unchanged) {
+          ++O.KnownInBaseline;
+          continue;
+        }
+        O.States.push_back(S);
+        Kept.push_back(std::move(F));
+      }
+      Result.Findings = std::move(Kept);
     }
-    analysis::Context Ctx(*Trace);
-    analysis::TraceStats Stats = analysis::computeStats(*Trace);
-    rules::LintResult Result =
-        rules::runRules(Ctx, Setup->Rules, Setup->Cfg, Input);
     for (const rules::Finding &F : Result.Findings)
       if (failsAt(F.Sev))
         Exit = std::max<int>(Exit, ExitFindings);
-    report::LintedTrace L{Input, Ctx, Stats, Result};
+    report::LintedTrace L{Input, *In.Ctx, In.Stats, Result};
     if (OutputFormat == Format::Json) {
       Reports.push_back(report::lintJsonObject(L, 4));
-    } else {
+    } else if (OutputFormat == Format::Text) {
       std::string Text;
       llvm::raw_string_ostream OS(Text);
       report::writeLintText(OS, L, UseColor);
+      if (O.KnownInBaseline)
+        OS << "baseline    " << O.KnownInBaseline << " known finding"
+           << (O.KnownInBaseline == 1 ? "" : "s") << " not shown ("
+           << BaselinePath << ")\n";
       OS.flush();
       Reports.push_back(std::move(Text));
     }
+    O.Result = std::move(Result);
+    Outcomes.push_back(std::move(O));
   }
 
-  auto Write = OutputFormat == Format::Json ? writeJsonOutput : writeOutput;
+  if (UpdateBaseline) {
+    if (!Errors.empty()) {
+      reportError(BaselinePath + ": not updated, because " +
+                  std::to_string(Errors.size()) +
+                  " input(s) could not be read and their findings would be "
+                  "dropped from it");
+    } else {
+      if (llvm::Error E =
+              writeJsonOutput(BaselinePath, [&](llvm::raw_ostream &OS) {
+                Recorded.write(OS);
+              })) {
+        reportError(llvm::toString(std::move(E)));
+        return ExitUsage;
+      }
+      // The findings are now accepted: they no longer fail the run.
+      if (Exit == ExitFindings)
+        Exit = ExitOk;
+    }
+  }
+
+  report::WriterOptions WOpts;
+  WOpts.ToolVersion = TRACELINT_VERSION;
+  WOpts.DocsUrl = DocsUrl;
+  WOpts.FailAt = std::nullopt;
+  for (rules::Severity S : {rules::Severity::Info, rules::Severity::Warning,
+                            rules::Severity::Error})
+    if (!WOpts.FailAt && failsAt(S))
+      WOpts.FailAt = S;
+  auto Write = OutputFormat == Format::Json || OutputFormat == Format::Sarif
+                   ? writeJsonOutput
+                   : writeOutput;
   llvm::Error E = Write(OutputPath, [&](llvm::raw_ostream &OS) {
-    if (OutputFormat == Format::Json) {
+    switch (OutputFormat) {
+    case Format::Json:
       report::writeLintJsonDocument(OS, Reports, Errors);
       return;
+    case Format::Sarif:
+      report::writeLintSarif(OS, Outcomes, Errors, Setup->Rules, WOpts);
+      return;
+    case Format::JUnit:
+      report::writeLintJUnit(OS, Outcomes, Errors, Setup->Rules, WOpts);
+      return;
+    case Format::Markdown:
+      report::writeLintMarkdown(OS, Outcomes, Errors, WOpts);
+      return;
+    case Format::Text:
+      break;
     }
     for (size_t I = 0; I < Reports.size(); ++I)
       OS << (I ? "\n" : "") << Reports[I];

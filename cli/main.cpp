@@ -38,8 +38,9 @@ static bool isTopLevelOption(llvm::StringRef Arg) {
 
 /// Whether argv should get an implicit "lint" before its first argument.
 static bool needsImplicitLint(llvm::StringRef First) {
-  static const char *const Subcommands[] = {"capture", "lint",  "path",
-                                            "stats",   "rules", "explain"};
+  static const char *const Subcommands[] = {"baseline", "capture", "diff",
+                                            "explain",  "lint",    "path",
+                                            "rules",    "stats"};
   if (llvm::is_contained(Subcommands, First))
     return false;
   if (First.startswith("-"))
@@ -72,7 +73,11 @@ int main(int Argc, char **Argv) {
           "  tracelint rules            list the rule catalogue\n"
           "  tracelint explain CODE     one rule's page\n"
           "  tracelint capture -- CMD   run CMD under CUPTI, then lint its "
-          "trace\n",
+          "trace\n"
+          "  tracelint baseline TRACE... -o FILE   record findings for "
+          "`lint --baseline FILE`\n"
+          "  tracelint diff BEFORE AFTER   did the predicted trace features "
+          "and the metric move?\n",
           &ErrorStream)) {
     ErrorStream.flush();
     llvm::errs() << sanitizeMessage(Errors);
@@ -90,6 +95,10 @@ int main(int Argc, char **Argv) {
     return runRulesList();
   if (ExplainSubcommand)
     return runExplain();
+  if (baselineSubcommand())
+    return runBaseline();
+  if (diffSubcommand())
+    return runDiff();
   llvm::errs() << "tracelint: error: no command given; try `tracelint lint "
                   "TRACE` or `tracelint --help`\n";
   return ExitUsage;

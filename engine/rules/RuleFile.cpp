@@ -5,6 +5,7 @@
 // expected.
 //
 //===----------------------------------------------------------------------===//
+#include "analysis/TraceFeatures.h"
 #include "rules/Detector.h"
 #include "rules/TomlSupport.h"
 
@@ -726,7 +727,8 @@ llvm::Error RuleReader::readTexts(const toml::table &T) {
       return fail(*N, llvm::formatv("'experiment' must be a table, not {0}",
                                     typeName(*N)));
     static const llvm::StringRef ExpKeys[] = {
-        "change", "predict-trace", "predict-metric", "verify", "refuted-if"};
+        "change",     "predict-trace",   "predict-metric", "verify",
+        "refuted-if", "predict-feature", "predict-change"};
     if (llvm::Error E = checkKeys(*X, ExpKeys, "[experiment]", Origin))
       return E;
     if (llvm::Error E = readStringKey(*X, "change", Spec.Next.Change))
@@ -741,6 +743,31 @@ llvm::Error RuleReader::readTexts(const toml::table &T) {
       return E;
     if (llvm::Error E = readStringKey(*X, "refuted-if", Spec.Next.RefutedIf))
       return E;
+    if (llvm::Error E =
+            readStringKey(*X, "predict-feature", Spec.Next.PredictFeature))
+      return E;
+    if (llvm::Error E =
+            readStringKey(*X, "predict-change", Spec.Next.PredictChange))
+      return E;
+    if (!Spec.Next.PredictFeature.empty() &&
+        !analysis::parseFeature(Spec.Next.PredictFeature)) {
+      std::string Known;
+      for (const analysis::FeatureInfo &I : analysis::featureCatalogue())
+        Known += (Known.empty() ? "" : ", ") + I.Name.str();
+      return fail(*X->get("predict-feature"),
+                  llvm::formatv("unknown predict-feature '{0}'; expected one "
+                                "of {1}",
+                                Spec.Next.PredictFeature, Known));
+    }
+    if (!Spec.Next.PredictChange.empty() &&
+        !analysis::parseFeatureChange(Spec.Next.PredictChange))
+      return fail(*X->get("predict-change"),
+                  llvm::formatv("unknown predict-change '{0}'; expected "
+                                "decrease, vanish, increase or appear",
+                                Spec.Next.PredictChange));
+    if (Spec.Next.PredictFeature.empty() != Spec.Next.PredictChange.empty())
+      return fail(*X, "[experiment] predict-feature and predict-change go "
+                      "together: name the feature and how it moves");
   }
   if (Spec.Next.Change.empty())
     return fail(T.contains("experiment") ? *T.get("experiment") : T,

@@ -119,6 +119,11 @@ struct Experiment {
   std::string PredictMetric; ///< the metric change, with its bound
   std::string Verify;        ///< how to verify outside the profiler
   std::string RefutedIf;     ///< what result refutes the hypothesis
+  /// The machine-checkable form of PredictTrace, for `tracelint diff`: a
+  /// feature name (analysis/TraceFeatures.h) and how it moves ("decrease",
+  /// "vanish", "increase", "appear"); both empty when the rule declares none.
+  std::string PredictFeature;
+  std::string PredictChange;
 };
 
 struct RuleSpec {

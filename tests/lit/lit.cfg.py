@@ -72,3 +72,65 @@ else:
 # capture/gpu-check.sh is checked with ShellCheck where it is installed.
 if lit.util.which("shellcheck", config.environment["PATH"]):
     config.available_features.add("shellcheck")
+
+# Tools that check the CI formats. SARIF: Microsoft's SARIF multitool (npm
+# package @microsoft/sarif-multitool, installed by `scripts/dev.sh
+# sarif-validator`, found through TRACELINT_SARIF_MULTITOOL or on PATH) for
+# the SARIF rules, and the official 2.1.0 JSON schema that the package ships,
+# checked with Python's jsonschema (Debian python3-jsonschema), because the
+# multitool alone lets some schema errors through. Markdown: GitHub's
+# renderer (Debian cmark-gfm). Locally a missing tool skips its tests with a
+# note; CI sets TRACELINT_REQUIRE_TEST_TOOLS=1, which makes a missing tool an
+# error instead of a silent skip.
+import subprocess
+
+require_tools = os.environ.get("TRACELINT_REQUIRE_TEST_TOOLS") == "1"
+sarif_multitool = os.environ.get("TRACELINT_SARIF_MULTITOOL") or \
+    lit.util.which("sarif-multitool", config.environment["PATH"])
+if sarif_multitool:
+    sarif_multitool = os.path.realpath(sarif_multitool)
+sarif_schema = sarif_multitool and os.path.join(
+    os.path.dirname(sarif_multitool), "sarif-2.1.0.json")
+schema_python = None
+for py in [config.python_executable, "/usr/bin/python3"]:
+    if os.path.exists(py) and subprocess.run(
+            [py, "-c", "import jsonschema"], stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL).returncode == 0:
+        schema_python = py
+        break
+missing = []
+if not sarif_multitool or not os.path.exists(sarif_multitool):
+    missing.append("the SARIF multitool (TRACELINT_SARIF_MULTITOOL or "
+                   "sarif-multitool on PATH; scripts/dev.sh sarif-validator)")
+elif not os.path.exists(sarif_schema):
+    missing.append("the SARIF schema beside the multitool (%s)" % sarif_schema)
+if not schema_python:
+    missing.append("Python's jsonschema (python3-jsonschema)")
+if not missing:
+    config.available_features.add("sarif-validator")
+    config.substitutions.append(("%sarif-validate", "%s %s %s %s" % (
+        schema_python,
+        os.path.join(config.test_source_root, "Inputs", "validate-sarif.py"),
+        sarif_multitool, sarif_schema)))
+    # The multitool is a .NET program: no ICU needed, and a writable home.
+    config.environment["DOTNET_SYSTEM_GLOBALIZATION_INVARIANT"] = "1"
+    config.environment["DOTNET_CLI_TELEMETRY_OPTOUT"] = "1"
+    if "HOME" in os.environ:
+        config.environment["HOME"] = os.environ["HOME"]
+elif require_tools:
+    lit_config.fatal("TRACELINT_REQUIRE_TEST_TOOLS=1 but the SARIF validator "
+                     "is incomplete: missing " + "; ".join(missing))
+else:
+    lit_config.note("SARIF validation tests skipped: missing " +
+                    "; ".join(missing))
+if lit.util.which("cmark-gfm", config.environment["PATH"]):
+    config.available_features.add("cmark-gfm")
+elif require_tools:
+    lit_config.fatal("TRACELINT_REQUIRE_TEST_TOOLS=1 but cmark-gfm is missing "
+                     "(Debian package cmark-gfm)")
+else:
+    lit_config.note("cmark-gfm not found: the tests that render Markdown as "
+                    "GitHub does are skipped (apt-get install cmark-gfm)")
+config.substitutions.append(("%check-markdown", "%s %s" % (
+    config.python_executable,
+    os.path.join(config.test_source_root, "Inputs", "check-markdown.py"))))

@@ -1,0 +1,128 @@
+//===- report/MarkdownChecklist.cpp - The next-experiment checklist -------===//
+//
+// `tracelint lint --format markdown`: for an investigation log or a pull
+// request. One GitHub task-list item per hypothesis, in rank order, each
+// with the change to make, the predicted trace feature and metric change,
+// the command that checks them (`tracelint diff`), and a place for the
+// observed result. Names from the trace are code spans and every other text
+// is escaped, so that a hostile kernel name cannot inject a link, a table,
+// HTML or a heading.
+//
+//===----------------------------------------------------------------------===//
+#include "report/Escape.h"
+#include "report/Format.h"
+#include "report/LintWriters.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+using namespace tracelint;
+using namespace tracelint::report;
+
+std::string report::shellQuote(llvm::StringRef S) {
+  if (!S.empty() && llvm::all_of(S, [](char C) {
+        return llvm::isAlnum(C) || llvm::StringRef("-_./+=:,@%").contains(C);
+      }))
+    return S.str();
+  std::string Out = "'";
+  for (char C : S) {
+    if (C == '\'')
+      Out += "'\\''";
+    else
+      Out += C;
+  }
+  return Out + "'";
+}
+
+/// Where to record the trace after the change: "run/a.json" ->
+/// "run/a.after.json" ("x.json.gz" -> "x.after.json.gz").
+static std::string afterName(llvm::StringRef Input) {
+  llvm::StringRef Dir = llvm::sys::path::parent_path(Input);
+  llvm::StringRef File = llvm::sys::path::filename(Input);
+  size_t Dot = File.find('.');
+  std::string Name =
+      Dot == llvm::StringRef::npos || Dot == 0
+          ? File.str() + ".after"
+          : (File.substr(0, Dot) + ".after" + File.substr(Dot)).str();
+  if (Dir.empty())
+    return Name;
+  llvm::SmallString<128> P(Dir);
+  llvm::sys::path::append(P, Name);
+  return std::string(P);
+}
+
+static void item(llvm::raw_ostream &OS, llvm::StringRef Label,
+                 llvm::StringRef Text) {
+  if (Text.empty())
+    return;
+  OS << "  - **" << Label << ":** " << markdownText(Text) << "\n";
+}
+
+void report::writeLintMarkdown(llvm::raw_ostream &OS,
+                               llvm::ArrayRef<LintOutcome> Runs,
+                               llvm::ArrayRef<InputError> Errors,
+                               const WriterOptions &Opts) {
+  (void)Opts;
+  OS << "# Next experiments\n\n";
+  OS << "Each item is a hypothesis, not a verdict: change one thing, record "
+        "the same workload again, and check whether both the predicted trace "
+        "feature and the metric moved.\n";
+  for (const LintOutcome &R : Runs) {
+    OS << "\n## " << markdownCode(R.Input) << "\n\n";
+    OS << "Measured against: " << markdownText(R.Target) << ".\n\n";
+    if (R.KnownInBaseline)
+      OS << R.KnownInBaseline << " finding"
+         << (R.KnownInBaseline == 1 ? " is" : "s are")
+         << " known in the baseline and not listed.\n\n";
+    for (const std::string &Note : R.Result.QualityNotes)
+      OS << "> **Trace quality:** " << markdownText(Note) << "\n>\n";
+    if (!R.Result.QualityNotes.empty())
+      OS << "\n";
+    if (R.Result.Findings.empty())
+      OS << "No hypotheses: no rule found a pattern in this trace.\n";
+    std::string After = afterName(R.Input);
+    for (size_t I = 0; I < R.Result.Findings.size(); ++I) {
+      const rules::Finding &F = R.Result.Findings[I];
+      OS << llvm::formatv("- [ ] **{0}. {1}** {2}: {3}, confidence {4}, "
+                          "impact up to {5} ({6})",
+                          I + 1, F.Code, markdownCode(F.Name),
+                          rules::severityName(F.Sev),
+                          formatConfidence(F.Confidence),
+                          markdownText(formatDuration(F.ImpactNs)),
+                          markdownText(formatShare(F.ImpactShare)));
+      if (I < R.States.size() && R.States[I] != rules::BaselineState::New)
+        OS << " (impact grew since the baseline)";
+      else if (I < R.States.size())
+        OS << " (new since the baseline)";
+      OS << "\n";
+      item(OS, "Hypothesis", F.Hypothesis);
+      item(OS, "Change", F.Next.Change);
+      item(OS, "Predicted trace", F.Next.PredictTrace);
+      item(OS, "Predicted metric", F.Next.PredictMetric);
+      OS << "  - **Verify:** record the same workload after the change as "
+         << markdownCode(After) << ", then run "
+         << markdownCode("tracelint diff " + shellQuote(R.Input) + " " +
+                         shellQuote(After))
+         << "\n";
+      item(OS, "Also", F.Next.Verify);
+      item(OS, "Refuted if", F.Next.RefutedIf);
+      if (!F.Subject.empty())
+        OS << "  - **Subject:** " << markdownCode(F.Subject)
+           << ", fingerprint `" << F.Fingerprint << "`\n";
+      OS << "  - **Observed:** _not yet run_\n";
+    }
+    if (!R.Result.Skipped.empty()) {
+      OS << "\nCould not judge:\n\n";
+      for (const rules::Skipped &S : R.Result.Skipped)
+        OS << "- " << S.Code << " " << markdownCode(S.Name) << ": "
+           << markdownText(S.Reason) << "\n";
+    }
+  }
+  if (!Errors.empty()) {
+    OS << "\n## Unreadable inputs\n\n";
+    for (const InputError &E : Errors)
+      OS << "- " << markdownCode(E.Input) << ": " << markdownText(E.Message)
+         << "\n";
+  }
+}

@@ -1,0 +1,266 @@
+//===- report/Sarif.cpp - SARIF 2.1.0 form of `tracelint lint` ------------===//
+//
+// One run: the rule catalogue as tool.driver.rules, every input as an
+// artifact, one result per finding. Op and kernel names become logical
+// locations; the fingerprint (code + normalised subject) becomes a partial
+// fingerprint so that dashboards follow a finding from run to run; impact,
+// confidence and the experiment travel as properties. Inputs that could not
+// be read, and rules that could not judge, are tool notifications.
+//
+//===----------------------------------------------------------------------===//
+#include "report/Escape.h"
+#include "report/LintWriters.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+using namespace tracelint;
+using namespace tracelint::report;
+
+namespace {
+
+llvm::StringRef sarifLevel(rules::Severity S) {
+  switch (S) {
+  case rules::Severity::Info:
+    return "note";
+  case rules::Severity::Warning:
+    return "warning";
+  case rules::Severity::Error:
+    return "error";
+  }
+  return "warning";
+}
+
+/// A fraction with at most six decimals, without binary noise.
+void rounded(llvm::json::OStream &J, llvm::StringRef Key, double V) {
+  std::string S = llvm::formatv("{0:F6}", V).str();
+  while (S.size() > 1 && S.back() == '0')
+    S.pop_back();
+  if (S.back() == '.')
+    S.pop_back();
+  J.attributeBegin(Key);
+  J.rawValue(S);
+  J.attributeEnd();
+}
+
+void message(llvm::json::OStream &J, llvm::StringRef Key,
+             llvm::StringRef Text) {
+  J.attributeObject(Key, [&] { J.attribute("text", jsonText(Text)); });
+}
+
+void strings(llvm::json::OStream &J, llvm::StringRef Key,
+             llvm::ArrayRef<std::string> List) {
+  J.attributeArray(Key, [&] {
+    for (const std::string &S : List)
+      J.value(jsonText(S));
+  });
+}
+
+void writeRule(llvm::json::OStream &J, const rules::RuleSpec &R,
+               const WriterOptions &Opts) {
+  J.object([&] {
+    J.attribute("id", R.Code);
+    J.attribute("name", R.Name);
+    message(J, "shortDescription", R.Summary);
+    message(J, "fullDescription",
+            R.WhatItDetects.empty() ? R.Summary : R.WhatItDetects);
+    std::string Page;
+    llvm::raw_string_ostream PS(Page);
+    writeRulePage(PS, R, PageFormat::Markdown, /*Color=*/false);
+    PS.flush();
+    J.attributeObject("help", [&] {
+      J.attribute("text", jsonText("Next experiment: " + R.Next.Change));
+      J.attribute("markdown", jsonText(Page));
+    });
+    if (!Opts.DocsUrl.empty())
+      J.attribute("helpUri",
+                  jsonText(Opts.DocsUrl + R.Code + "-" + R.Name + ".md"));
+    J.attributeObject("defaultConfiguration", [&] {
+      J.attribute("level", sarifLevel(R.DefaultSeverity));
+    });
+    J.attributeObject("properties", [&] {
+      J.attributeArray("tags", [&] {
+        J.value(rules::familyName(R.family()));
+        J.value(R.Status == rules::RuleStatus::Stable ? "stable" : "preview");
+      });
+    });
+  });
+}
+
+void writeResult(llvm::json::OStream &J, const rules::Finding &F,
+                 std::optional<rules::BaselineState> State, unsigned RuleIndex,
+                 bool HasRule, llvm::StringRef Uri, unsigned ArtifactIndex) {
+  J.object([&] {
+    J.attribute("ruleId", F.Code);
+    if (HasRule)
+      J.attribute("ruleIndex", int64_t(RuleIndex));
+    J.attribute("level", sarifLevel(F.Sev));
+    message(J, "message", F.Hypothesis);
+    J.attributeArray("locations", [&] {
+      J.object([&] {
+        J.attributeObject("physicalLocation", [&] {
+          J.attributeObject("artifactLocation", [&] {
+            J.attribute("uri", Uri);
+            J.attribute("index", int64_t(ArtifactIndex));
+          });
+          // A trace has no line for a hypothesis; code-scanning services
+          // want a region, so the finding points at the file's start.
+          J.attributeObject("region", [&] { J.attribute("startLine", 1); });
+        });
+        // The op path of the subject, then the example events (ops and
+        // kernels), each once.
+        llvm::StringSet<> Seen;
+        J.attributeArray("logicalLocations", [&] {
+          if (!F.Subject.empty()) {
+            llvm::StringRef Leaf =
+                llvm::StringRef(F.Subject).rsplit(" > ").second;
+            if (Leaf.empty())
+              Leaf = F.Subject;
+            Seen.insert(Leaf);
+            J.object([&] {
+              J.attribute("name", jsonText(Leaf));
+              J.attribute("fullyQualifiedName", jsonText(F.Subject));
+            });
+          }
+          for (const rules::ExampleEvent &E : F.Examples)
+            if (Seen.insert(E.Name).second)
+              J.object([&] {
+                J.attribute("name", jsonText(E.Name));
+                J.attribute("kind", "function");
+              });
+        });
+      });
+    });
+    J.attributeObject("partialFingerprints", [&] {
+      J.attribute("tracelintFingerprint/v1", F.Fingerprint);
+    });
+    if (State)
+      J.attribute("baselineState", *State == rules::BaselineState::New ? "new"
+                                   : *State == rules::BaselineState::Grown
+                                       ? "updated"
+                                       : "unchanged");
+    J.attributeObject("properties", [&] {
+      J.attribute("name", F.Name);
+      J.attribute("impactNs", F.ImpactNs);
+      rounded(J, "impactShare", F.ImpactShare);
+      rounded(J, "confidence", F.Confidence);
+      rounded(J, "score", F.score());
+      J.attribute("window", jsonText(F.Window));
+      J.attribute("subject", jsonText(F.Subject));
+      strings(J, "evidence", F.Evidence);
+      strings(J, "alternatives", F.Alternatives);
+      J.attributeObject("experiment", [&] {
+        J.attribute("change", jsonText(F.Next.Change));
+        J.attribute("predictTrace", jsonText(F.Next.PredictTrace));
+        J.attribute("predictMetric", jsonText(F.Next.PredictMetric));
+        J.attribute("verify", jsonText(F.Next.Verify));
+        J.attribute("refutedIf", jsonText(F.Next.RefutedIf));
+      });
+      strings(J, "confidenceNotes", F.ConfidenceNotes);
+    });
+  });
+}
+
+} // namespace
+
+void report::writeLintSarif(llvm::raw_ostream &OS,
+                            llvm::ArrayRef<LintOutcome> Runs,
+                            llvm::ArrayRef<InputError> Errors,
+                            const rules::Catalogue &Cat,
+                            const WriterOptions &Opts) {
+  llvm::StringMap<unsigned> RuleIndex;
+  for (size_t I = 0; I < Cat.rules().size(); ++I)
+    RuleIndex[Cat.rules()[I].Code] = unsigned(I);
+  // Artifacts: the readable inputs, then the unreadable ones.
+  std::vector<std::string> Uris;
+  for (const LintOutcome &R : Runs)
+    Uris.push_back(pathToUri(R.Input));
+  for (const InputError &E : Errors)
+    Uris.push_back(pathToUri(E.Input));
+
+  llvm::json::OStream J(OS, 2);
+  J.object([&] {
+    J.attribute("$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+    J.attribute("version", "2.1.0");
+    J.attributeArray("runs", [&] {
+      J.object([&] {
+        J.attributeObject("tool", [&] {
+          J.attributeObject("driver", [&] {
+            J.attribute("name", "tracelint");
+            J.attribute("version", Opts.ToolVersion);
+            J.attribute("semanticVersion", Opts.ToolVersion);
+            message(J, "fullDescription",
+                    "Lints GPU and ML profiler traces: ranked hypotheses "
+                    "about what delays completion, with evidence and the "
+                    "experiment that would decide.");
+            J.attributeArray("rules", [&] {
+              for (const rules::RuleSpec &R : Cat.rules())
+                writeRule(J, R, Opts);
+            });
+          });
+        });
+        J.attributeArray("invocations", [&] {
+          J.object([&] {
+            J.attribute("executionSuccessful", Errors.empty());
+            J.attributeArray("toolExecutionNotifications", [&] {
+              for (size_t I = 0; I < Errors.size(); ++I)
+                J.object([&] {
+                  J.attribute("level", "error");
+                  message(J, "message", Errors[I].Message);
+                  J.attributeArray("locations", [&] {
+                    J.object([&] {
+                      J.attributeObject("physicalLocation", [&] {
+                        J.attributeObject("artifactLocation", [&] {
+                          J.attribute("uri", Uris[Runs.size() + I]);
+                          J.attribute("index", int64_t(Runs.size() + I));
+                        });
+                      });
+                    });
+                  });
+                });
+              for (const LintOutcome &R : Runs)
+                for (const rules::Skipped &S : R.Result.Skipped)
+                  J.object([&] {
+                    J.attribute("level", "note");
+                    message(J, "message",
+                            S.Code + " could not judge " + R.Input + ": " +
+                                S.Reason);
+                    J.attributeObject("associatedRule", [&] {
+                      J.attribute("id", S.Code);
+                      auto It = RuleIndex.find(S.Code);
+                      if (It != RuleIndex.end())
+                        J.attribute("index", int64_t(It->second));
+                    });
+                  });
+            });
+          });
+        });
+        J.attributeArray("artifacts", [&] {
+          for (const std::string &U : Uris)
+            J.object([&] {
+              J.attributeObject("location", [&] { J.attribute("uri", U); });
+              J.attributeArray("roles", [&] { J.value("analysisTarget"); });
+            });
+        });
+        J.attributeArray("results", [&] {
+          for (size_t A = 0; A < Runs.size(); ++A) {
+            const LintOutcome &R = Runs[A];
+            for (size_t I = 0; I < R.Result.Findings.size(); ++I) {
+              const rules::Finding &F = R.Result.Findings[I];
+              auto It = RuleIndex.find(F.Code);
+              std::optional<rules::BaselineState> State;
+              if (I < R.States.size())
+                State = R.States[I];
+              writeResult(J, F, State, It == RuleIndex.end() ? 0 : It->second,
+                          It != RuleIndex.end(), Uris[A], unsigned(A));
+            }
+          }
+        });
+        J.attribute("columnKind", "unicodeCodePoints");
+      });
+    });
+  });
+  OS << "\n";
+}
