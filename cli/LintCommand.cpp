@@ -140,8 +140,8 @@ cl::opt<bool> UpdateBaseline(
 cl::opt<std::string> ImpactTolerance(
     "impact-tolerance",
     cl::desc("A known finding is reported again when its impact exceeds the "
-             "baseline's by more than this (default 25%)"),
-    cl::value_desc("SHARE"), cl::init("25%"), cl::sub(LintSubcommand),
+             "baseline's by more than this (default 100%: it doubled)"),
+    cl::value_desc("SHARE"), cl::init("100%"), cl::sub(LintSubcommand),
     cl::cat(LintCategory));
 cl::opt<std::string> DocsUrl(
     "docs-url",

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 using namespace tracelint;
 using namespace tracelint::analysis;
@@ -92,9 +93,10 @@ std::map<std::string, Totals> countsOf(const Context &Ctx,
   return Out;
 }
 
-/// The most frequent InputDims / InputTypes text of each op name.
-llvm::StringMap<std::string> typicalArgs(const model::Trace &T, bool Types) {
-  llvm::StringMap<llvm::StringMap<uint64_t>> Freq;
+/// The distinct InputDims / InputTypes texts of each op name.
+llvm::StringMap<std::set<std::string>> argsByOp(const model::Trace &T,
+                                                bool Types) {
+  llvm::StringMap<std::set<std::string>> Out;
   for (const Event &E : T.Events) {
     if (E.Kind != EventKind::Op)
       continue;
@@ -104,26 +106,15 @@ llvm::StringMap<std::string> typicalArgs(const model::Trace &T, bool Types) {
     model::StringId Id = Types ? A->InputTypes : A->InputDims;
     if (Id == model::EmptyString)
       continue;
-    ++Freq[T.name(E)][T.Strings.get(Id)];
-  }
-  llvm::StringMap<std::string> Out;
-  for (const auto &Op : Freq) {
-    std::string Best;
-    uint64_t N = 0;
-    for (const auto &V : Op.second)
-      if (V.second > N || (V.second == N && V.first() < Best)) {
-        N = V.second;
-        Best = V.first().str();
-      }
-    Out[Op.first()] = Best;
+    Out[T.name(E)].insert(T.Strings.get(Id).str());
   }
   return Out;
 }
 
 void compareArgs(const model::Trace &B, const model::Trace &A, bool Types,
                  std::vector<std::string> &Warnings) {
-  llvm::StringMap<std::string> TB = typicalArgs(B, Types),
-                               TA = typicalArgs(A, Types);
+  llvm::StringMap<std::set<std::string>> TB = argsByOp(B, Types),
+                                         TA = argsByOp(A, Types);
   if (TB.empty() != TA.empty()) {
     Warnings.push_back(llvm::formatv("only the {0} trace records input {1} "
                                      "(record_shapes): they cannot be "

@@ -36,6 +36,9 @@ static const FeatureInfo Catalogue[] = {
      "time in events named like the finding's subject (its last op-path "
      "part), per step",
      true, true},
+    {Feature::ExposedCommunication, "exposed-communication",
+     "device time in collectives that no compute kernel overlaps, per step",
+     true, true},
     {Feature::FirstStepExcess, "first-step-excess",
      "how much longer the first step is than the median of the others", false,
      true},
@@ -175,7 +178,8 @@ FeatureValue analysis::measureFeature(const Context &Ctx, Feature F,
   const model::Trace &T = Ctx.trace();
   const FeatureInfo &Info = featureInfo(F);
   bool NeedsDevice = F == Feature::DeviceIdle || F == Feature::Kernels ||
-                     F == Feature::Copies || F == Feature::DeviceCopyTime;
+                     F == Feature::Copies || F == Feature::DeviceCopyTime ||
+                     F == Feature::ExposedCommunication;
   if (NeedsDevice && !Ctx.hasDeviceActivity())
     return unmeasurable("the trace has no device activity");
   if (Info.PerStep) {
@@ -194,6 +198,22 @@ FeatureValue analysis::measureFeature(const Context &Ctx, Feature F,
       for (size_t I = 0; I < B.size(); ++I)
         B[I] = double(Ctx.deviceBusy().idleWithin(B.range(I)));
       break;
+    case Feature::ExposedCommunication: {
+      std::vector<model::Interval> Comm, Compute;
+      for (const Event &E : T.Events) {
+        if (E.Kind == EventKind::Collective)
+          Comm.push_back({E.Start, E.end()});
+        else if (E.Kind == EventKind::Kernel)
+          Compute.push_back({E.Start, E.end()});
+      }
+      model::IntervalSet C = model::IntervalSet::unionOf(std::move(Comm));
+      model::IntervalSet Hidden =
+          C.intersect(model::IntervalSet::unionOf(std::move(Compute)));
+      for (size_t I = 0; I < B.size(); ++I)
+        B[I] = double(C.lengthWithin(B.range(I)) -
+                      Hidden.lengthWithin(B.range(I)));
+      break;
+    }
     case Feature::SubjectTime: {
       llvm::StringRef Leaf = Subject;
       if (size_t P = Leaf.rfind(" > "); P != llvm::StringRef::npos)

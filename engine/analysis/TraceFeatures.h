@@ -26,19 +26,20 @@
 namespace tracelint::analysis {
 
 enum class Feature : uint8_t {
-  HostWait,        ///< host time blocked on the device, per step
-  Syncs,           ///< host waits (sync calls, blocking copies), per step
-  Launches,        ///< kernel launch calls, per step
-  Kernels,         ///< kernels and collectives started, per step
-  DeviceIdle,      ///< step length minus the device busy union, per step
-  Copies,          ///< device copies (memcpy), per step
-  DeviceCopyTime,  ///< device time of DtoD copies and copy kernels, per step
-  SubjectTime,     ///< time in events named like the subject's leaf, per step
-  FirstStepExcess, ///< first step minus the median of the others
-  TeardownWait,    ///< host waits after the last step
-  DeviceEvents,    ///< device-work events in the trace
-  Steps,           ///< steps in the trace
-  ImportDamage,    ///< dropped, adjusted, truncated or misplaced events
+  HostWait,       ///< host time blocked on the device, per step
+  Syncs,          ///< host waits (sync calls, blocking copies), per step
+  Launches,       ///< kernel launch calls, per step
+  Kernels,        ///< kernels and collectives started, per step
+  DeviceIdle,     ///< step length minus the device busy union, per step
+  Copies,         ///< device copies (memcpy), per step
+  DeviceCopyTime, ///< device time of DtoD copies and copy kernels, per step
+  SubjectTime,    ///< time in events named like the subject's leaf, per step
+  ExposedCommunication, ///< collective time no compute kernel overlaps
+  FirstStepExcess,      ///< first step minus the median of the others
+  TeardownWait,         ///< host waits after the last step
+  DeviceEvents,         ///< device-work events in the trace
+  Steps,                ///< steps in the trace
+  ImportDamage,         ///< dropped, adjusted, truncated or misplaced events
 };
 
 /// How a rule predicts its feature moves when its experiment works.

@@ -295,6 +295,11 @@ void PageWriter::write(const RuleSpec &Spec) {
   item("Prediction in the metric:", tmpl(Spec.Next.PredictMetric));
   item("Verify:", tmpl(Spec.Next.Verify));
   item("Refuted if:", tmpl(Spec.Next.RefutedIf));
+  if (!Spec.Next.PredictFeature.empty())
+    item(
+        "Checked by tracelint diff:",
+        (Md ? "`" + Spec.Next.PredictFeature + "`" : Spec.Next.PredictFeature) +
+            " should " + Spec.Next.PredictChange);
 
   heading("Signature");
   for (const std::string &L : describeSignature(Spec))
