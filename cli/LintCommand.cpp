@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
+#include "ImportLimits.h"
 #include "LintSupport.h"
 #include "Output.h"
 #include "RuleSetup.h"
@@ -126,6 +127,20 @@ cl::opt<uint64_t>
               cl::init(0), cl::sub(LintSubcommand),
               cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
               cl::cat(LintCategory));
+cl::opt<std::string> MemoryBudget(
+    "memory-budget",
+    cl::desc("Refuse traces that would need more memory than SIZE (e.g. 8G, "
+             "512M; about 256 bytes per event; default: no limit)"),
+    cl::value_desc("SIZE"), cl::sub(LintSubcommand),
+    cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
+    cl::cat(LintCategory));
+cl::opt<unsigned> InputTimeout(
+    "input-timeout",
+    cl::desc("Give up on a pipe or FIFO that delivers no data for this many "
+             "seconds (0: wait forever)"),
+    cl::value_desc("SECONDS"), cl::init(30), cl::sub(LintSubcommand),
+    cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
+    cl::cat(LintCategory));
 
 cl::opt<std::string> BaselinePath(
     "baseline",
@@ -194,9 +209,13 @@ llvm::Expected<RuleSetup> tracelint::cli::setupRulesFromOptions() {
 
 bool tracelint::cli::lintInput(llvm::StringRef Input, const RuleSetup &Setup,
                                LintedInput &Out, InputFailure &Failure) {
-  import::ImportOptions Opts;
-  Opts.MaxEvents = MaxEvents;
-  auto Trace = import::importTraceFile(Input, Opts);
+  auto Opts = importOptions(MaxEvents, MemoryBudget, InputTimeout);
+  if (!Opts) {
+    Failure = {llvm::toString(Opts.takeError()), ExitUsage};
+    reportError(Failure.Message);
+    return false;
+  }
+  auto Trace = import::importTraceFile(Input, *Opts);
   if (!Trace) {
     Failure = {llvm::toString(Trace.takeError()), ExitBadInput};
     reportError(Failure.Message);

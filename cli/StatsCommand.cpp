@@ -1,5 +1,6 @@
 //===- cli/StatsCommand.cpp - `tracelint stats TRACE` ---------------------===//
 #include "Commands.h"
+#include "ImportLimits.h"
 #include "Output.h"
 #include "StepOption.h"
 
@@ -50,6 +51,17 @@ cl::opt<uint64_t>
     MaxEvents("max-events",
               cl::desc("Refuse traces with more events than N (0: no limit)"),
               cl::init(0), cl::sub(StatsSubcommand), cl::cat(StatsCategory));
+cl::opt<std::string> MemoryBudget(
+    "memory-budget",
+    cl::desc("Refuse traces that would need more memory than SIZE (e.g. 8G, "
+             "512M; about 256 bytes per event; default: no limit)"),
+    cl::value_desc("SIZE"), cl::sub(StatsSubcommand), cl::cat(StatsCategory));
+cl::opt<unsigned> InputTimeout(
+    "input-timeout",
+    cl::desc("Give up on a pipe or FIFO that delivers no data for this many "
+             "seconds (0: wait forever)"),
+    cl::value_desc("SECONDS"), cl::init(30), cl::sub(StatsSubcommand),
+    cl::cat(StatsCategory));
 cl::opt<ColorMode> Color(
     "color", cl::desc("Colour in text output"),
     cl::values(clEnumValN(ColorMode::Auto, "auto", "on a terminal (default)"),
@@ -61,9 +73,12 @@ cl::opt<ColorMode> Color(
 } // namespace
 
 int tracelint::cli::runStats() {
-  import::ImportOptions Opts;
-  Opts.MaxEvents = MaxEvents;
-  auto Trace = import::importTraceFile(Input, Opts);
+  auto Opts = importOptions(MaxEvents, MemoryBudget, InputTimeout);
+  if (!Opts) {
+    reportError(llvm::toString(Opts.takeError()));
+    return ExitUsage;
+  }
+  auto Trace = import::importTraceFile(Input, *Opts);
   if (!Trace) {
     reportError(llvm::toString(Trace.takeError()));
     return ExitBadInput;

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -32,10 +33,16 @@ llvm::Error ioError(llvm::StringRef Path, llvm::StringRef What, int Errno) {
 /// Plain bytes from a file descriptor.
 class FileSource final : public ByteSource {
 public:
-  FileSource(int FD, std::string Path) : FD(FD), Path(std::move(Path)) {}
+  /// \p WaitMs > 0: \p FD is a pipe, FIFO or device that may never deliver;
+  /// each read waits at most that long for data.
+  FileSource(int FD, std::string Path, unsigned WaitMs = 0)
+      : FD(FD), Path(std::move(Path)), WaitMs(WaitMs) {}
   ~FileSource() override { ::close(FD); }
 
   Expected<size_t> read(char *Dst, size_t N) override {
+    if (WaitMs)
+      if (llvm::Error E = waitForData())
+        return std::move(E);
     while (true) {
       ssize_t Got = ::read(FD, Dst, N);
       if (Got >= 0) {
@@ -50,8 +57,28 @@ public:
   }
 
 private:
+  llvm::Error waitForData() {
+    struct pollfd P = {FD, POLLIN, 0};
+    while (true) {
+      int Ready = ::poll(&P, 1, int(WaitMs));
+      if (Ready > 0)
+        return llvm::Error::success(); // data, end of input or an error
+      if (Ready < 0 && errno == EINTR)
+        continue;
+      if (Ready < 0)
+        return ioError(Path, "cannot wait for input", errno);
+      return llvm::createStringError(
+          std::make_error_code(std::errc::timed_out),
+          "%s: no data for %u s at byte %llu (a pipe or FIFO whose writer is "
+          "missing or stalled); expected a trace to arrive (--input-timeout "
+          "sets the wait, 0 waits forever)",
+          Path.c_str(), WaitMs / 1000, static_cast<unsigned long long>(Offset));
+    }
+  }
+
   int FD;
   std::string Path;
+  unsigned WaitMs;
   uint64_t Offset = 0;
 };
 
@@ -71,6 +98,7 @@ public:
   }
   bool truncated() const override { return Rest->truncated(); }
   uint64_t trailingBytes() const override { return Rest->trailingBytes(); }
+  std::string damage() const override { return Rest->damage(); }
 
 private:
   std::string Prefix;
@@ -119,6 +147,7 @@ public:
   }
   bool truncated() const override { return Truncated; }
   uint64_t trailingBytes() const override { return Trailing; }
+  std::string damage() const override { return Damage; }
 
 private:
   void initMember() {
@@ -165,8 +194,9 @@ private:
     size_t Used = InAvail - S.avail_in;
     size_t Produced = std::min<size_t>(N, 1u << 30) - S.avail_out;
     advance(Used);
+    TotalOut += Produced;
     if (Ret < 0)
-      return corrupt(llvm::formatv("ISA-L error {0}", Ret).str());
+      return corrupt(isalError(Ret), Produced);
     if (S.block_state == ISAL_BLOCK_FINISH)
       memberFinished();
     return Produced;
@@ -179,10 +209,11 @@ private:
     size_t Used = InAvail - Z.avail_in;
     size_t Produced = std::min<size_t>(N, 1u << 30) - Z.avail_out;
     advance(Used);
+    TotalOut += Produced;
     if (Ret == Z_STREAM_END) {
       memberFinished();
     } else if (Ret != Z_OK && Ret != Z_BUF_ERROR) {
-      return corrupt(Z.msg ? Z.msg : "zlib error");
+      return corrupt(Z.msg ? Z.msg : "zlib error", Produced);
     }
     return Produced;
 #endif
@@ -194,7 +225,40 @@ private:
     CompressedOffset += Used;
   }
 
-  llvm::Error corrupt(const std::string &Why) {
+#ifdef TRACELINT_HAVE_ISAL
+  static std::string isalError(int Ret) {
+    switch (Ret) {
+    case ISAL_INVALID_BLOCK:
+      return "invalid deflate block";
+    case ISAL_INVALID_SYMBOL:
+      return "invalid deflate symbol";
+    case ISAL_INVALID_LOOKBACK:
+      return "invalid back-reference distance";
+    case ISAL_INVALID_WRAPPER:
+      return "invalid gzip header";
+    case ISAL_UNSUPPORTED_METHOD:
+      return "unsupported compression method";
+    case ISAL_INCORRECT_CHECKSUM:
+      return "incorrect checksum";
+    default:
+      return llvm::formatv("ISA-L error {0}", Ret).str();
+    }
+  }
+#endif
+
+  /// Damaged data. Once content has come out, what came out is kept and the
+  /// stream ends there as if cut (the importer keeps every complete event
+  /// and reports the damage); before that, it is an error.
+  Expected<size_t> corrupt(const std::string &Why, size_t Produced) {
+    if (TotalOut > 0) {
+      Damage = llvm::formatv("gzip data corrupt near compressed byte {0} "
+                             "({1})",
+                             CompressedOffset, Why)
+                   .str();
+      Truncated = true;
+      Done = true;
+      return Produced;
+    }
     return llvm::createStringError(
         std::make_error_code(std::errc::illegal_byte_sequence),
         "%s: gzip data is corrupt near compressed byte %llu (%s); expected a "
@@ -209,6 +273,8 @@ private:
   size_t InPos = 0, InAvail = 0;
   uint64_t CompressedOffset = 0;
   uint64_t Trailing = 0;
+  uint64_t TotalOut = 0;
+  std::string Damage;
   bool InEnd = false, Done = false, Truncated = false, MemberStarted = false;
 #ifdef TRACELINT_HAVE_ISAL
   inflate_state S;
@@ -276,26 +342,41 @@ Expected<OpenedSource> wrapSource(std::unique_ptr<ByteSource> Raw,
 
 } // namespace
 
-Expected<OpenedSource> tracelint::import::openSource(llvm::StringRef Path) {
+Expected<OpenedSource> tracelint::import::openSource(llvm::StringRef Path,
+                                                     unsigned WaitMs) {
   std::string P = Path.str();
+  // O_NONBLOCK: opening a FIFO that no writer has opened would otherwise
+  // block forever, before any timeout could apply.
   int FD;
   do {
-    FD = ::open(P.c_str(), O_RDONLY | O_CLOEXEC);
+    FD = ::open(P.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   } while (FD < 0 && errno == EINTR);
   if (FD < 0)
     return ioError(Path, "cannot open", errno);
   struct stat St;
-  bool HaveStat = ::fstat(FD, &St) == 0;
-  if (HaveStat && S_ISDIR(St.st_mode)) {
+  if (::fstat(FD, &St) != 0) {
+    int Errno = errno;
+    ::close(FD);
+    return ioError(Path, "cannot stat", Errno);
+  }
+  if (S_ISDIR(St.st_mode)) {
     ::close(FD);
     return llvm::createStringError(
         std::make_error_code(std::errc::is_a_directory),
         "%s: is a directory; expected a trace file (.json, .json.gz)",
         P.c_str());
   }
-  uint64_t FileSize =
-      HaveStat && S_ISREG(St.st_mode) ? uint64_t(St.st_size) : 0;
-  return wrapSource(std::make_unique<FileSource>(FD, P), P, FileSize);
+  // Reads block from here on; streams wait for data with a timeout.
+  int Flags = ::fcntl(FD, F_GETFL);
+  if (Flags >= 0)
+    ::fcntl(FD, F_SETFL, Flags & ~O_NONBLOCK);
+  bool Regular = S_ISREG(St.st_mode);
+  uint64_t FileSize = Regular ? uint64_t(St.st_size) : 0;
+  auto Out = wrapSource(
+      std::make_unique<FileSource>(FD, P, Regular ? 0 : WaitMs), P, FileSize);
+  if (Out)
+    Out->Regular = Regular;
+  return Out;
 }
 
 Expected<OpenedSource>

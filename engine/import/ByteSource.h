@@ -29,6 +29,11 @@ public:
   /// Bytes after the end of the compressed stream that are not another
   /// gzip member.
   virtual uint64_t trailingBytes() const { return 0; }
+  /// When decoding stopped at damaged compressed data after some content
+  /// had been produced: what and where ("gzip data corrupt near compressed
+  /// byte 244 (incorrect checksum)"); the content before it was delivered
+  /// and truncated() is true. Empty otherwise.
+  virtual std::string damage() const { return {}; }
 };
 
 struct OpenedSource {
@@ -36,6 +41,8 @@ struct OpenedSource {
   bool Gzip = false;
   /// Size of the file on disk (0 for a FIFO).
   uint64_t FileSize = 0;
+  /// A regular file (or memory), not a pipe, FIFO or device.
+  bool Regular = true;
   /// The first bytes of the (decompressed) content, for sniffing. They are
   /// not consumed: Source starts with them.
   std::string Head;
@@ -46,7 +53,12 @@ struct OpenedSource {
 /// first bytes available for sniffing. Reading and inflating happen on the
 /// calling thread, straight into the caller's buffers (the importer overlaps
 /// them with decoding on its own worker thread).
-llvm::Expected<OpenedSource> openSource(llvm::StringRef Path);
+///
+/// A pipe, FIFO or device may never deliver (a FIFO nobody writes to): each
+/// read from one waits at most \p WaitMs for data (0: forever), then fails
+/// with an error that says so.
+llvm::Expected<OpenedSource> openSource(llvm::StringRef Path,
+                                        unsigned WaitMs = 0);
 
 /// The same for bytes in memory (which must outlive the source); \p Name
 /// stands for the file in messages.

@@ -7,6 +7,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
+#include <iterator>
+
 using namespace tracelint;
 using namespace tracelint::import;
 using llvm::StringRef;
@@ -49,6 +52,10 @@ llvm::Expected<model::Trace> importOpened(llvm::Expected<OpenedSource> Opened,
       return notATrace(Path, "gzip-compressed data: an SQLite database inside "
                              "(an Nsight Systems export?); decompress it "
                              "first");
+    if (!Opened->Regular)
+      return notATrace(Path, "an SQLite database from a pipe or device; "
+                             "SQLite reads files in place: save it to a "
+                             "file first");
     Opened->Source.reset(); // SQLite opens and reads the file itself
     if (Memory)
       return importNsysExportBytes(Path, *Memory, Opts);
@@ -99,11 +106,49 @@ llvm::Expected<model::Trace> importOpened(llvm::Expected<OpenedSource> Opened,
 
 llvm::Expected<model::Trace>
 tracelint::import::importTraceFile(StringRef Path, const ImportOptions &Opts) {
-  return importOpened(openSource(Path), Path, Opts, nullptr);
+  return importOpened(openSource(Path, Opts.InputTimeoutMs), Path, Opts,
+                      nullptr);
 }
 
 llvm::Expected<model::Trace>
 tracelint::import::importTraceBytes(StringRef Name, StringRef Bytes,
                                     const ImportOptions &Opts) {
   return importOpened(openMemorySource(Name, Bytes), Name, Opts, &Bytes);
+}
+
+std::string tracelint::import::formatByteCount(uint64_t Bytes) {
+  static const char *const Units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double V = double(Bytes);
+  unsigned U = 0;
+  while (V >= 1024 && U + 1 < std::size(Units)) {
+    V /= 1024;
+    ++U;
+  }
+  if (U == 0 || V >= 100 || V == std::floor(V))
+    return llvm::formatv("{0} {1}", uint64_t(std::llround(V)), Units[U]).str();
+  return llvm::formatv("{0:F1} {1}", V, Units[U]).str();
+}
+
+llvm::Error tracelint::import::checkLimits(const ImportOptions &Opts,
+                                           uint64_t Events, uint64_t PeakBytes,
+                                           StringRef Path, StringRef Where) {
+  if (Opts.MaxEvents && Events > Opts.MaxEvents)
+    return llvm::createStringError(
+        std::make_error_code(std::errc::file_too_large),
+        "%s: %s: the trace has more than %llu events (the --max-events "
+        "limit); raise the limit to read it",
+        Path.str().c_str(), Where.str().c_str(),
+        static_cast<unsigned long long>(Opts.MaxEvents));
+  if (Opts.MemoryBudget && PeakBytes > Opts.MemoryBudget)
+    return llvm::createStringError(
+        std::make_error_code(std::errc::not_enough_memory),
+        "%s: %s: the trace needs more memory than the --memory-budget of %s: "
+        "about %s for the %llu events read so far (about 256 bytes per event "
+        "at peak, plus names); raise --memory-budget, or profile a shorter "
+        "window",
+        Path.str().c_str(), Where.str().c_str(),
+        formatByteCount(Opts.MemoryBudget).c_str(),
+        formatByteCount(PeakBytes).c_str(),
+        static_cast<unsigned long long>(Events));
+  return llvm::Error::success();
 }

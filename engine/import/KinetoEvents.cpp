@@ -411,7 +411,9 @@ bool decodeObject(object Obj, RawEvent &R) {
       } else if (is(K, "dur")) {
         std::string_view T;
         std::optional<int64_t> Ns;
-        if (numberText(V, T) && (Ns = microsToNanos(T))) {
+        // A duration too large for int64 ns is kept (saturated) so that the
+        // builder flags and clamps it as absurd.
+        if (numberText(V, T) && (Ns = microsToNanosSaturating(T))) {
           R.Dur = *Ns;
           R.HasDur = true;
         } else {
@@ -624,6 +626,10 @@ void KinetoEventDecoder::countMalformed(uint64_t Offset) {
   ++ElementsRead;
   B.stats().add(ImportStat::EventsRead);
   B.stats().addAt(ImportStat::MalformedEvent, place(Offset));
+}
+
+void KinetoEventDecoder::countRepairedUtf8(uint64_t Offset) {
+  B.stats().addAt(ImportStat::InvalidUtf8, place(Offset));
 }
 
 // The model's id of a string the decoding thread gave id \p Id. The pool

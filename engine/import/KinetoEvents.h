@@ -145,6 +145,8 @@ public:
 
   /// Counts an element that could not be parsed at all.
   void countMalformed(uint64_t Offset);
+  /// The event just committed had invalid UTF-8, repaired.
+  void countRepairedUtf8(uint64_t Offset);
 
   size_t eventsRead() const { return ElementsRead; }
   size_t eventsWithPhase() const { return WithPhase; }

@@ -67,6 +67,7 @@ private:
                           BatchPipeline::CommitFn Commit);
   llvm::Error commitBatch(EventBatch &Batch);
   void recoverBatch(EventBatch &Batch);
+  bool decodeRepairedUtf8(EventBatch &B, size_t From, size_t Len);
 
   llvm::Error error(uint64_t Offset, const llvm::Twine &What) const {
     return llvm::createStringError(
@@ -437,13 +438,11 @@ llvm::Error ChromeTraceReader::commitBatch(EventBatch &B) {
   Events.commit(B.Decoded);
   if (B.Decoded.Failed)
     recoverBatch(B);
-  if (Opts.MaxEvents && Builder.numEvents() > Opts.MaxEvents)
-    return error(
-        B.offsetOf(B.Pos + B.Size),
-        llvm::formatv("the trace has more than {0} events (the "
-                      "--max-events limit); raise the limit to read it",
-                      Opts.MaxEvents));
-  return llvm::Error::success();
+  if (!Opts.MaxEvents && !Opts.MemoryBudget)
+    return llvm::Error::success();
+  return checkLimits(
+      Opts, Builder.numEvents(), Builder.estimatedPeakBytes(), Path,
+      llvm::formatv("byte {0}", B.offsetOf(B.Pos + B.Size)).str());
 }
 
 // simdjson rejected an element of the batch; the elements before it are
@@ -473,7 +472,8 @@ void ChromeTraceReader::recoverBatch(EventBatch &B) {
       size_t BadEnd = Ends[Done];
       B.decodeRange(Pos + BadStart, BadEnd - BadStart, Cache);
       Events.commit(B.Decoded);
-      if (B.Decoded.Failed)
+      if (B.Decoded.Failed &&
+          !decodeRepairedUtf8(B, Pos + BadStart, BadEnd - BadStart))
         Events.countMalformed(B.offsetOf(Pos + BadStart));
       size_t Next = Pos + BadEnd;
       while (Next < End && isWhitespace(Data[Next]))
@@ -492,6 +492,66 @@ void ChromeTraceReader::recoverBatch(EventBatch &B) {
       return;
     Done = B.Decoded.Events.size();
   }
+}
+
+/// \p S with each ill-formed UTF-8 subsequence (a stray continuation byte, a
+/// cut sequence, an overlong form, a surrogate, a code point past U+10FFFF)
+/// replaced by one U+FFFD, following Unicode's "maximal subpart" practice.
+static std::string repairUtf8(StringRef S) {
+  std::string Out;
+  Out.reserve(S.size() + 16);
+  size_t I = 0, N = S.size();
+  while (I < N) {
+    uint8_t C = uint8_t(S[I]);
+    if (C < 0x80) {
+      Out += char(C);
+      ++I;
+      continue;
+    }
+    unsigned Len = C >= 0xC2 && C <= 0xDF   ? 2
+                   : C >= 0xE0 && C <= 0xEF ? 3
+                   : C >= 0xF0 && C <= 0xF4 ? 4
+                                            : 0;
+    // The second byte's range depends on the lead (no overlongs, no
+    // surrogates, nothing past U+10FFFF); later bytes are 80..BF.
+    uint8_t Lo = C == 0xE0 ? 0xA0 : C == 0xF0 ? 0x90 : 0x80;
+    uint8_t Hi = C == 0xED ? 0x9F : C == 0xF4 ? 0x8F : 0xBF;
+    unsigned Valid = Len ? 1 : 0;
+    while (Valid < Len && I + Valid < N) {
+      uint8_t B = uint8_t(S[I + Valid]);
+      if (Valid == 1 ? (B < Lo || B > Hi) : (B & 0xC0) != 0x80)
+        break;
+      ++Valid;
+    }
+    if (Len && Valid == Len) {
+      Out.append(S.data() + I, Len);
+      I += Len;
+      continue;
+    }
+    Out += "\xEF\xBF\xBD";
+    I += std::max(Valid, 1u);
+  }
+  return Out;
+}
+
+// An element simdjson rejected alone: when its bytes are not valid UTF-8
+// (a name written by a tool that cut a multi-byte character, or a binary
+// string), decode a copy with the bad bytes replaced, and count it.
+bool ChromeTraceReader::decodeRepairedUtf8(EventBatch &B, size_t From,
+                                           size_t Len) {
+  StringRef Element(B.Buf.get() + From, Len);
+  if (simdjson::validate_utf8(Element.data(), Element.size()))
+    return false;
+  std::string Fixed = "[" + repairUtf8(Element) + "]";
+  size_t Size = Fixed.size();
+  Fixed.resize(Size + simdjson::SIMDJSON_PADDING, '\0');
+  decodeEventArray(B.Parser, Pipeline.callerCache(), Fixed.data(), Size,
+                   Fixed.size(), B.offsetOf(From) - 1, B.Decoded);
+  if (B.Decoded.Failed || B.Decoded.Events.size() != 1)
+    return false;
+  Events.commit(B.Decoded);
+  Events.countRepairedUtf8(B.offsetOf(From));
+  return true;
 }
 
 void ChromeTraceReader::applyMetadata(StringRef Key, const std::string &Value) {
@@ -577,6 +637,8 @@ Expected<model::Trace> ChromeTraceReader::read() {
     Builder.stats().add(model::ImportStat::Truncated);
     Builder.stats().TruncatedAtByte = int64_t(offsetOf(End));
   }
+  if (std::string Damage = Source.Source->damage(); !Damage.empty())
+    Builder.stats().addAt(model::ImportStat::DamagedCompression, Damage);
 
   if (Events.eventsRead() > 0 && Events.eventsWithPhase() == 0)
     return llvm::createStringError(

@@ -118,3 +118,24 @@ tracelint::import::detail::parseIntegerGeneral(std::string_view Text) {
     return std::nullopt;
   return Negative ? -int64_t(V) : int64_t(V);
 }
+
+std::optional<int64_t>
+tracelint::import::microsToNanosSaturating(std::string_view Text) {
+  if (std::optional<int64_t> Ns = microsToNanos(Text))
+    return Ns;
+  std::string Copy(trim(Text));
+  if (Copy.empty() || !(Copy[0] == '-' || (Copy[0] >= '0' && Copy[0] <= '9')))
+    return std::nullopt;
+  char *End = nullptr;
+  long double V = std::strtold(Copy.c_str(), &End);
+  // strtold also reads "infinity" and "nan": only a whole JSON-like number
+  // counts, and an overflow to HUGE_VALL saturates like any huge value.
+  if (End != Copy.c_str() + Copy.size() || std::isnan(V) ||
+      Copy.find_first_of("iInN") != std::string::npos)
+    return std::nullopt;
+  if (V >= 9.2e15L)
+    return std::numeric_limits<int64_t>::max();
+  if (V <= -9.2e15L)
+    return std::numeric_limits<int64_t>::min();
+  return std::nullopt;
+}

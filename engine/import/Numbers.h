@@ -46,6 +46,13 @@ inline std::optional<int64_t> microsToNanos(std::string_view Text) {
   return detail::microsToNanosGeneral(Text);
 }
 
+/// As microsToNanos, but a finite number beyond the int64 range of
+/// nanoseconds (a duration from CUPTI's overflowed timestamps, 1e20 us)
+/// saturates to the largest or smallest int64 instead of failing, so that it
+/// can be flagged as absurd rather than lost. nullopt for text that is not a
+/// number.
+std::optional<int64_t> microsToNanosSaturating(std::string_view Text);
+
 /// Parses an integer written as a JSON number or inside a string: decimal,
 /// or hexadecimal with 0x. Fractional numbers are truncated toward zero.
 inline std::optional<int64_t> parseInteger(std::string_view Text) {

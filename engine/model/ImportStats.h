@@ -38,6 +38,8 @@ enum class StatSeverity : uint8_t {
   X(AbsurdDuration, Warning,                                                   \
     "durations reaching far past every event start (clamped to the others)")   \
   X(MalformedEvent, DataLoss, "events that are not valid JSON objects")        \
+  X(InvalidUtf8, Warning,                                                      \
+    "events with invalid UTF-8 (bad bytes replaced by U+FFFD)")                \
   X(BadFieldType, Warning, "fields with an unexpected JSON type (ignored)")    \
   X(UnmatchedEnd, Warning, "'E' events without a matching 'B' (dropped)")      \
   X(UnclosedBegin, Warning,                                                    \
@@ -52,6 +54,8 @@ enum class StatSeverity : uint8_t {
     "device events that start before the host call that launched them")        \
   X(FlowUnbound, Info, "flow events that could not be bound to an event")      \
   X(Truncated, DataLoss, "input ended before the trace was complete")          \
+  X(DamagedCompression, DataLoss,                                              \
+    "damaged compressed data (read up to the damage)")                         \
   X(TrailingGarbage, Warning, "bytes after the end of the trace document")     \
   X(OversizedMetadata, Warning,                                                \
     "top-level values too large to read as metadata (skipped)")                \

@@ -58,6 +58,15 @@ public:
   void setBaseTimeNs(int64_t Base) { BaseNs = Base; }
 
   size_t numEvents() const { return T.Events.size(); }
+  /// Bytes a command is expected to use at its peak for the trace built so
+  /// far: the model, its indexes and the analysis over it (measured at
+  /// about 256 bytes per event on real traces), plus the names (kept twice:
+  /// pool and index), plus a fixed 16 MiB. Checked against a memory budget
+  /// while importing, so that a trace too large is refused early.
+  uint64_t estimatedPeakBytes() const {
+    return (uint64_t(16) << 20) + uint64_t(T.Events.size()) * 256 +
+           uint64_t(T.Strings.characterBytes()) * 2;
+  }
   /// Reserves room for about \p Events events, so that a large import does
   /// not copy its event table each time it grows. Untouched reserved pages
   /// cost no memory.

@@ -255,12 +255,8 @@ llvm::Error NsysReader::rowRead(StringRef Table) {
   if (++RowsSinceCheck < 4096)
     return llvm::Error::success();
   RowsSinceCheck = 0;
-  if (Opts.MaxEvents && B.numEvents() > Opts.MaxEvents)
-    return Db.fail(Table, llvm::formatv("the export has more than {0} events "
-                                        "(the --max-events limit); raise the "
-                                        "limit to read it",
-                                        Opts.MaxEvents));
-  return llvm::Error::success();
+  return checkLimits(Opts, B.numEvents(), B.estimatedPeakBytes(), Db.path(),
+                     ("table " + Table).str());
 }
 
 llvm::Error NsysReader::finishScan(Statement &S) {
@@ -1158,11 +1154,9 @@ Expected<model::Trace> NsysReader::read() {
   if (llvm::Error E = readThreadAndProcessNames())
     return E;
   addDevices();
-  if (Opts.MaxEvents && B.numEvents() > Opts.MaxEvents)
-    return Db.fail("", llvm::formatv("the export has more than {0} events "
-                                     "(the --max-events limit); raise the "
-                                     "limit to read it",
-                                     Opts.MaxEvents));
+  if (llvm::Error E = checkLimits(Opts, B.numEvents(), B.estimatedPeakBytes(),
+                                  Db.path(), "at the end"))
+    return E;
 
   model::Producer &P = B.producer();
   P.Format = "nsys-sqlite";
