@@ -99,6 +99,22 @@ void readDistributed(simdjson::ondemand::object Obj, model::Producer &P) {
   });
 }
 
+/// tracelint capture's record counts: what it dropped is data loss.
+void readCaptureCounts(simdjson::ondemand::object Obj, model::TraceBuilder &B) {
+  forEachField(Obj, [&](llvm::StringRef K, value V) {
+    simdjson::ondemand::object Records;
+    if (K != "records" || V.get_object().get(Records))
+      return;
+    forEachField(Records, [&](llvm::StringRef K2, value V2) {
+      if (K2 != "dropped_max_events" && K2 != "dropped_by_cupti")
+        return;
+      int64_t N = integerOr(V2, 0);
+      if (N > 0)
+        B.stats().add(model::ImportStat::ProducerDropped, uint64_t(N));
+    });
+  });
+}
+
 } // namespace
 
 void tracelint::import::applyTopLevelValue(model::TraceBuilder &B,
@@ -111,7 +127,7 @@ void tracelint::import::applyTopLevelValue(model::TraceBuilder &B,
       "cupti_version",     "cuda_runtime_version", "cuda_driver_version",
       "roctracer_version", "hip_runtime_version",  "hip_driver_version",
       "record_shapes",     "profile_memory",       "with_stack",
-      "with_flops",        "with_modules"};
+      "with_flops",        "with_modules",         "tracelint_capture"};
   if (llvm::find(Known, Key) == std::end(Known))
     return;
   llvm::StringRef Trimmed = llvm::StringRef(Json).trim();
@@ -171,5 +187,9 @@ void tracelint::import::applyTopLevelValue(model::TraceBuilder &B,
     simdjson::ondemand::object Obj;
     if (!V.get_object().get(Obj))
       readDistributed(Obj, B.producer());
+  } else if (Key == "tracelint_capture") {
+    simdjson::ondemand::object Obj;
+    if (!V.get_object().get(Obj))
+      readCaptureCounts(Obj, B);
   }
 }

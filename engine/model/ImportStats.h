@@ -70,7 +70,10 @@ enum class StatSeverity : uint8_t {
     "NVTX ranges without an end (closed at the window end)")                   \
   X(SyncTypeMismatch, Info,                                                    \
     "sync rows whose syncType disagrees with their API call (named by the "    \
-    "call)")
+    "call)")                                                                   \
+  X(ProducerDropped, DataLoss,                                                 \
+    "records the producer dropped before writing the trace (its buffers or "   \
+    "event limit)")
 
 enum class ImportStat : uint8_t {
 #define TRACELINT_STAT_ENUM(Id, Sev, Desc) Id,

@@ -256,6 +256,21 @@ TEST_F(CaptureRoundTripTest, EveryKindImportsAsItsKind) {
   EXPECT_GE(T.Flows.size(), 1u);
 }
 
+TEST_F(CaptureRoundTripTest, DroppedRecordsAreDataLossOnImport) {
+  TraceCollector C(1);
+  C.windowStarted(0);
+  C.add(event("kernel", "kept", 1, 2, 0, 7, true));
+  C.add(event("kernel", "over the cap", 3, 4, 0, 7, true));
+  C.add(event("kernel", "also over", 5, 6, 0, 7, true));
+  C.addCuptiDropped(5);
+  C.windowEnded(10);
+  model::Trace T = roundTrip(C, TraceMetadata());
+  EXPECT_EQ(T.Events.size(), 1u);
+  EXPECT_EQ(T.Stats.get(model::ImportStat::ProducerDropped), 7u);
+  EXPECT_EQ(model::importStatSeverity(model::ImportStat::ProducerDropped),
+            model::StatSeverity::DataLoss);
+}
+
 TEST_F(CaptureRoundTripTest, AnEmptyCaptureIsAValidTrace) {
   TraceCollector C;
   TraceMetadata M;
