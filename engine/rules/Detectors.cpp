@@ -39,6 +39,7 @@ const DetectorEntry Table[] = {
     {"exposed-htod-copies", runExposedCopies},
     {"fp32-simt-matmul", runFp32SimtMatmul},
     {"launch-bound", runLaunchBound},
+    {"misaligned-matmul", runMisalignedMatmul},
     {"naive-attention", runNaiveAttention},
     {"pageable-copies", runPageableCopies},
     {"single-rank", runSingleRank},

@@ -40,6 +40,9 @@ TRACELINT_DETECTOR(runLaunchBound);
 TRACELINT_DETECTOR(runPageableCopies);
 /// "single-rank" (N003): one rank's trace of a multi-rank job.
 TRACELINT_DETECTOR(runSingleRank);
+/// "misaligned-matmul" (K003): fp16/bf16 products with K or N not a multiple
+/// of 8.
+TRACELINT_DETECTOR(runMisalignedMatmul);
 /// "naive-attention" (K002): attention as separate products and a softmax,
 /// or on SDPA's math backend.
 TRACELINT_DETECTOR(runNaiveAttention);
