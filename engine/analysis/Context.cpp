@@ -489,6 +489,16 @@ IdleBreakdown Context::attributeIdle(int32_t Device, Interval Window,
     bool LIsWait = waitKind(L) != WaitKind::None;
     int64_t LaunchBefore = Out.LaunchNs, WaitBefore = Out.HostWaitNs,
             OtherBefore = Out.HostOtherNs;
+    std::vector<Interval> OtherPieces;
+    auto Other = [&](const Interval &Piece) {
+      Out.HostOtherNs += Piece.length();
+      if (Opts.KeepGaps) {
+        if (!OtherPieces.empty() && OtherPieces.back().End == Piece.Begin)
+          OtherPieces.back().End = Piece.End;
+        else
+          OtherPieces.push_back(Piece);
+      }
+    };
     for (size_t C = 0; C + 1 < Cuts.size(); ++C) {
       Interval Piece{Cuts[C], Cuts[C + 1]};
       int64_t P = Piece.Begin;
@@ -506,7 +516,7 @@ IdleBreakdown Context::attributeIdle(int32_t Device, Interval Window,
         if (LIsWait)
           Out.HostWaitNs += Piece.length();
         else if (L.Duration > Opts.MaxLaunchIntervalNs)
-          Out.HostOtherNs += Piece.length();
+          Other(Piece);
         else
           Out.LaunchNs += Piece.length();
         continue;
@@ -534,18 +544,19 @@ IdleBreakdown Context::attributeIdle(int32_t Device, Interval Window,
         if (NextSub - PrevWaitEnd <= Opts.MaxLaunchIntervalNs)
           Out.HostWaitNs += Piece.length();
         else
-          Out.HostOtherNs += Piece.length();
+          Other(Piece);
         continue;
       }
       if (PrevSub != INT64_MIN && NextSub - PrevSub <= Opts.MaxLaunchIntervalNs)
         Out.LaunchNs += Piece.length();
       else
-        Out.HostOtherNs += Piece.length();
+        Other(Piece);
     }
     int64_t Launch = Out.LaunchNs - LaunchBefore;
     if (Opts.KeepGaps)
       Out.GapList.push_back({Gap, W, LI, Launch, Out.HostWaitNs - WaitBefore,
-                             Out.HostOtherNs - OtherBefore});
+                             Out.HostOtherNs - OtherBefore,
+                             std::move(OtherPieces)});
     if (2 * Launch > Gap.length()) {
       ++Out.LaunchGaps;
       if (Gap.length() > Out.LongestLaunchGap.length()) {

@@ -79,6 +79,8 @@ struct AttributedGap {
   uint32_t Work = model::NoIndex;   ///< the device work that ends the gap
   uint32_t Launch = model::NoIndex; ///< the call that submitted it
   int64_t LaunchNs = 0, HostWaitNs = 0, HostOtherNs = 0;
+  /// The pieces of the gap counted as HostOther, in order.
+  std::vector<model::Interval> OtherPieces;
 };
 
 /// Device idle time split by what held back the device work that ended each

@@ -38,6 +38,7 @@ const DetectorEntry Table[] = {
     {"exposed-communication", runExposedCommunication},
     {"exposed-htod-copies", runExposedCopies},
     {"fp32-simt-matmul", runFp32SimtMatmul},
+    {"host-bound-gaps", runHostBoundGaps},
     {"launch-bound", runLaunchBound},
     {"misaligned-matmul", runMisalignedMatmul},
     {"naive-attention", runNaiveAttention},

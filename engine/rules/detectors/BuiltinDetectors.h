@@ -33,6 +33,9 @@ TRACELINT_DETECTOR(runExposedCopies);
 /// "fp32-simt-matmul" (K001): FP32 matrix products on the SIMT pipeline of a
 /// device with matrix units.
 TRACELINT_DETECTOR(runFp32SimtMatmul);
+/// "host-bound-gaps" (L002): device idle while the host does other work
+/// between submissions.
+TRACELINT_DETECTOR(runHostBoundGaps);
 /// "launch-bound" (L001): device idle inside steps that the host's launch
 /// path explains.
 TRACELINT_DETECTOR(runLaunchBound);

@@ -237,3 +237,68 @@ int64_t detect::waitsGainBound(const analysis::Context &Ctx,
   }
   return Best;
 }
+
+bool detect::isHostActivity(const model::Trace &T, const model::Event &E) {
+  using model::EventKind;
+  switch (E.Kind) {
+  case EventKind::Op:
+  case EventKind::Python:
+  case EventKind::Runtime:
+  case EventKind::Driver:
+  case EventKind::OsRuntime:
+    return E.Duration > 0;
+  case EventKind::Annotation:
+    return E.Duration > 0 && !T.name(E).startswith("ProfilerStep#");
+  default:
+    return false;
+  }
+}
+
+/// The innermost host activity on the lane that covers \p Time, or NoIndex.
+static uint32_t innermostAt(const model::Trace &T, const model::Lane &L,
+                            int64_t Time) {
+  llvm::ArrayRef<model::Event> Events = T.events(L);
+  auto It = llvm::partition_point(
+      Events, [&](const model::Event &E) { return E.Start <= Time; });
+  if (It == Events.begin())
+    return model::NoIndex;
+  // Events nest properly on a lane, so whatever covers Time is the last
+  // event starting at or before it or one of its ancestors.
+  uint32_t I = T.indexOf(*(It - 1));
+  while (I != model::NoIndex) {
+    const model::Event &E = T.Events[I];
+    if (E.end() > Time && isHostActivity(T, E))
+      return I;
+    I = E.Parent;
+  }
+  return model::NoIndex;
+}
+
+void detect::forInnermostActivity(
+    const model::Trace &T, uint32_t Lane, model::Interval Piece,
+    llvm::function_ref<void(uint32_t, int64_t)> Fn) {
+  if (Piece.length() <= 0)
+    return;
+  const model::Lane &L = T.Lanes[Lane];
+  llvm::ArrayRef<model::Event> Events = T.events(L);
+  // Cut the piece where an event inside it starts or ends, and where an
+  // event covering its start ends.
+  std::vector<int64_t> Cuts = {Piece.Begin, Piece.End};
+  for (uint32_t I = innermostAt(T, L, Piece.Begin); I != model::NoIndex;
+       I = T.Events[I].Parent)
+    if (T.Events[I].end() < Piece.End)
+      Cuts.push_back(T.Events[I].end());
+  auto From = llvm::partition_point(
+      Events, [&](const model::Event &E) { return E.Start <= Piece.Begin; });
+  for (auto It = From; It != Events.end() && It->Start < Piece.End; ++It) {
+    if (!isHostActivity(T, *It))
+      continue;
+    Cuts.push_back(It->Start);
+    if (It->end() < Piece.End)
+      Cuts.push_back(It->end());
+  }
+  llvm::sort(Cuts);
+  Cuts.erase(std::unique(Cuts.begin(), Cuts.end()), Cuts.end());
+  for (size_t C = 0; C + 1 < Cuts.size(); ++C)
+    Fn(innermostAt(T, L, Cuts[C]), Cuts[C + 1] - Cuts[C]);
+}

@@ -14,6 +14,7 @@
 #include "rules/RuleSpec.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -113,6 +114,18 @@ model::IntervalSet dataLoaderRanges(const analysis::Context &Ctx);
 int64_t waitsGainBound(const analysis::Context &Ctx,
                        llvm::ArrayRef<analysis::HostWait> Waits,
                        model::Interval Range);
+
+/// True for the host events that can say what a host thread was doing at
+/// an instant: ops, Python frames, annotations other than step markers,
+/// runtime, driver and OS-runtime calls.
+bool isHostActivity(const model::Trace &T, const model::Event &E);
+
+/// Splits \p Piece of host lane \p Lane by the innermost host activity
+/// (isHostActivity) covering each instant and calls \p Fn(event index, ns)
+/// for each part, with model::NoIndex for time outside any of them.
+void forInnermostActivity(const model::Trace &T, uint32_t Lane,
+                          model::Interval Piece,
+                          llvm::function_ref<void(uint32_t, int64_t)> Fn);
 
 /// "a, b and c" from up to \p Max names.
 std::string joinNames(llvm::ArrayRef<std::string> Names, size_t Max = 3);

@@ -1,0 +1,152 @@
+//===- HostBoundDetectorTest.cpp - L002 host-bound gaps -------------------===//
+//
+// Each test lays out a timeline by hand; the expected figures are worked out
+// in the comments from the event times.
+//
+//===----------------------------------------------------------------------===//
+#include "DetectorTestSupport.h"
+#include "rules/detectors/BuiltinDetectors.h"
+#include "rules/detectors/DetectorSupport.h"
+
+#include "gtest/gtest.h"
+
+#include <map>
+
+using namespace tracelint;
+using namespace tracelint::testing;
+using analysis::Context;
+using model::EventKind;
+
+namespace {
+
+/// Four 2 ms steps (t0 = step start): a gemm [t0 + 10, t0 + 300) us launched
+/// by a call [t0 + 5, t0 + 10) us; host work \p Work over [t0 + 60,
+/// t0 + 1260) us (an op, or a runtime call, or a loader range); then
+/// aten::add [t0 + 1295, t0 + 1320) us launches a 700 us kernel (call
+/// [t0 + 1300, t0 + 1310) us, kernel [t0 + 1310, t0 + 2010) us). The device
+/// idles [300, 1310) us per step: [300, 1300) is host work (1000 us),
+/// [1300, 1310) the launch call (10 us).
+model::Trace hostWorkTrace(EventKind WorkKind, llvm::StringRef Work) {
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  for (int K = 0; K < 4; ++K) {
+    int64_t T0 = K * 2 * Ms;
+    M.step(K + 1, T0, T0 + 2 * Ms);
+    M.op("aten::mm", T0, T0 + 20 * Us);
+    M.launch(S, "gemm", T0 + 5 * Us, T0 + 10 * Us, T0 + 10 * Us, T0 + 300 * Us);
+    M.add(M.Host, WorkKind, Work, T0 + 60 * Us, T0 + 1260 * Us);
+    M.op("aten::add", T0 + 1295 * Us, T0 + 1320 * Us);
+    M.launch(S, "add_kernel", T0 + 1300 * Us, T0 + 1310 * Us, T0 + 1310 * Us,
+             T0 + 2010 * Us);
+  }
+  return M.finish();
+}
+
+TEST(HostBoundDetector, FiresWithTheOpThatHeldTheHost) {
+  model::Trace T = hostWorkTrace(EventKind::Op, "aten::sort");
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runHostBoundGaps, Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  const rules::Detection &D = Out.front();
+  // 1000 us of a 2 ms step; by innermost op: aten::sort [300, 1260) = 960,
+  // nothing [1260, 1295) = 35, aten::add [1295, 1300) = 5.
+  EXPECT_EQ(D.ImpactNs, 1000 * Us);
+  EXPECT_EQ(D.Values.at("share"), "50.0 %");
+  EXPECT_EQ(D.Values.at("top_op"), "aten::sort");
+  EXPECT_EQ(D.Values.at("top_op_share"), "96.0 %");
+  EXPECT_EQ(D.Values.at("launch_idle"), "10 us");
+  EXPECT_EQ(D.Values.at("idle"), "1.01 ms");
+  EXPECT_EQ(D.Subject, "aten::sort");
+  EXPECT_EQ(D.Window, "steps 2-4");
+  EXPECT_DOUBLE_EQ(D.Confidence, 0.7);
+  // A higher bar than 50 % is not met.
+  std::vector<rules::Detection> High;
+  run(rules::runHostBoundGaps, Ctx, High, {{"min-idle-share", 0.51}});
+  EXPECT_TRUE(High.empty());
+}
+
+TEST(HostBoundDetector, LeavesDataLoaderTimeToD001) {
+  // The same stretch spent in the data loader: D001's, not L002's. What is
+  // left is [1260, 1300) us = 40 us, 2 % of the step: quiet.
+  model::Trace T = hostWorkTrace(
+      EventKind::Annotation,
+      "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runHostBoundGaps, Ctx, Out), "");
+  EXPECT_TRUE(Out.empty());
+  std::vector<rules::Detection> Low;
+  run(rules::runHostBoundGaps, Ctx, Low, {{"min-idle-share", 0.01}});
+  ASSERT_EQ(Low.size(), 1u);
+  EXPECT_EQ(Low[0].ImpactNs, 40 * Us);
+  EXPECT_EQ(Low[0].Values.at("loader_idle"), "960 us");
+}
+
+TEST(HostBoundDetector, LeavesRuntimeCallsToOtherRules) {
+  // A 1.2 ms cudaMalloc between the launches: allocator time (and lazy
+  // loading inside launch calls) is not Python or CPU-op work.
+  model::Trace T = hostWorkTrace(EventKind::Runtime, "cudaMalloc");
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  run(rules::runHostBoundGaps, Ctx, Out);
+  EXPECT_TRUE(Out.empty());
+}
+
+TEST(HostBoundDetector, QuietOnLaunchOverhead) {
+  // Launches 50 us apart with 5 us kernels: all idle is launch path (L001).
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  for (int K = 0; K < 4; ++K) {
+    int64_t T0 = K * Ms;
+    M.step(K + 1, T0, T0 + Ms);
+    for (int I = 0; I < 20; ++I) {
+      int64_t C = T0 + 50 * I * Us;
+      M.op("aten::add", C, C + 12 * Us);
+      M.launch(S, "add_kernel", C + 1 * Us, C + 10 * Us, C + 10 * Us,
+               C + 15 * Us);
+    }
+  }
+  model::Trace T = M.finish();
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runHostBoundGaps, Ctx, Out), "");
+  EXPECT_TRUE(Out.empty());
+}
+
+TEST(HostBoundDetector, CannotJudgeWithoutCorrelation) {
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.op("aten::mm", 0, 20 * Us);
+  M.runtime("cudaLaunchKernel", 5 * Us, 10 * Us);
+  M.add(S, EventKind::Kernel, "gemm", 10 * Us, 300 * Us);
+  model::Trace T = M.finish();
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  std::string Why = run(rules::runHostBoundGaps, Ctx, Out);
+  EXPECT_EQ(Why.rfind("cannot judge: no device work is linked", 0), 0u) << Why;
+}
+
+TEST(InnermostActivity, SplitsAPieceByTheDeepestEvent) {
+  // outer [0, 100) > inner [20, 50) > runtime [30, 40); a step marker
+  // [0, 200) is not host activity. Piece [10, 150).
+  TraceMaker M;
+  M.step(1, 0, 200);
+  M.op("outer", 0, 100);
+  M.op("inner", 20, 50);
+  M.runtime("cudaMalloc", 30, 40);
+  model::Trace T = M.finish();
+  std::map<std::string, int64_t> By;
+  rules::detect::forInnermostActivity(
+      T, 0, {10, 150}, [&](uint32_t I, int64_t Ns) {
+        By[I == model::NoIndex ? "-" : T.name(T.Events[I]).str()] += Ns;
+      });
+  // outer: [10, 20) + [50, 100) = 60; inner: [20, 30) + [40, 50) = 20;
+  // cudaMalloc 10; nothing: [100, 150) = 50.
+  EXPECT_EQ(By["outer"], 60);
+  EXPECT_EQ(By["inner"], 20);
+  EXPECT_EQ(By["cudaMalloc"], 10);
+  EXPECT_EQ(By["-"], 50);
+}
+
+} // namespace
