@@ -6,6 +6,8 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -270,6 +272,9 @@ bool decodeArgs(object Args, RawEvent &R) {
       if ((is(K, "bytes") || is(K, "Bytes")) && integer(V, N)) {
         R.A.Bytes = N;
         R.HasArgs = true;
+      } else if (is(K, "dtype")) {
+        if (!V.get_string().get(R.Dtype))
+          R.HasArgs = true;
       } else if (is(K, "block")) {
         dims3(V, R.A.Block);
         R.HasArgs = true;
@@ -320,6 +325,9 @@ bool decodeArgs(object Args, RawEvent &R) {
         R.HasArgs = true;
       } else if (is(K, "blocks per SM") && real(V, R.A.BlocksPerSM)) {
         R.HasArgs = true;
+      } else if (is(K, "In msg nelems") && integer(V, N)) {
+        R.MsgNelems = std::max(R.MsgNelems, N);
+        R.HasArgs = true;
       }
       break;
     case 14:
@@ -328,6 +336,9 @@ bool decodeArgs(object Args, RawEvent &R) {
         R.HasArgs = true;
       } else if (is(K, "Total Reserved") && integer(V, N)) {
         R.A.TotalReserved = N;
+        R.HasArgs = true;
+      } else if (is(K, "Out msg nelems") && integer(V, N)) {
+        R.MsgNelems = std::max(R.MsgNelems, N);
         R.HasArgs = true;
       }
       break;
@@ -543,13 +554,19 @@ void derive(RawEvent &R, DecodeCache &C) {
   R.Kind = Kind;
 
   R.WantArgs =
-      R.HasArgs &&
-      (R.Device || Kind == EventKind::Marker || Kind == EventKind::Op ||
-       Kind == EventKind::Runtime || Kind == EventKind::Driver);
+      R.HasArgs && (R.Device || Kind == EventKind::Marker ||
+                    Kind == EventKind::Op || Kind == EventKind::Runtime ||
+                    Kind == EventKind::Driver || Kind == EventKind::Annotation);
   if (Kind == EventKind::Memcpy || Kind == EventKind::Memset)
     R.WantArgs = true;
   if (!R.WantArgs)
     return;
+  // A collective's payload: message elements times the element size.
+  if (Kind == EventKind::Collective && R.MsgNelems >= 0 && R.A.Bytes < 0) {
+    int64_t Size = model::scalarTypeSize(ref(R.Dtype));
+    if (Size > 0 && R.MsgNelems <= INT64_MAX / Size)
+      R.A.Bytes = R.MsgNelems * Size;
+  }
   if (Kind == EventKind::Memcpy) {
     if (!R.CopyKindArg.empty())
       R.A.Copy = copyKind(ref(R.CopyKindArg));

@@ -85,6 +85,10 @@ struct RawEvent {
   int64_t Correlation = 0, ExternalId = 0;
   model::EventArgs A;
   std::string_view ArgName, InputDims, InputTypes, Collective, CopyKindArg;
+  /// A collective kernel's message size (the larger of "In msg nelems" and
+  /// "Out msg nelems") and element type ("dtype"), when recorded.
+  int64_t MsgNelems = -1;
+  std::string_view Dtype;
 
   // Derived by the decoding thread from the fields above (pure functions of
   // them, or DecodeCache ids), so that committing does little more than

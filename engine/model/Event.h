@@ -83,6 +83,12 @@ struct Event {
 };
 static_assert(sizeof(Event) == 48, "Event must stay compact: peak memory");
 
+/// Bytes per element of a tensor element type, as traces write it: the
+/// ScalarType names of collective kernels' "dtype" ("Float", "BFloat16",
+/// "Long") and the C++ names of "Input type" ("float", "c10::Half",
+/// "long int", "signed char"). -1 when unknown.
+int64_t scalarTypeSize(llvm::StringRef Type);
+
 enum class CopyKind : uint8_t { Unknown, HtoD, DtoH, DtoD, HtoH, PtoP };
 llvm::StringRef copyKindName(CopyKind K);
 

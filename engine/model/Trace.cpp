@@ -1,6 +1,7 @@
 //===- model/Trace.cpp ----------------------------------------------------===//
 #include "model/Trace.h"
 
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/ErrorHandling.h"
 
 using namespace tracelint::model;
@@ -39,6 +40,25 @@ llvm::StringRef tracelint::model::eventKindName(EventKind K) {
     return "other";
   }
   llvm_unreachable("covered switch");
+}
+
+int64_t tracelint::model::scalarTypeSize(llvm::StringRef Type) {
+  Type = Type.trim();
+  Type.consume_front("c10::");
+  if (Type.startswith("Float8") || Type.startswith("float8"))
+    return 1;
+  return llvm::StringSwitch<int64_t>(Type)
+      .Cases("Double", "double", "Long", "long int", "long", 8)
+      .Cases("int64_t", "long long", "unsigned long", "uint64_t", 8)
+      .Cases("ComplexFloat", "complex<float>", 8)
+      .Cases("ComplexDouble", "complex<double>", 16)
+      .Cases("Float", "float", "Int", "int", "int32_t", "unsigned int", 4)
+      .Cases("UInt32", "uint32_t", 4)
+      .Cases("Half", "BFloat16", "Short", "short int", "short", 2)
+      .Cases("int16_t", "UInt16", "uint16_t", "ComplexHalf", 2)
+      .Cases("Byte", "Char", "Bool", "signed char", "unsigned char", 1)
+      .Cases("bool", "int8_t", "uint8_t", "char", 1)
+      .Default(-1);
 }
 
 llvm::StringRef tracelint::model::copyKindName(CopyKind K) {

@@ -40,6 +40,7 @@ const DetectorEntry Table[] = {
     {"fp32-simt-matmul", runFp32SimtMatmul},
     {"host-bound-gaps", runHostBoundGaps},
     {"launch-bound", runLaunchBound},
+    {"long-small-collective", runLongSmallCollective},
     {"misaligned-matmul", runMisalignedMatmul},
     {"naive-attention", runNaiveAttention},
     {"pageable-copies", runPageableCopies},

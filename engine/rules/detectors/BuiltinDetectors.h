@@ -39,6 +39,8 @@ TRACELINT_DETECTOR(runHostBoundGaps);
 /// "launch-bound" (L001): device idle inside steps that the host's launch
 /// path explains.
 TRACELINT_DETECTOR(runLaunchBound);
+/// "long-small-collective" (N002): long collectives with small payloads.
+TRACELINT_DETECTOR(runLongSmallCollective);
 /// "pageable-copies" (M002): host-device copies from or to pageable memory.
 TRACELINT_DETECTOR(runPageableCopies);
 /// "single-rank" (N003): one rank's trace of a multi-rank job.
