@@ -199,10 +199,10 @@ llvm::Expected<RuleSetup> tracelint::cli::setupRulesFromOptions() {
     return Setup.takeError();
   if (llvm::Error E =
           rules::Config::checkSelectors(Sel, Setup->Rules, "--select"))
-    return std::move(E);
+    return E;
   if (llvm::Error E =
           rules::Config::checkSelectors(Ign, Setup->Rules, "--ignore"))
-    return std::move(E);
+    return E;
   Setup->Cfg.applyCommandLine(Sel, Ign);
   return Setup;
 }

@@ -136,16 +136,16 @@ llvm::Expected<Baseline> Baseline::parse(llvm::StringRef Text,
       return bad(Path, Where + ": expected a string \"" + Key + "\"");
     };
     if (llvm::Error Err = Str("code", E.Code, true))
-      return std::move(Err);
+      return Err;
     if (llvm::Error Err = Str("fingerprint", E.Fingerprint, true))
-      return std::move(Err);
+      return Err;
     if (llvm::Error Err = Str("name", E.Name, false))
-      return std::move(Err);
+      return Err;
     if (llvm::Error Err = Str("subject", E.Subject, false))
-      return std::move(Err);
+      return Err;
     std::string Sev = "warning";
     if (llvm::Error Err = Str("severity", Sev, false))
-      return std::move(Err);
+      return Err;
     std::optional<Severity> S = parseSeverity(Sev);
     if (!S)
       return bad(Path, Where + ": unknown severity \"" + Sev + "\"");
