@@ -16,7 +16,8 @@ llvm::Expected<uint64_t> cli::parseByteSize(llvm::StringRef Text,
   while (NumEnd < S.size() && (llvm::isDigit(S[NumEnd]) || S[NumEnd] == '.'))
     ++NumEnd;
   llvm::StringRef Number = S.take_front(NumEnd);
-  llvm::StringRef Unit = S.drop_front(NumEnd).trim().lower();
+  // lower() returns a new string: keep it alive for the comparisons below.
+  std::string Unit = S.drop_front(NumEnd).trim().lower();
   auto Bad = [&] {
     return llvm::createStringError(
         std::make_error_code(std::errc::invalid_argument),

@@ -289,8 +289,8 @@ void DependencyGraph::addLaunchEdges() {
   }
 }
 
-static uint64_t streamKey(int32_t Dev, int64_t Stream) {
-  return (uint64_t(uint32_t(Dev)) << 32) ^ uint64_t(Stream);
+static std::pair<int32_t, int64_t> streamKey(int32_t Dev, int64_t Stream) {
+  return {Dev, Stream};
 }
 
 uint32_t DependencyGraph::awaitedByRecord(uint32_t SyncEvent) {

@@ -31,6 +31,7 @@
 #include "llvm/ADT/ArrayRef.h"
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 namespace tracelint::analysis {
@@ -108,8 +109,10 @@ private:
 
   std::vector<GraphEdge> Pending;
   /// Device stream lanes by (device, stream), and per lane its work with the
-  /// start of the launching call (built on first use).
-  llvm::DenseMap<uint64_t, uint32_t> StreamLane;
+  /// start of the launching call (built on first use). A std::map, because
+  /// (device, stream) come from the trace and may take any value, including
+  /// the ones a DenseMap reserves as its empty and tombstone keys.
+  std::map<std::pair<int32_t, int64_t>, uint32_t> StreamLane;
   llvm::DenseMap<uint32_t, std::vector<std::pair<int64_t, uint32_t>>> Launched;
   /// The work that a cuda_sync record waits for: the last work launched on
   /// the recorded stream before the event record call, or NoIndex.
