@@ -47,6 +47,7 @@ const DetectorEntry Table[] = {
     {"single-rank", runSingleRank},
     {"startup-artifacts", runStartupArtifacts},
     {"sync-after-launch", runSyncAfterLaunch},
+    {"sync-input-transfer", runSyncInputTransfer},
     {"sync-wait", runSyncWait},
     {"teardown-flush", runTeardownFlush},
     {"trace-damage", runTraceDamage},

@@ -26,6 +26,9 @@
 //    trace whose distributedInfo gives (or implies) several ranks, at info
 //    severity with no impact.
 //
+//  - D002 (a waited-for input copy at the step start) fires on no trace:
+//    the ResNet-50 waits are inside pageable staging calls (M002's).
+//
 // On every trace: no rule crashes, impacts stay within the target, and no
 // rendered text keeps a {placeholder} that the rule's detector did not fill.
 // The test skips when the folder is absent; TRACELINT_TRACES overrides it.
@@ -354,6 +357,35 @@ TEST_P(RulesCorpus, CommunicationRules) {
   }
   if (P.contains("rank_non_gpu"))
     EXPECT_TRUE(skipped(R, "N003")) << "rank 0 without a world size";
+}
+
+// --- D002 and L003-L005 (input transfer, host and launch overhead) --------
+TEST_P(RulesCorpus, InputTransferAndLaunchRules) {
+  const std::string &Path = GetParam();
+  if (Path.empty())
+    GTEST_SKIP() << "no traces under " << tracesDir();
+  auto Trace = import::importTraceFile(Path);
+  if (!Trace) {
+    llvm::consumeError(Trace.takeError());
+    GTEST_SKIP() << "not importable: " << Path;
+  }
+  analysis::Context Ctx(*Trace);
+  rules::Config Cfg;
+  rules::LintResult R = rules::runRules(Ctx, catalogue(), Cfg, Path);
+  llvm::StringRef P(Path);
+
+  // D002: the ResNet-50 runs copy input and labels at the step start and
+  // synchronize after each copy (.to() with non_blocking=False), but the
+  // copies are pageable: the host waits inside the staging calls, which is
+  // M002's time, and the synchronizations after them add microseconds. No
+  // other trace waits for a step-start input copy.
+  EXPECT_FALSE(has(R, "D002")) << "no pinned input copy is waited for";
+  if (P.contains("resnet50_num_workers_4")) {
+    EXPECT_TRUE(has(R, "M002")) << "the step-start wait is M002's";
+  }
+  if (!Ctx.hasSteps() || !Ctx.hasDeviceActivity()) {
+    EXPECT_TRUE(skipped(R, "D002")) << "no steps or no device work";
+  }
 }
 
 std::vector<std::string> filesOrPlaceholder() {

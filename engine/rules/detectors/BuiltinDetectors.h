@@ -55,6 +55,9 @@ TRACELINT_DETECTOR(runNaiveAttention);
 TRACELINT_DETECTOR(runStartupArtifacts);
 /// "sync-after-launch" (S002): host waits after nearly every kernel launch.
 TRACELINT_DETECTOR(runSyncAfterLaunch);
+/// "sync-input-transfer" (D002): host waits for the step's input copy before
+/// its first compute kernel.
+TRACELINT_DETECTOR(runSyncInputTransfer);
 /// "sync-wait" (S001): host waits on the device inside steps.
 TRACELINT_DETECTOR(runSyncWait);
 /// "teardown-flush" (U002): the final synchronization of the window.
