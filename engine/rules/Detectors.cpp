@@ -45,6 +45,7 @@ const DetectorEntry Table[] = {
     {"naive-attention", runNaiveAttention},
     {"pageable-copies", runPageableCopies},
     {"single-rank", runSingleRank},
+    {"small-grid", runSmallGrid},
     {"startup-artifacts", runStartupArtifacts},
     {"sync-after-launch", runSyncAfterLaunch},
     {"sync-input-transfer", runSyncInputTransfer},

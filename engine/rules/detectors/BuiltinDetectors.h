@@ -45,6 +45,9 @@ TRACELINT_DETECTOR(runLongSmallCollective);
 TRACELINT_DETECTOR(runPageableCopies);
 /// "single-rank" (N003): one rank's trace of a multi-rank job.
 TRACELINT_DETECTOR(runSingleRank);
+/// "small-grid" (K004): long kernels with fewer blocks than the device has
+/// SMs.
+TRACELINT_DETECTOR(runSmallGrid);
 /// "misaligned-matmul" (K003): fp16/bf16 products with K or N not a multiple
 /// of 8.
 TRACELINT_DETECTOR(runMisalignedMatmul);
