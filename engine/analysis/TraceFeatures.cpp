@@ -1,5 +1,6 @@
 //===- analysis/TraceFeatures.cpp -----------------------------------------===//
 #include "analysis/TraceFeatures.h"
+#include "analysis/Teardown.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -44,6 +45,14 @@ static const FeatureInfo Catalogue[] = {
      true},
     {Feature::TeardownWait, "teardown-wait",
      "host time blocked on the device after the last step", false, true},
+    {Feature::TeardownTime, "teardown-time",
+     "host time in deallocation, unloading and destruction calls after the "
+     "last submission",
+     false, true},
+    {Feature::ProfilerOverhead, "profiler-overhead",
+     "time in the profiler's own overhead activity (buffer flushes, "
+     "instrumentation), per step",
+     true, true},
     {Feature::DeviceEvents, "device-events",
      "device-work events (kernels, copies, memsets, collectives) in the trace",
      false, false},
@@ -214,6 +223,16 @@ FeatureValue analysis::measureFeature(const Context &Ctx, Feature F,
                       Hidden.lengthWithin(B.range(I)));
       break;
     }
+    case Feature::ProfilerOverhead: {
+      std::vector<model::Interval> Parts;
+      for (const Event &E : T.Events)
+        if (E.Kind == EventKind::Overhead)
+          Parts.push_back({E.Start, E.end()});
+      model::IntervalSet U = model::IntervalSet::unionOf(std::move(Parts));
+      for (size_t I = 0; I < B.size(); ++I)
+        B[I] = double(U.lengthWithin(B.range(I)));
+      break;
+    }
     case Feature::SubjectTime: {
       llvm::StringRef Leaf = Subject;
       if (size_t P = Leaf.rfind(" > "); P != llvm::StringRef::npos)
@@ -272,6 +291,13 @@ FeatureValue analysis::measureFeature(const Context &Ctx, Feature F,
       if (W.Range.Begin >= End)
         Sum += double(W.Range.length());
     return whole(Sum);
+  }
+  case Feature::TeardownTime: {
+    std::vector<model::Interval> Parts;
+    for (uint32_t I : teardownCalls(Ctx))
+      Parts.push_back({T.Events[I].Start, T.Events[I].end()});
+    return whole(
+        double(model::IntervalSet::unionOf(std::move(Parts)).length()));
   }
   case Feature::DeviceEvents:
     return whole(double(Ctx.quality().DeviceWorkEvents));

@@ -37,6 +37,8 @@ enum class Feature : uint8_t {
   ExposedCommunication, ///< collective time no compute kernel overlaps
   FirstStepExcess,      ///< first step minus the median of the others
   TeardownWait,         ///< host waits after the last step
+  TeardownTime,         ///< teardown calls after the last submission
+  ProfilerOverhead,     ///< profiler overhead activity, per step
   DeviceEvents,         ///< device-work events in the trace
   Steps,                ///< steps in the trace
   ImportDamage,         ///< dropped, adjusted, truncated or misplaced events

@@ -50,6 +50,7 @@ const DetectorEntry Table[] = {
     {"sync-after-launch", runSyncAfterLaunch},
     {"sync-input-transfer", runSyncInputTransfer},
     {"sync-wait", runSyncWait},
+    {"teardown-artifacts", runTeardownArtifacts},
     {"teardown-flush", runTeardownFlush},
     {"trace-damage", runTraceDamage},
     {"trace-no-device", runTraceNoDevice},

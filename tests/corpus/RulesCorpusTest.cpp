@@ -408,6 +408,48 @@ TEST_P(RulesCorpus, InputTransferAndLaunchRules) {
   }
 }
 
+// --- U rules (start-up and teardown) ---------------------------------------
+// U003: the PARAM benchmarks (simple_add, AlexNet, the counter-only run) end
+// with ten cudaFree calls after their last launch, and the saxpy run frees
+// and unregisters its buffers; all are windows without steps. ResNet-18 on
+// MI300 frees all through its window, between launches: allocator churn,
+// not teardown. Traces without launch calls cannot be judged.
+TEST_P(RulesCorpus, StartupAndTeardownRules) {
+  const std::string &Path = GetParam();
+  if (Path.empty())
+    GTEST_SKIP() << "no traces under " << tracesDir();
+  auto Trace = import::importTraceFile(Path);
+  if (!Trace) {
+    llvm::consumeError(Trace.takeError());
+    GTEST_SKIP() << "not importable: " << Path;
+  }
+  analysis::Context Ctx(*Trace);
+  rules::Config Cfg;
+  rules::LintResult R = rules::runRules(Ctx, catalogue(), Cfg, Path);
+  llvm::StringRef P(Path);
+  if (P.contains("hta-critical-path-a100/simple_add") ||
+      P.contains("hta-critical-path-a100/alexnet") ||
+      P.contains("hta-cupti-profiler-a100") ||
+      P.contains("nsys-saxpy-mpi-a100")) {
+    const rules::Finding *U = find(R, "U003");
+    ASSERT_NE(U, nullptr) << "deallocation after the last launch";
+    EXPECT_EQ(U->Subject, "window");
+    EXPECT_GT(U->ImpactNs, 0);
+  }
+  if (P.contains("train_resnet18") || P.contains("kineto-tb-resnet50") ||
+      P.contains("tracelens-xdit-mi300") || P.contains("param-dlrm")) {
+    EXPECT_FALSE(has(R, "U003")) << "no teardown after the last submission";
+  }
+  if (P.contains("hta-cpu-only") || P.contains("hta-mtia")) {
+    EXPECT_TRUE(skipped(R, "U003")) << "no launch calls";
+  }
+  // With steps, teardown after them changes no step.
+  const rules::Finding *F = find(R, "U003");
+  if (F && F->Subject == "after the steps") {
+    EXPECT_EQ(F->ImpactNs, 0);
+  }
+}
+
 std::vector<std::string> filesOrPlaceholder() {
   auto Files = corpusFiles();
   if (Files.empty())

@@ -63,6 +63,9 @@ TRACELINT_DETECTOR(runSyncAfterLaunch);
 TRACELINT_DETECTOR(runSyncInputTransfer);
 /// "sync-wait" (S001): host waits on the device inside steps.
 TRACELINT_DETECTOR(runSyncWait);
+/// "teardown-artifacts" (U003): deallocation, unloading and destruction
+/// after the last submission.
+TRACELINT_DETECTOR(runTeardownArtifacts);
 /// "teardown-flush" (U002): the final synchronization of the window.
 TRACELINT_DETECTOR(runTeardownFlush);
 /// "trace-damage" (T003): truncation, dropped events, bad links.

@@ -1,9 +1,13 @@
 //===- rules/detectors/StartupScan.cpp ------------------------------------===//
 #include "rules/detectors/StartupScan.h"
 
+#include "analysis/Teardown.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
+#include <climits>
 #include <map>
 #include <optional>
 
@@ -111,10 +115,30 @@ bool isCompilationEvent(const Event &E, llvm::StringRef Name) {
 
 } // namespace
 
+TeardownScan detect::scanTeardown(const Context &Ctx) {
+  const model::Trace &T = Ctx.trace();
+  TeardownScan Scan;
+  Scan.Begin = analysis::lastSubmissionEnd(Ctx);
+  std::vector<Interval> AllParts;
+  for (uint32_t I : analysis::teardownCalls(Ctx)) {
+    const Event &E = T.Events[I];
+    analysis::TeardownCategory Cat = *analysis::teardownCategory(T.name(E));
+    Scan.Found.push_back({I, Cat, {E.Start, E.end()}});
+    Scan.ByCategory[Cat].push_back({E.Start, E.end()});
+    AllParts.push_back({E.Start, E.end()});
+  }
+  Scan.TeardownNs =
+      model::IntervalSet::unionOf(AllParts).lengthWithin(Ctx.window());
+  return Scan;
+}
+
 StartupScan detect::scanStartup(const Context &Ctx, double MinShare,
                                 double WindowShare) {
   const model::Trace &T = Ctx.trace();
   StartupScan Scan;
+  // Deallocation and destruction after the last submission is teardown
+  // (U003), not start-up.
+  const int64_t TeardownBegin = analysis::lastSubmissionEnd(Ctx);
   std::vector<StartupEvent> &Found = Scan.Found;
   // 1. Start-up events anywhere in the window, and graph-capture spans
   //    (everything a thread submits between BeginCapture and EndCapture is
@@ -129,6 +153,8 @@ StartupScan detect::scanStartup(const Context &Ctx, double MinShare,
       llvm::StringRef Name = T.name(E);
       std::optional<StartupCategory> Cat;
       if (E.Kind == EventKind::Runtime || E.Kind == EventKind::Driver) {
+        if (E.Start >= TeardownBegin && analysis::teardownCategory(Name))
+          continue;
         Cat = runtimeCategory(Name, E.Duration);
         llvm::StringRef S = stem(Name);
         if (S.startswith("StreamBeginCapture"))

@@ -5,16 +5,22 @@
 // module loading, allocator calls, stream/event/handle creation, compilation
 // and autotuning, and graph capture. U001 reports it; the steady-state rules
 // (L001, S001, M001) use it to say "cannot judge" on a window that is
-// start-up rather than steady state.
+// start-up rather than steady state. Also finds the teardown work at the end
+// of a window (U003), so that deallocation at exit is not taken for
+// start-up allocation.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TRACELINT_RULES_DETECTORS_STARTUPSCAN_H
 #define TRACELINT_RULES_DETECTORS_STARTUPSCAN_H
 
 #include "analysis/Context.h"
+#include "analysis/Teardown.h"
+
+#include "llvm/ADT/StringRef.h"
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace tracelint::rules::detect {
@@ -66,6 +72,26 @@ StartupScan scanStartup(const analysis::Context &Ctx,
 /// The "cannot judge" reason for a steady-state rule on a start-up window,
 /// or "" when the window is not start-up.
 std::string startupWindowReason(const analysis::Context &Ctx);
+
+struct TeardownEvent {
+  uint32_t Index = model::NoIndex;
+  analysis::TeardownCategory Cat = analysis::ModuleUnload;
+  model::Interval Range;
+};
+
+struct TeardownScan {
+  /// When teardown can begin: the end of the window's last submission (a
+  /// launch or copy call on any host thread); INT64_MAX without one.
+  int64_t Begin = INT64_MAX;
+  /// Teardown calls (analysis::teardownCategory) that start at or after Begin.
+  std::vector<TeardownEvent> Found;
+  std::array<std::vector<model::Interval>, analysis::NumTeardownCategories>
+      ByCategory;
+  /// Host time in teardown calls (a union over threads) inside the window.
+  int64_t TeardownNs = 0;
+};
+
+TeardownScan scanTeardown(const analysis::Context &Ctx);
 
 } // namespace tracelint::rules::detect
 

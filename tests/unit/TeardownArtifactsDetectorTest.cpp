@@ -1,0 +1,135 @@
+//===- TeardownArtifactsDetectorTest.cpp - U003 teardown in the window ----===//
+#include "DetectorTestSupport.h"
+#include "analysis/Teardown.h"
+#include "analysis/TraceFeatures.h"
+#include "rules/detectors/BuiltinDetectors.h"
+
+#include "gtest/gtest.h"
+
+using namespace tracelint;
+using namespace tracelint::testing;
+using analysis::Context;
+using model::EventKind;
+
+namespace {
+
+/// Five rounds of 1 ms, each a launch and a 900 us kernel (the last launch
+/// call ends at 4.01 ms); \p Steps marks each round as a step, and
+/// \p LastStepEnd stretches the last step's range to that time. Then four
+/// 1 ms cudaFree calls from 5 ms and cuModuleUnload [9, 9.5) ms.
+model::Trace teardownTrace(bool Steps, int64_t LastStepEnd = 0) {
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  for (int K = 0; K < 5; ++K) {
+    int64_t T0 = K * Ms;
+    if (Steps)
+      M.step(K + 1, T0, K == 4 && LastStepEnd ? LastStepEnd : T0 + Ms);
+    M.launch(S, "k", T0 + 5 * Us, T0 + 10 * Us, T0 + 10 * Us, T0 + 910 * Us);
+  }
+  for (int I = 0; I < 4; ++I)
+    M.runtime("cudaFree", 5 * Ms + I * Ms, 6 * Ms + I * Ms);
+  M.add(M.Host, EventKind::Driver, "cuModuleUnload", 9 * Ms, 9500 * Us);
+  return M.finish();
+}
+
+TEST(TeardownArtifactsDetector, NamesTeardownCallsByCategory) {
+  using analysis::teardownCategory;
+  EXPECT_EQ(teardownCategory("cudaFree"), analysis::Deallocation);
+  EXPECT_EQ(teardownCategory("hipFree"), analysis::Deallocation);
+  EXPECT_EQ(teardownCategory("cuMemFree_v2"), analysis::Deallocation);
+  EXPECT_EQ(teardownCategory("cudaFreeHost"), analysis::Deallocation);
+  EXPECT_EQ(teardownCategory("cuModuleUnload"), analysis::ModuleUnload);
+  EXPECT_EQ(teardownCategory("cuDevicePrimaryCtxRelease_v2"),
+            analysis::ContextDestruction);
+  EXPECT_EQ(teardownCategory("hipStreamDestroy"), analysis::HandleDestruction);
+  // Stream-ordered frees and allocations are not teardown.
+  EXPECT_FALSE(teardownCategory("cudaFreeAsync").has_value());
+  EXPECT_FALSE(teardownCategory("cudaMalloc").has_value());
+  EXPECT_FALSE(teardownCategory("aten::free").has_value());
+}
+
+TEST(TeardownArtifactsDetector, ATeardownStormEndsAWindowWithoutSteps) {
+  model::Trace T = teardownTrace(false);
+  Context Ctx(T);
+  EXPECT_EQ(analysis::lastSubmissionEnd(Ctx), 4010 * Us);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runTeardownArtifacts, Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  const rules::Detection &D = Out.front();
+  EXPECT_EQ(D.Values.at("metric_kind"), "window");
+  EXPECT_EQ(D.Values.at("count"), "5");
+  // 4 ms of frees and 0.5 ms of unloading in a 9.5 ms window.
+  EXPECT_EQ(D.ImpactNs, 4500 * Us);
+  EXPECT_EQ(D.Values.at("teardown_share"), "47.4 %");
+  ASSERT_TRUE(D.SeverityOverride.has_value());
+  EXPECT_EQ(*D.SeverityOverride, rules::Severity::Warning);
+  // U001 no longer takes the frees for start-up allocation.
+  Out.clear();
+  EXPECT_EQ(run(rules::runStartupArtifacts, Ctx, Out), "");
+  EXPECT_TRUE(Out.empty());
+  // tracelint diff measures the same time.
+  analysis::FeatureValue F =
+      analysis::measureFeature(Ctx, analysis::Feature::TeardownTime, "");
+  ASSERT_TRUE(F.Value.has_value());
+  EXPECT_DOUBLE_EQ(*F.Value, double(4500 * Us));
+}
+
+TEST(TeardownArtifactsDetector, TeardownAfterTheStepsChangesNoStep) {
+  model::Trace T = teardownTrace(true);
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runTeardownArtifacts, Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out[0].Values.at("metric_kind"), "after the steps");
+  EXPECT_EQ(Out[0].ImpactNs, 0);
+  EXPECT_EQ(*Out[0].SeverityOverride, rules::Severity::Info);
+}
+
+TEST(TeardownArtifactsDetector, TeardownInsideTheLastStepInflatesIt) {
+  // The last step's range runs to 7 ms and so holds two of the frees.
+  model::Trace T = teardownTrace(true, 7 * Ms);
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runTeardownArtifacts, Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out[0].Values.at("metric_kind"), "last step");
+  EXPECT_EQ(Out[0].Window, "step 5");
+  // 2 ms of frees in step 5, capped by the 1 ms median step.
+  EXPECT_EQ(Out[0].ImpactNs, Ctx.targetNs());
+  EXPECT_EQ(*Out[0].SeverityOverride, rules::Severity::Warning);
+}
+
+TEST(TeardownArtifactsDetector, FreesBetweenLaunchesAreNotTeardown) {
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  for (int K = 0; K < 5; ++K) {
+    int64_t T0 = K * Ms;
+    M.runtime("cudaFree", T0, T0 + 900 * Us);
+    M.launch(S, "k", T0 + 905 * Us, T0 + 910 * Us, T0 + 910 * Us,
+             T0 + 990 * Us);
+  }
+  model::Trace T = M.finish();
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runTeardownArtifacts, Ctx, Out), "");
+  EXPECT_TRUE(Out.empty());
+}
+
+TEST(TeardownArtifactsDetector, ShortTeardownIsNotReported) {
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.launch(S, "k", 0, 5 * Us, 5 * Us, 500 * Us);
+  M.runtime("cudaFree", 600 * Us, 900 * Us);
+  model::Trace T = M.finish();
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runTeardownArtifacts, Ctx, Out), "");
+  EXPECT_TRUE(Out.empty());
+  // A lower threshold reports it.
+  EXPECT_EQ(
+      run(rules::runTeardownArtifacts, Ctx, Out, {{"min-duration", 100'000}}),
+      "");
+  EXPECT_EQ(Out.size(), 1u);
+}
+
+} // namespace
