@@ -44,6 +44,7 @@ const DetectorEntry Table[] = {
     {"misaligned-matmul", runMisalignedMatmul},
     {"naive-attention", runNaiveAttention},
     {"pageable-copies", runPageableCopies},
+    {"recompilation", runRecompilation},
     {"single-rank", runSingleRank},
     {"small-grid", runSmallGrid},
     {"startup-artifacts", runStartupArtifacts},

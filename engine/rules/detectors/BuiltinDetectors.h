@@ -43,6 +43,9 @@ TRACELINT_DETECTOR(runLaunchBound);
 TRACELINT_DETECTOR(runLongSmallCollective);
 /// "pageable-copies" (M002): host-device copies from or to pageable memory.
 TRACELINT_DETECTOR(runPageableCopies);
+/// "recompilation" (C001): torch.compile compiling inside steps after the
+/// first.
+TRACELINT_DETECTOR(runRecompilation);
 /// "single-rank" (N003): one rank's trace of a multi-rank job.
 TRACELINT_DETECTOR(runSingleRank);
 /// "small-grid" (K004): long kernels with fewer blocks than the device has
