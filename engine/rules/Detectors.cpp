@@ -38,6 +38,7 @@ const DetectorEntry Table[] = {
     {"exposed-communication", runExposedCommunication},
     {"exposed-htod-copies", runExposedCopies},
     {"fp32-simt-matmul", runFp32SimtMatmul},
+    {"graph-breaks", runGraphBreaks},
     {"host-bound-gaps", runHostBoundGaps},
     {"launch-bound", runLaunchBound},
     {"long-small-collective", runLongSmallCollective},

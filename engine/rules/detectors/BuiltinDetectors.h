@@ -33,6 +33,9 @@ TRACELINT_DETECTOR(runExposedCopies);
 /// "fp32-simt-matmul" (K001): FP32 matrix products on the SIMT pipeline of a
 /// device with matrix units.
 TRACELINT_DETECTOR(runFp32SimtMatmul);
+/// "graph-breaks" (C002): compiled calls split by graph breaks, with eager
+/// work between their graphs.
+TRACELINT_DETECTOR(runGraphBreaks);
 /// "host-bound-gaps" (L002): device idle while the host does other work
 /// between submissions.
 TRACELINT_DETECTOR(runHostBoundGaps);
