@@ -99,6 +99,14 @@ cl::opt<bool> Isolated("isolated", cl::desc("Ignore every configuration file"),
                        cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
                        cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
                        cl::cat(LintCategory));
+cl::opt<bool> PathBounds(
+    "path-bounds",
+    cl::desc("Cap each finding's impact by its critical-path what-if bound "
+             "(default on; --path-bounds=false keeps the detectors' own "
+             "bounds and skips the path)"),
+    cl::init(true), cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
+    cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
+    cl::cat(LintCategory));
 cl::list<std::string> RuleDirs(
     "rules",
     cl::desc("Add the rule files (*.toml) below DIR; a rule with a built-in "
@@ -204,6 +212,7 @@ llvm::Expected<RuleSetup> tracelint::cli::setupRulesFromOptions() {
           rules::Config::checkSelectors(Ign, Setup->Rules, "--ignore"))
     return E;
   Setup->Cfg.applyCommandLine(Sel, Ign);
+  Setup->Cfg.PathBounds = PathBounds;
   return Setup;
 }
 

@@ -75,9 +75,15 @@ llvm::StringRef measureName(Aggregation::Value V) {
 /// The declarative signature in words, or the detector's name.
 std::vector<std::string> describeSignature(const RuleSpec &Spec) {
   std::vector<std::string> Lines;
+  std::string WhatIf;
+  if (!Spec.Sig.WhatIf.empty())
+    WhatIf = "impact capped by the critical path without " +
+             Spec.Sig.WhatIf.describe() + " (docs/path.md)";
   if (!Spec.Sig.Detector.empty()) {
     Lines.push_back("C++ detector '" + Spec.Sig.Detector +
                     "' (reads the options below)");
+    if (!WhatIf.empty())
+      Lines.push_back(WhatIf);
     return Lines;
   }
   const Selector &S = Spec.Sig.Select;
@@ -188,6 +194,8 @@ std::vector<std::string> describeSignature(const RuleSpec &Spec) {
   Lines.push_back(
       llvm::formatv("fires when {0} {1} {2}{3}", Stat, Op, Threshold, Of)
           .str());
+  if (!WhatIf.empty())
+    Lines.push_back(WhatIf);
   return Lines;
 }
 

@@ -42,6 +42,9 @@ struct Config {
   std::vector<TraceIgnore> PerTraceIgnores;
   std::vector<std::string> RuleDirs; ///< extra rule directories
   std::vector<RuleSpec> InlineRules; ///< [[rule]] tables
+  /// Cap each finding's impact by its critical-path what-if bound (lint
+  /// --path-bounds; on by default).
+  bool PathBounds = true;
   /// Command-line selectors, a second layer over the file's (ruff-like: a
   /// command-line --select starts a new selection; --ignore alone removes
   /// rules from the file's selection).

@@ -1,5 +1,7 @@
 //===- rules/Engine.cpp - Running the catalogue on a trace ----------------===//
 #include "rules/Engine.h"
+
+#include "analysis/PathAnalysis.h"
 #include "rules/Evaluator.h"
 
 #include "report/Format.h"
@@ -260,7 +262,8 @@ std::string formatFactor(double F) {
 }
 
 Finding makeFinding(const Context &Ctx, const RuleSpec &Spec, const Config &Cfg,
-                    Detection D, llvm::ArrayRef<Penalty> Penalties) {
+                    Detection D, llvm::ArrayRef<Penalty> Penalties,
+                    int64_t PathBound, std::string PathQuery) {
   Finding F;
   F.Code = Spec.Code;
   F.Name = Spec.Name;
@@ -276,6 +279,16 @@ Finding makeFinding(const Context &Ctx, const RuleSpec &Spec, const Config &Cfg,
   F.ImpactNs = std::max<int64_t>(0, D.ImpactNs);
   if (Target > 0)
     F.ImpactNs = std::min(F.ImpactNs, Target);
+  // The critical path bounds what removing the blamed time can gain.
+  bool Capped = false;
+  if (PathBound >= 0) {
+    F.PathBoundNs = PathBound;
+    F.PathQuery = std::move(PathQuery);
+    if (PathBound < F.ImpactNs) {
+      F.ImpactNs = PathBound;
+      Capped = true;
+    }
+  }
   F.ImpactShare =
       Target > 0 ? std::min(1.0, double(F.ImpactNs) / double(Target)) : 0;
 
@@ -292,6 +305,17 @@ Finding makeFinding(const Context &Ctx, const RuleSpec &Spec, const Config &Cfg,
     }
 
   auto &V = D.Values;
+  if (Capped) {
+    // The detector's own figure was larger: every text shows the bound.
+    V["impact"] = report::formatDuration(F.ImpactNs);
+    V["impact_share"] = report::formatShare(F.ImpactShare);
+    D.ExtraEvidence.push_back(
+        llvm::formatv("critical path: without {0} the steady steps would "
+                      "complete at most {1} earlier (median), so the impact "
+                      "is capped there",
+                      F.PathQuery, report::formatDuration(F.ImpactNs))
+            .str());
+  }
   V.emplace("impact", report::formatDuration(F.ImpactNs));
   V.emplace("impact_share", report::formatShare(F.ImpactShare));
   V.emplace("target", Ctx.describeTarget());
@@ -331,6 +355,16 @@ LintResult rules::runRules(const Context &Ctx, const Catalogue &Rules,
                            DetectorLookup Lookup) {
   LintResult R;
   std::vector<Penalty> Penalties = qualityPenalties(Ctx, R.QualityNotes);
+  // The critical path is built once per trace, on the first finding that
+  // names what it blames.
+  std::optional<analysis::PathModel> Path;
+  auto Bound = [&](const analysis::WhatIfQuery &Q) -> int64_t {
+    if (Q.empty() || !Cfg.PathBounds || !Ctx.hasDeviceActivity())
+      return -1;
+    if (!Path)
+      Path.emplace(Ctx);
+    return Path->medianGain(Q);
+  };
   // Each need is checked once per trace (some scan every event).
   std::array<std::optional<std::string>, 7> NeedCache;
   auto Missing = [&](Need N) -> const std::string & {
@@ -376,9 +410,14 @@ LintResult rules::runRules(const Context &Ctx, const Catalogue &Rules,
       R.Skipped.push_back({Spec.Code, Spec.Name, std::move(Why)});
       continue;
     }
-    for (Detection &D : Detections)
-      R.Findings.push_back(
-          makeFinding(Ctx, Spec, Cfg, std::move(D), Penalties));
+    for (Detection &D : Detections) {
+      const analysis::WhatIfQuery &Q =
+          D.PathQuery.empty() ? Spec.Sig.WhatIf : D.PathQuery;
+      int64_t B = D.ImpactNs > 0 ? Bound(Q) : -1;
+      std::string Described = B >= 0 ? Q.describe() : std::string();
+      R.Findings.push_back(makeFinding(Ctx, Spec, Cfg, std::move(D), Penalties,
+                                       B, std::move(Described)));
+    }
   }
 
   llvm::stable_sort(R.Findings, [](const Finding &A, const Finding &B) {

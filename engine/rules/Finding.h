@@ -50,6 +50,11 @@ struct Detection {
   std::optional<Severity> SeverityOverride;
   /// Notes on why confidence was lowered.
   std::vector<std::string> ConfidenceNotes;
+  /// What the finding blames as a what-if query on the critical path (the
+  /// ops, kernels or categories of time it would remove); empty: the rule's
+  /// [signature] what-if, if any. The engine caps ImpactNs by the gain the
+  /// path predicts without that time (docs/path.md).
+  analysis::WhatIfQuery PathQuery;
 };
 
 struct Finding {
@@ -67,6 +72,10 @@ struct Finding {
   std::vector<std::string> ConfidenceNotes;
   std::string Subject;
   std::string Fingerprint;
+  /// The critical-path bound of the impact (median over the steady steps of
+  /// the gain without PathQuery), or -1 when none was computed.
+  int64_t PathBoundNs = -1;
+  std::string PathQuery; ///< the query, described; empty without a bound
 
   /// Ranking key: impact x confidence, ties by code then subject.
   double score() const { return double(ImpactNs) * Confidence; }

@@ -279,9 +279,16 @@ llvm::Error RuleReader::readSignature(const toml::table &T) {
     return fail(*N, llvm::formatv("'signature' must be a table, not {0}",
                                   typeName(*N)));
   static const llvm::StringRef SigKeys[] = {"detector", "select", "aggregate",
-                                            "fires-when"};
+                                            "fires-when", "what-if"};
   if (llvm::Error E = checkKeys(*Sig, SigKeys, "[signature]", Origin))
     return E;
+  if (const toml::node *W = Sig->get("what-if")) {
+    std::string Text, Error;
+    if (llvm::Error E = readStringKey(*Sig, "what-if", Text))
+      return E;
+    if (!analysis::WhatIfQuery::parse(Text, Spec.Sig.WhatIf, Error))
+      return fail(*W, "'what-if': " + Error);
+  }
   const toml::node *Det = Sig->get("detector");
   const toml::node *Sel = Sig->get("select");
   if (Det && Sel)

@@ -9,6 +9,7 @@
 #ifndef TRACELINT_RULES_RULESPEC_H
 #define TRACELINT_RULES_RULESPEC_H
 
+#include "analysis/WhatIf.h"
 #include "model/Event.h"
 #include "model/Trace.h"
 
@@ -109,6 +110,9 @@ struct Signature {
   /// A C++ detector for rules the declarative language cannot express;
   /// empty when the signature is declarative.
   std::string Detector;
+  /// What the rule's findings blame, as a what-if query on the critical
+  /// path ("category:wait"); empty: the detector's own bound stands.
+  analysis::WhatIfQuery WhatIf;
   Selector Select;
   Aggregation Aggregate;
 };

@@ -7,6 +7,8 @@
 #include "rules/Engine.h"
 #include "rules/Evaluator.h"
 
+#include "analysis/PathCategory.h"
+
 #include "model/TraceBuilder.h"
 
 #include "gtest/gtest.h"
@@ -543,3 +545,77 @@ TEST(Engine, FingerprintsAreStable) {
 }
 
 } // namespace
+
+namespace {
+
+/// One step of the launch-overhead toy: five 2 ms kernels queued behind 1 ms
+/// launches, completion 11 ms; removing the launch time gains 1 ms.
+model::Trace launchToy() {
+  model::TraceBuilder B;
+  uint32_t Host = B.lane(1, 1), Stream = B.lane(100, 7);
+  B.setDeviceLane(Stream, 0, 7);
+  auto Add = [&](uint32_t Lane, EventKind K, llvm::StringRef Name,
+                 int64_t Start, int64_t End, uint32_t Corr) {
+    model::Event E;
+    E.Lane = Lane;
+    E.Kind = K;
+    E.Name = B.strings().intern(Name);
+    E.Start = Start;
+    E.Duration = End - Start;
+    E.Correlation = Corr;
+    B.addEvent(E);
+  };
+  Add(Host, EventKind::Annotation, "ProfilerStep#1", 0, 5 * Ms, 0);
+  for (uint32_t I = 0; I < 5; ++I) {
+    Add(Host, EventKind::Runtime, "cudaLaunchKernel", I * Ms, (I + 1) * Ms,
+        I + 1);
+    Add(Stream, EventKind::Kernel, "k", (1 + 2 * I) * Ms, (3 + 2 * I) * Ms,
+        I + 1);
+  }
+  return B.finish();
+}
+
+std::string detectLaunchBlame(const analysis::Context &, const RuleSpec &,
+                              const RuleOptions &,
+                              std::vector<Detection> &Out) {
+  Detection D;
+  D.ImpactNs = 4 * Ms; // the detector's own, looser bound
+  D.Subject = "launches";
+  Out.push_back(D);
+  return "";
+}
+
+DetectorFn launchBlameDetectors(llvm::StringRef Name) {
+  return Name == "test-launch" ? detectLaunchBlame : nullptr;
+}
+
+} // namespace
+
+TEST(Engine, ImpactIsCappedByTheCriticalPath) {
+  model::Trace T = launchToy();
+  analysis::Context Ctx(T);
+  Catalogue C;
+  RuleSpec S = detectorRule("L009", "test-launch");
+  S.Sig.WhatIf.Categories.set(unsigned(analysis::PathCategory::Launch));
+  ASSERT_FALSE(bool(C.add(S)));
+  LintResult R = runRules(Ctx, C, Config(), "t.json", launchBlameDetectors);
+  ASSERT_EQ(R.Findings.size(), 1u);
+  EXPECT_EQ(R.Findings[0].PathBoundNs, 1 * Ms);
+  EXPECT_EQ(R.Findings[0].ImpactNs, 1 * Ms);
+  EXPECT_EQ(R.Findings[0].PathQuery, "launch");
+  EXPECT_EQ(R.Findings[0].Hypothesis,
+            "launches costs up to 1 ms of the median step time 5.000 ms "
+            "(1 steps)");
+  ASSERT_FALSE(R.Findings[0].Evidence.empty());
+  EXPECT_EQ(R.Findings[0].Evidence.back(),
+            "critical path: without launch the steady steps would complete "
+            "at most 1 ms earlier (median), so the impact is capped there");
+
+  // Turned off, the detector's bound stands and no path is built.
+  Config Off;
+  Off.PathBounds = false;
+  LintResult R2 = runRules(Ctx, C, Off, "t.json", launchBlameDetectors);
+  ASSERT_EQ(R2.Findings.size(), 1u);
+  EXPECT_EQ(R2.Findings[0].ImpactNs, 4 * Ms);
+  EXPECT_EQ(R2.Findings[0].PathBoundNs, -1);
+}

@@ -239,6 +239,12 @@ std::string rules::runDeviceCopies(const Context &Ctx, const RuleSpec &,
                       Unattributed)
             .str());
   Det.ImpactNs = Impact;
+  // On the critical path: the same copies taking no time (DtoD copies by
+  // category, which also holds other copies: a looser bound).
+  for (auto &K : Kernels)
+    Det.PathQuery.Names.push_back(K.second);
+  if (DtoD)
+    Det.PathQuery.Categories.set(unsigned(analysis::PathCategory::Copy));
   Det.Window = Win.describe();
   Det.Subject = TopPath;
   // A layout materialization (contiguous/reshape/clone) is the clearest
