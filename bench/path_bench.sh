@@ -5,17 +5,18 @@
 #
 # Times, alternately, N runs each (default 3) of
 #
-#   stats: BUILD/cli/tracelint stats TRACE --format json -o /dev/null
-#   lint:  BUILD/cli/tracelint lint  TRACE --format json -o /dev/null
-#   path:  BUILD/cli/tracelint path  TRACE --format json -o /dev/null
+#   stats:       BUILD/cli/tracelint stats TRACE --format json -o /dev/null
+#   lint-nopath: BUILD/cli/tracelint lint  TRACE --path-bounds=false ...
+#   lint:        BUILD/cli/tracelint lint  TRACE ...   (impacts capped by the path)
+#   path:        BUILD/cli/tracelint path  TRACE ...
 #
 # on TRACE (default: the 1 GB trace that run_bench.sh generates,
 # bench/data/kineto_1G_s1.json; run that first) and prints a Markdown table
 # of the median wall time and the median CPU time (user + sys) of each, with
-# peak RSS. `path` imports the trace and runs the path analysis alone, so
-# path - stats approximates what the path analysis adds to `lint`; the last
-# line gives that addition as a share of lint's CPU time. CPU time is the
-# fairer measure on a shared machine: wall time counts the waits for a core.
+# peak RSS. The last line gives what the path adds to `lint` (lint against
+# lint --path-bounds=false) as a share of the latter's CPU time. CPU time is
+# the fairer measure on a shared machine: wall time counts the waits for a
+# core.
 set -euo pipefail
 export LC_ALL=C
 
@@ -43,11 +44,13 @@ declare -A wall cpu rss
 tf=$(mktemp)
 trap 'rm -f "$tf"' EXIT
 for ((i = 0; i < runs; i++)); do
-  for cmd in stats lint path; do
+  for cmd in stats lint-nopath lint path; do
     rc=0
-    /usr/bin/time -f '%e %U %S %M' -o "$tf" "$bin" "$cmd" "$file" --format json -o /dev/null >/dev/null 2>&1 || rc=$?
+    args=("${cmd%-nopath}" "$file" --format json -o /dev/null)
+    [[ $cmd == lint-nopath ]] && args+=(--path-bounds=false)
+    /usr/bin/time -f '%e %U %S %M' -o "$tf" "$bin" "${args[@]}" >/dev/null 2>&1 || rc=$?
     # lint exits 1 when it reports findings; anything else is a failure.
-    if [[ $rc -ne 0 && ! ( $cmd == lint && $rc -eq 1 ) ]]; then
+    if [[ $rc -ne 0 && ! ( ${cmd%-nopath} == lint && $rc -eq 1 ) ]]; then
       echo "path_bench: error: '$cmd' failed with status $rc" >&2
       exit 1
     fi
@@ -61,10 +64,10 @@ done
 median() { tr ' ' '\n' | sed '/^$/d' | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 echo "| command | wall s (median) | CPU s (median, user+sys) | peak RSS MB |"
 echo "|---|---|---|---|"
-for cmd in stats lint path; do
+for cmd in stats lint-nopath lint path; do
   printf '| %s | %s | %s | %d |\n' "$cmd" "$(echo "${wall[$cmd]}" | median)" \
     "$(echo "${cpu[$cmd]}" | median)" $(( ${rss[$cmd]} / 1024 ))
 done
-s=$(echo "${cpu[stats]}" | median); l=$(echo "${cpu[lint]}" | median); p=$(echo "${cpu[path]}" | median)
+n=$(echo "${cpu[lint-nopath]}" | median); l=$(echo "${cpu[lint]}" | median)
 echo
-echo "path analysis (path - stats CPU): $(echo "scale=2; $p - $s" | bc) s = $(echo "scale=1; 100 * ($p - $s) / $l" | bc) % of lint's CPU time"
+echo "the path in lint (lint - lint --path-bounds=false, CPU): $(echo "scale=2; $l - $n" | bc) s = $(echo "scale=1; 100 * ($l - $n) / $n" | bc) % of lint without it"

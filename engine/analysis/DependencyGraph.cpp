@@ -206,8 +206,9 @@ void DependencyGraph::buildHost(uint32_t LI) {
       else if (StepEvents.count(In)) {
         E.Category = PathCategory::HostUntraced;
         E.Subject = NoIndex;
-      } else if (C.waitKind(Ev) == WaitKind::Explicit ||
-                 C.waitKind(Ev) == WaitKind::BlockingCopy)
+      } else if (C.waitKind(Ev) != WaitKind::None)
+        // Includes an op that reads a device value (aten::item) with no
+        // runtime wait recorded inside: its time is the wait.
         E.Category = PathCategory::Wait;
       else
         E.Category = PathCategory::HostOther;
