@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 using namespace tracelint;
 using namespace tracelint::rules;
@@ -173,6 +174,7 @@ std::string rules::runFp32SimtMatmul(const Context &Ctx, const RuleSpec &,
 
   // Group the kernels inside the windows by name.
   std::map<std::string, NameGroup> Groups;
+  std::set<std::string> FullNames; // exact names, for the path's what-if
   uint64_t Convs = 0;
   for (uint32_t I : Eligible) {
     const Event &E = T.Events[I];
@@ -181,6 +183,7 @@ std::string rules::runFp32SimtMatmul(const Context &Ctx, const RuleSpec &,
         }))
       continue;
     NameGroup &G = Groups[shortKernelName(T.name(E))];
+    FullNames.insert(T.name(E).str());
     ++G.Count;
     G.Ns += E.Duration;
     if (G.Longest == model::NoIndex ||
@@ -259,6 +262,9 @@ std::string rules::runFp32SimtMatmul(const Context &Ctx, const RuleSpec &,
                       NsByDevice.size())
             .str());
   Det.ImpactNs = Impact;
+  // On the critical path: these kernels taking no time (tensor cores make
+  // them faster, not free, so this bound is loose but safe).
+  Det.PathQuery.Names.assign(FullNames.begin(), FullNames.end());
   Det.Window = Win.describe();
   Det.Subject = "FP32 SIMT matrix products on " +
                 (Info && !Info->Name.empty() ? Info->Name : Device);
