@@ -47,6 +47,7 @@ const DetectorEntry Table[] = {
     {"pageable-copies", runPageableCopies},
     {"recompilation", runRecompilation},
     {"single-rank", runSingleRank},
+    {"single-tensor-optimizer", runSingleTensorOptimizer},
     {"small-grid", runSmallGrid},
     {"startup-artifacts", runStartupArtifacts},
     {"sync-after-launch", runSyncAfterLaunch},

@@ -51,6 +51,9 @@ TRACELINT_DETECTOR(runPageableCopies);
 TRACELINT_DETECTOR(runRecompilation);
 /// "single-rank" (N003): one rank's trace of a multi-rank job.
 TRACELINT_DETECTOR(runSingleRank);
+/// "single-tensor-optimizer" (L003): per-parameter elementwise kernel storms
+/// inside optimizer steps.
+TRACELINT_DETECTOR(runSingleTensorOptimizer);
 /// "small-grid" (K004): long kernels with fewer blocks than the device has
 /// SMs.
 TRACELINT_DETECTOR(runSmallGrid);

@@ -111,3 +111,18 @@ std::string detect::shortKernelName(llvm::StringRef Name) {
       .trim()
       .str();
 }
+
+bool detect::isMultiTensorKernel(llvm::StringRef Name) {
+  std::string Lower = Name.lower();
+  llvm::StringRef L(Lower);
+  return L.contains("multi_tensor_apply") || L.contains("multitensorapply") ||
+         L.contains("fused_adam") || L.contains("fusedadam") ||
+         L.contains("fused_sgd") || L.contains("fusedsgd") ||
+         L.contains("fused_adagrad") || L.contains("fused_lamb");
+}
+
+bool detect::isElementwiseKernel(llvm::StringRef Name) {
+  if (isMultiTensorKernel(Name))
+    return false;
+  return Name.contains("elementwise_kernel") || Name.contains("triton_poi_");
+}

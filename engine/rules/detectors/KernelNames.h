@@ -54,6 +54,19 @@ MatmulKernel classifyMatmulKernel(llvm::StringRef Name);
 /// named by X.
 std::string shortKernelName(llvm::StringRef Name);
 
+/// True for a kernel that applies one elementwise operation to one tensor
+/// (or a few of the same shape): PyTorch's `elementwise_kernel`,
+/// `vectorized_elementwise_kernel`, `unrolled_elementwise_kernel` (the same
+/// names on ROCm), and Triton pointwise kernels (`triton_poi_`). Kernels
+/// that process a list of tensors (isMultiTensorKernel) are not.
+bool isElementwiseKernel(llvm::StringRef Name);
+
+/// True for a kernel that processes a list of tensors in one launch:
+/// `multi_tensor_apply_kernel` (PyTorch's `_foreach_*` ops and fused
+/// optimizers, and Apex), and fused optimizer kernels (`fused_adam`,
+/// `FusedAdam`, `fused_sgd`, ...).
+bool isMultiTensorKernel(llvm::StringRef Name);
+
 } // namespace tracelint::rules::detect
 
 #endif
