@@ -67,6 +67,16 @@ MeasureWindows detect::measureWindows(const analysis::Context &Ctx) {
   return W;
 }
 
+analysis::WhatIfQuery detect::namesQuery(const model::Trace &T,
+                                         llvm::ArrayRef<uint32_t> Events) {
+  analysis::WhatIfQuery Q;
+  for (uint32_t I : Events)
+    Q.Names.push_back(T.name(T.Events[I]).str());
+  llvm::sort(Q.Names);
+  Q.Names.erase(std::unique(Q.Names.begin(), Q.Names.end()), Q.Names.end());
+  return Q;
+}
+
 WorkMeasure detect::measureWork(const analysis::Context &Ctx,
                                 const MeasureWindows &Win,
                                 llvm::ArrayRef<uint32_t> Work) {

@@ -74,6 +74,13 @@ struct WorkMeasure {
 WorkMeasure measureWork(const analysis::Context &Ctx, const MeasureWindows &Win,
                         llvm::ArrayRef<uint32_t> Work);
 
+/// A what-if query naming the events \p Events (indices into the trace), for
+/// a finding's critical-path cap: every event of those names taking no time.
+/// Other events sharing a name are removed too, which loosens the bound but
+/// keeps it an upper bound.
+analysis::WhatIfQuery namesQuery(const model::Trace &T,
+                                 llvm::ArrayRef<uint32_t> Events);
+
 /// An example event for the report.
 ExampleEvent example(const analysis::Context &Ctx, const model::Event &E);
 

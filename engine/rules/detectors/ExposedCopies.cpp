@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 using namespace tracelint;
 using namespace tracelint::rules;
@@ -66,6 +67,10 @@ std::string rules::runExposedCopies(const Context &Ctx, const RuleSpec &,
 
   std::vector<int64_t> ExposedPer(N, 0), CopyPer(N, 0);
   std::map<std::string, PathGroup> ByPath;
+  // The ops that issued the copies: a synchronous copy_ keeps the host inside
+  // the op while the copy runs, and the path may pass through that host time
+  // instead of the device copy.
+  std::set<std::string> IssuingOps;
   uint64_t Count = 0, OnCompute = 0;
   for (int32_t D : Ctx.devices()) {
     if (D < 0)
@@ -103,6 +108,9 @@ std::string rules::runExposedCopies(const Context &Ctx, const RuleSpec &,
       uint32_t L = T.launchOf(E);
       std::string Path = L == model::NoIndex ? "(no host call recorded)"
                                              : Ctx.opPath(T.Events[L]);
+      if (L != model::NoIndex)
+        if (const Event *Op = enclosingOp(T, T.Events[L]))
+          IssuingOps.insert(T.name(*Op).str());
       PathGroup &G = ByPath[Path];
       ++G.Count;
       G.Bytes += std::max<int64_t>(T.args(E)->Bytes, 0);
@@ -180,6 +188,11 @@ std::string rules::runExposedCopies(const Context &Ctx, const RuleSpec &,
   }
   Det.Examples.push_back(example(Ctx, Longest));
   Det.ImpactNs = Impact;
+  // On the critical path: every copy, and the ops that issued these, taking
+  // no time (a side stream hides the copy rather than removing it: loose but
+  // safe).
+  Det.PathQuery.Categories.set(unsigned(analysis::PathCategory::Copy));
+  Det.PathQuery.Names.assign(IssuingOps.begin(), IssuingOps.end());
   Det.Window = Win.describe();
   Det.Subject = Top->first;
   // Exposure is measured; whether the data could be copied earlier (is it

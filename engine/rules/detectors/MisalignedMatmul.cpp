@@ -224,6 +224,9 @@ std::string rules::runMisalignedMatmul(const Context &Ctx, const RuleSpec &,
                       Sorted[G].second->Count, dur(Sorted[G].second->DeviceNs))
             .str());
   Det.ImpactNs = Impact;
+  // On the critical path: the misaligned products' kernels taking no time
+  // (padding makes them faster, not free: a loose but safe cap).
+  Det.PathQuery = namesQuery(T, Work);
   Det.Window = Win.describe();
   Det.Subject = Top.Op + " " + Top.Detail;
   // The shapes are certain; how much alignment costs depends on the

@@ -299,6 +299,9 @@ std::string rules::runNaiveAttention(const Context &Ctx, const RuleSpec &,
   Win.describeInto(V);
   Det.Examples.push_back(example(Ctx, Anchor));
   Det.ImpactNs = Impact;
+  // On the critical path: the unfused attention kernels taking no time (a
+  // fused kernel still takes some: a loose but safe cap).
+  Det.PathQuery = namesQuery(T, Work);
   Det.Window = Win.describe();
   Det.Subject = AllMath ? "sdpa math backend" : "matmul-softmax-matmul";
   // An explicit math-backend op is unambiguous; an op pattern may be

@@ -129,6 +129,7 @@ std::string rules::runSingleTensorOptimizer(const Context &Ctx,
   llvm::DenseSet<uint32_t> OptimizerWork;
   std::map<std::string, uint64_t> OpsByCount;
   std::map<std::string, uint64_t> Classes;
+  std::vector<uint32_t> StepRanges; // the optimizer ranges measured
   std::vector<int64_t> KernelDurations;
   uint32_t Longest = model::NoIndex;
   for (uint32_t RI : Ranges) {
@@ -171,6 +172,7 @@ std::string rules::runSingleTensorOptimizer(const Context &Ctx,
       continue;
     F.Spans.push_back({R.Start, End});
     ++Classes[optimizerClass(T.name(R)).str()];
+    StepRanges.push_back(RI);
     if (Longest == model::NoIndex || R.Duration > T.Events[Longest].Duration)
       Longest = RI;
   }
@@ -252,6 +254,9 @@ std::string rules::runSingleTensorOptimizer(const Context &Ctx,
     Det.Examples.push_back(example(Ctx, E));
   }
   Det.ImpactNs = Cost;
+  // On the critical path: the optimizer steps taking no time, host and
+  // device (foreach or fused kernels still take some: a loose but safe cap).
+  Det.PathQuery = namesQuery(T, StepRanges);
   Det.Window = Win.describe();
   Det.Subject = V["subject"];
   Det.Confidence = 0.7;

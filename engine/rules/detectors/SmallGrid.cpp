@@ -139,6 +139,7 @@ std::string rules::runSmallGrid(const Context &Ctx, const RuleSpec &,
     int64_t ExposedNs = 0, GainNs = 0, BusyNs = 0;
     uint64_t Kernels = 0;
     std::map<std::string, Group> Groups;
+    std::vector<uint32_t> Counted; ///< the small-grid kernels, for the path
   };
   std::vector<DeviceResult> Results;
   for (int32_t D : Ctx.devices()) {
@@ -178,6 +179,7 @@ std::string rules::runSmallGrid(const Context &Ctx, const RuleSpec &,
             if (E.Start >= Win.Ranges[W].Begin && E.Start < Win.Ranges[W].End) {
               Saving[W] += int64_t(double(E.Duration) * (1.0 - B));
               ++R.Kernels;
+              R.Counted.push_back(I);
               std::string Key = llvm::formatv("{0} grid {1} block {2}",
                                               displayName(T.name(E)),
                                               dims(A->Grid), dims(A->Block))
@@ -329,6 +331,9 @@ std::string rules::runSmallGrid(const Context &Ctx, const RuleSpec &,
                         NoGrid + NoSMs + UnknownUnit, dur(MinKernel))
               .str());
     Det.ImpactNs = Impact;
+    // On the critical path: these kernels taking no time (a fuller grid
+    // makes them faster, not free: a loose but safe cap).
+    Det.PathQuery = namesQuery(T, R.Counted);
     Det.Window = Win.describe();
     Det.Subject = T.name(Longest).str();
     // The grid is certain; whether more blocks would run faster (rather
