@@ -50,6 +50,7 @@ const DetectorEntry Table[] = {
     {"single-tensor-optimizer", runSingleTensorOptimizer},
     {"small-grid", runSmallGrid},
     {"startup-artifacts", runStartupArtifacts},
+    {"static-decode", runStaticDecode},
     {"sync-after-launch", runSyncAfterLaunch},
     {"sync-input-transfer", runSyncInputTransfer},
     {"sync-wait", runSyncWait},

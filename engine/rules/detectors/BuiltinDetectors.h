@@ -65,6 +65,9 @@ TRACELINT_DETECTOR(runMisalignedMatmul);
 TRACELINT_DETECTOR(runNaiveAttention);
 /// "startup-artifacts" (U001): start-up work and first-step outliers.
 TRACELINT_DETECTOR(runStartupArtifacts);
+/// "static-decode" (L004): a repeated static decode loop whose device idles
+/// on the launch path.
+TRACELINT_DETECTOR(runStaticDecode);
 /// "sync-after-launch" (S002): host waits after nearly every kernel launch.
 TRACELINT_DETECTOR(runSyncAfterLaunch);
 /// "sync-input-transfer" (D002): host waits for the step's input copy before

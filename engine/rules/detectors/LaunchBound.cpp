@@ -8,10 +8,14 @@
 // between them (not blocked in a synchronization, not in a long stretch of
 // other host work). Context::attributeIdle does that split; this detector
 // reads it per step, takes the median, and checks that kernels are short
-// against the launch cadence (otherwise the host would run ahead).
+// against the launch cadence (otherwise the host would run ahead). The
+// launch-path idle inside a repeated static decode loop that L004 reports
+// (DecodeLoop.h, with L004's default thresholds) is left to L004, so the
+// same idle time is never claimed by both rules.
 //
 //===----------------------------------------------------------------------===//
 #include "rules/detectors/BuiltinDetectors.h"
+#include "rules/detectors/DecodeLoop.h"
 #include "rules/detectors/DetectorSupport.h"
 #include "rules/detectors/StartupScan.h"
 
@@ -21,6 +25,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 using namespace tracelint;
 using namespace tracelint::rules;
@@ -41,7 +46,27 @@ struct DeviceFigures {
   uint32_t LongestGapWork = model::NoIndex;
   /// Launch-attributed idle per op name (the op that made the late call).
   std::map<std::string, int64_t> ByOp;
+  /// The launch-bound decode loop left to L004, if any.
+  std::optional<DecodeLoop> Decode;
 };
+
+/// Adds \p B's figures (and its gaps) to \p Sum.
+void addBreakdown(IdleBreakdown &Sum, IdleBreakdown &&B) {
+  Sum.IdleNs += B.IdleNs;
+  Sum.LaunchNs += B.LaunchNs;
+  Sum.HostWaitNs += B.HostWaitNs;
+  Sum.HostOtherNs += B.HostOtherNs;
+  Sum.QueuedNs += B.QueuedNs;
+  Sum.UnlinkedNs += B.UnlinkedNs;
+  Sum.Gaps += B.Gaps;
+  Sum.LaunchGaps += B.LaunchGaps;
+  if (B.LongestLaunchGap.length() > Sum.LongestLaunchGap.length()) {
+    Sum.LongestLaunchGap = B.LongestLaunchGap;
+    Sum.LongestLaunchGapWork = B.LongestLaunchGapWork;
+  }
+  for (analysis::AttributedGap &G : B.GapList)
+    Sum.GapList.push_back(std::move(G));
+}
 
 } // namespace
 
@@ -76,8 +101,17 @@ std::string rules::runLaunchBound(const Context &Ctx, const RuleSpec &,
       continue; // device work outside device streams: no busy union
     DeviceFigures F;
     F.Device = D;
+    if (std::optional<DecodeLoop> L =
+            findReportedDecodeLoop(Ctx, D, DecodeLoopOptions{});
+        L && L->Reported)
+      F.Decode = std::move(L);
     for (const Interval &R : Win.Ranges) {
-      IdleBreakdown B = Ctx.attributeIdle(D, R, IO);
+      IdleBreakdown B;
+      if (F.Decode)
+        for (const Interval &Piece : intervalMinus(R, F.Decode->Range))
+          addBreakdown(B, Ctx.attributeIdle(D, Piece, IO));
+      else
+        B = Ctx.attributeIdle(D, R, IO);
       F.Launch.push_back(B.LaunchNs);
       F.Idle.push_back(B.IdleNs);
       F.Wait.push_back(B.HostWaitNs);
@@ -233,6 +267,14 @@ std::string rules::runLaunchBound(const Context &Ctx, const RuleSpec &,
                       pct(double(F.Total.UnlinkedNs) / double(F.Total.IdleNs)))
             .str());
   }
+  if (F.Decode)
+    Det.ExtraEvidence.push_back(
+        llvm::formatv("the repeated decode loop on device {0} ({1} tokens "
+                      "of {2} operations from {3:f3} us) is left out of "
+                      "these figures: L004 reports it",
+                      F.Decode->Device, F.Decode->Repeats, F.Decode->Period,
+                      Ctx.traceTimestampUs(T.Events[F.Decode->FirstWork]))
+            .str());
   if (median(F.Wait) > LaunchIdle / 2)
     Det.ExtraEvidence.push_back(
         llvm::formatv("host waits also leave the device idle for {0} per "
