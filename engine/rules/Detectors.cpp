@@ -35,6 +35,7 @@ const DetectorEntry Table[] = {
     {"dataloader-stall", runDataLoaderStall},
     {"device-copies", runDeviceCopies},
     {"device-reads", runDeviceReads},
+    {"elementwise-chain", runElementwiseChain},
     {"exposed-communication", runExposedCommunication},
     {"exposed-htod-copies", runExposedCopies},
     {"fp32-simt-matmul", runFp32SimtMatmul},

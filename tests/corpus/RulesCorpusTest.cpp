@@ -307,6 +307,27 @@ TEST_P(RulesCorpus, FindingsMatchWhatIsKnown) {
     EXPECT_TRUE(skipped(R, "K002")) << "no framework ops";
   }
 
+  // L005 (l005): the df-index-resolver backward runs as unfused eager
+  // elementwise chains; compiled and graph-replayed traces (Triton, vLLM,
+  // xDiT) and the eager ResNet-50 (chains under 5 % of busy time) stay
+  // quiet; device traces without framework ops cannot be judged.
+  if (P.contains("hta-df-index-resolver")) {
+    EXPECT_TRUE(has(R, "L005")) << "eager elementwise chains in backward";
+  }
+  if (P.contains("hta-triton-a100") || P.contains("tracelens-vllm-mi300") ||
+      P.contains("tracelens-xdit-mi300") || P.contains("kineto-tb-resnet50") ||
+      P.contains("tracelens-hf-inference-mi300") || P.contains("param-dlrm") ||
+      P.contains("hta-nccl-a100")) {
+    EXPECT_FALSE(has(R, "L005")) << "fused, compiled or small chains";
+  }
+  if (P.contains("gpu_only_trace") || P.contains("report2.sqlite")) {
+    EXPECT_TRUE(skipped(R, "L005")) << "no framework ops";
+  }
+  if (NoDevice) {
+    EXPECT_FALSE(has(R, "L005"));
+    EXPECT_TRUE(skipped(R, "L005"));
+  }
+
   // K003 (rules-kc): the eager attention of timesformer and owlv2 multiplies
   // by sequence lengths of 3137 and 5185 in bf16; the other MI300X models'
   // projections are aligned.

@@ -24,6 +24,9 @@ TRACELINT_DETECTOR(runDataLoaderStall);
 TRACELINT_DETECTOR(runDeviceCopies);
 /// "device-reads" (S003): host waits that read device values.
 TRACELINT_DETECTOR(runDeviceReads);
+/// "elementwise-chain" (L005): consecutive eager elementwise kernels on a
+/// stream, each fed by the one before.
+TRACELINT_DETECTOR(runElementwiseChain);
 /// "exposed-communication" (N001): collectives that no compute on the same
 /// device overlaps.
 TRACELINT_DETECTOR(runExposedCommunication);

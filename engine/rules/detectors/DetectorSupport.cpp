@@ -138,6 +138,18 @@ std::string detect::joinNames(llvm::ArrayRef<std::string> Names, size_t Max) {
   return Out;
 }
 
+uint32_t detect::opContainer(const model::Trace &T, const model::Event &E) {
+  for (uint32_t P = E.Parent; P != model::NoIndex; P = T.Events[P].Parent) {
+    const model::Event &A = T.Events[P];
+    if (A.Kind == model::EventKind::Op ||
+        A.Kind == model::EventKind::Annotation ||
+        (A.Kind == model::EventKind::Python &&
+         T.name(A).startswith("nn.Module:")))
+      return P;
+  }
+  return model::NoIndex;
+}
+
 bool detect::isFlushWait(const analysis::Context &Ctx,
                          const analysis::HostWait &W) {
   if (Ctx.hasSteps())

@@ -88,6 +88,13 @@ ExampleEvent example(const analysis::Context &Ctx, const model::Event &E);
 /// nullptr.
 const model::Event *enclosingOp(const model::Trace &T, const model::Event &E);
 
+/// What \p E is called from: its nearest enclosing op, annotation or
+/// nn.Module frame, or model::NoIndex. Python frames of the call itself
+/// (with_stack wraps every op in "<built-in method ...>" frames) are looked
+/// through, so that the ops of one forward() share a container with or
+/// without stacks.
+uint32_t opContainer(const model::Trace &T, const model::Event &E);
+
 /// True when \p W is the synchronization that flushes queued work at the end
 /// of the profiled window: it starts after the last step ends, or, without
 /// steps, no host call submits device work after it returns. Such a wait is

@@ -126,3 +126,21 @@ bool detect::isElementwiseKernel(llvm::StringRef Name) {
     return false;
   return Name.contains("elementwise_kernel") || Name.contains("triton_poi_");
 }
+
+bool detect::isEagerElementwiseKernel(llvm::StringRef Name) {
+  Name = Name.trim();
+  Name.consume_front("void ");
+  if (!Name.consume_front("at::native::") || !isElementwiseKernel(Name))
+    return false;
+  llvm::StringRef Kind =
+      Name.take_until([](char C) { return C == '<' || C == '('; });
+  if (Kind != "vectorized_elementwise_kernel" &&
+      Kind != "unrolled_elementwise_kernel" && Kind != "elementwise_kernel" &&
+      Kind != "elementwise_kernel_manual_unroll")
+    return false; // indexing and other kernels named after the helper
+  // Copies and casts move data the rule does not count as computed (M001
+  // reads them); fills read no input, so nothing before them can feed them.
+  std::string Lower = Name.lower();
+  return !containsAny(Lower, {"copy_kernel", "copy_device_to_device",
+                              "fillfunctor", "fill_kernel"});
+}

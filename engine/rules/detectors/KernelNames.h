@@ -67,6 +67,14 @@ bool isElementwiseKernel(llvm::StringRef Name);
 /// `FusedAdam`, `fused_sgd`, ...).
 bool isMultiTensorKernel(llvm::StringRef Name);
 
+/// True for a PyTorch eager elementwise kernel that computes (CUDA and
+/// HIP builds name them alike): the at::native elementwise kernels of
+/// isElementwiseKernel (including `elementwise_kernel_manual_unroll`),
+/// unless the functor only copies, casts or fills (those read nothing
+/// computed, or belong to the copy rules). Kernels that a compiler already
+/// fused (Triton `triton_poi_*`, nvFuser, XLA fusions) do not count.
+bool isEagerElementwiseKernel(llvm::StringRef Name);
+
 } // namespace tracelint::rules::detect
 
 #endif

@@ -57,26 +57,12 @@ constexpr unsigned SiblingReach = 4;
 /// between).
 constexpr unsigned ScanLimit = 2000;
 
-/// What an op is called from: its nearest enclosing op, annotation or
-/// nn.Module frame. Python frames of the call itself (with_stack wraps
-/// every op in "<built-in method ...>" frames) are looked through, so that
-/// the ops of one forward() share a container with or without stacks.
-uint32_t container(const model::Trace &T, const Event &E) {
-  for (uint32_t P = E.Parent; P != model::NoIndex; P = T.Events[P].Parent) {
-    const Event &A = T.Events[P];
-    if (A.Kind == EventKind::Op || A.Kind == EventKind::Annotation ||
-        (A.Kind == EventKind::Python && T.name(A).startswith("nn.Module:")))
-      return P;
-  }
-  return model::NoIndex;
-}
-
 /// The nearest matrix-product sibling (an op with the same container)
 /// within SiblingReach ops, scanning backward (Dir = -1) or forward
 /// (Dir = +1) from lane event \p From.
 const Event *productSibling(const model::Trace &T, const model::Lane &L,
                             uint32_t From, int Dir) {
-  uint32_t C = container(T, T.Events[From]);
+  uint32_t C = opContainer(T, T.Events[From]);
   unsigned Siblings = 0, Scanned = 0;
   for (int64_t I = int64_t(From) + Dir;
        I >= int64_t(L.Begin) && I < int64_t(L.End) && Scanned < ScanLimit;
@@ -86,7 +72,7 @@ const Event *productSibling(const model::Trace &T, const model::Lane &L,
       return nullptr; // reached the container
     if (C != model::NoIndex && Dir > 0 && E.Start >= T.Events[C].end())
       return nullptr; // past the container
-    if (E.Kind != EventKind::Op || container(T, E) != C)
+    if (E.Kind != EventKind::Op || opContainer(T, E) != C)
       continue;
     if (isBatchedProduct(T.name(E)))
       return &E;
@@ -263,7 +249,7 @@ std::string rules::runNaiveAttention(const Context &Ctx, const RuleSpec &,
   V["softmax_time"] = dur(SoftmaxM.UnionNs);
   V["per_step"] = dur(M.medianPerWindow());
   // Name the module that computes it when stacks recorded one.
-  uint32_t C = container(T, Anchor);
+  uint32_t C = opContainer(T, Anchor);
   V["path"] = C != model::NoIndex && T.Events[C].Kind == EventKind::Python
                   ? T.name(T.Events[C]).str() + " > " + T.name(Anchor).str()
                   : Ctx.opPath(Anchor);
