@@ -32,6 +32,7 @@ namespace tracelint::rules {
 namespace {
 // Keep sorted by name.
 const DetectorEntry Table[] = {
+    {"allocator-churn", runAllocatorChurn},
     {"dataloader-stall", runDataLoaderStall},
     {"device-copies", runDeviceCopies},
     {"device-reads", runDeviceReads},

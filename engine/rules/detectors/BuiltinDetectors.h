@@ -16,6 +16,9 @@ namespace tracelint::rules {
   std::string Fn(const analysis::Context &Ctx, const RuleSpec &Spec,           \
                  const RuleOptions &Opts, std::vector<Detection> &Out)
 
+/// "allocator-churn" (M004): allocator calls and empty_cache in the steady
+/// steps.
+TRACELINT_DETECTOR(runAllocatorChurn);
 /// "dataloader-stall" (D001): device idle while the host waits for a batch
 /// from the data loader.
 TRACELINT_DETECTOR(runDataLoaderStall);
