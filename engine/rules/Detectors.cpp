@@ -44,6 +44,7 @@ const DetectorEntry Table[] = {
     {"host-bound-gaps", runHostBoundGaps},
     {"launch-bound", runLaunchBound},
     {"long-small-collective", runLongSmallCollective},
+    {"memory-near-capacity", runMemoryNearCapacity},
     {"misaligned-matmul", runMisalignedMatmul},
     {"naive-attention", runNaiveAttention},
     {"pageable-copies", runPageableCopies},

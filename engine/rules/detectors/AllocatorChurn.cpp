@@ -43,25 +43,15 @@ namespace {
 enum class AllocKind { None, Malloc, Free, EmptyCache };
 
 /// What a host event is to the allocator: a device-memory allocation or
-/// release call of the CUDA/HIP runtime or the CUDA driver API (pinned
-/// host, managed and pitched allocations are other designs and excluded),
-/// or a torch.cuda.empty_cache frame.
+/// release call (allocatorCall), or a torch.cuda.empty_cache frame.
 AllocKind allocKind(const Event &E, llvm::StringRef Name) {
-  if (E.Kind == EventKind::Runtime || E.Kind == EventKind::Driver) {
-    llvm::StringRef S = Name;
-    if (!S.consume_front("cuda") && !S.consume_front("hip") &&
-        !S.consume_front("cu"))
-      return AllocKind::None;
-    // The driver API's versioned names: cuMemAlloc_v2, cuMemFree_v2.
-    S = S.take_until([](char C) { return C == '_'; });
-    if (S == "Malloc" || S == "MallocAsync" || S == "MemAlloc" ||
-        S == "MemAllocAsync" || S == "ExtMallocWithFlags" ||
-        S == "MallocFromPoolAsync" || S == "MemAllocFromPoolAsync")
-      return AllocKind::Malloc;
-    if (S == "Free" || S == "FreeAsync" || S == "MemFree" ||
-        S == "MemFreeAsync")
-      return AllocKind::Free;
-    return AllocKind::None;
+  switch (allocatorCall(E, Name)) {
+  case AllocatorCall::Malloc:
+    return AllocKind::Malloc;
+  case AllocatorCall::Free:
+    return AllocKind::Free;
+  case AllocatorCall::None:
+    break;
   }
   if ((E.Kind == EventKind::Python || E.Kind == EventKind::Op ||
        E.Kind == EventKind::Annotation) &&

@@ -63,6 +63,9 @@ TRACELINT_DETECTOR(runSingleTensorOptimizer);
 /// "small-grid" (K004): long kernels with fewer blocks than the device has
 /// SMs.
 TRACELINT_DETECTOR(runSmallGrid);
+/// "memory-near-capacity" (M005): device memory near its capacity, and
+/// allocator retries.
+TRACELINT_DETECTOR(runMemoryNearCapacity);
 /// "misaligned-matmul" (K003): fp16/bf16 products with K or N not a multiple
 /// of 8.
 TRACELINT_DETECTOR(runMisalignedMatmul);

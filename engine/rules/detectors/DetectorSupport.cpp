@@ -324,3 +324,22 @@ void detect::forInnermostActivity(
   for (size_t C = 0; C + 1 < Cuts.size(); ++C)
     Fn(innermostAt(T, L, Cuts[C]), Cuts[C + 1] - Cuts[C]);
 }
+
+detect::AllocatorCall detect::allocatorCall(const model::Event &E,
+                                            llvm::StringRef Name) {
+  if (E.Kind != model::EventKind::Runtime && E.Kind != model::EventKind::Driver)
+    return AllocatorCall::None;
+  llvm::StringRef S = Name;
+  if (!S.consume_front("cuda") && !S.consume_front("hip") &&
+      !S.consume_front("cu"))
+    return AllocatorCall::None;
+  // The driver API's versioned names: cuMemAlloc_v2, cuMemFree_v2.
+  S = S.take_until([](char C) { return C == '_'; });
+  if (S == "Malloc" || S == "MallocAsync" || S == "MemAlloc" ||
+      S == "MemAllocAsync" || S == "ExtMallocWithFlags" ||
+      S == "MallocFromPoolAsync" || S == "MemAllocFromPoolAsync")
+    return AllocatorCall::Malloc;
+  if (S == "Free" || S == "FreeAsync" || S == "MemFree" || S == "MemFreeAsync")
+    return AllocatorCall::Free;
+  return AllocatorCall::None;
+}

@@ -141,6 +141,15 @@ void forInnermostActivity(const model::Trace &T, uint32_t Lane,
                           model::Interval Piece,
                           llvm::function_ref<void(uint32_t, int64_t)> Fn);
 
+/// What a host runtime/driver call does to device memory.
+enum class AllocatorCall : uint8_t { None, Malloc, Free };
+/// Classifies device-memory allocation and release calls of the CUDA/HIP
+/// runtime and the CUDA driver API: Malloc, MallocAsync,
+/// hipExtMallocWithFlags, cuMemAlloc(_v2), cuMemAllocAsync and the
+/// FromPool forms; Free, FreeAsync, cuMemFree(_v2), cuMemFreeAsync. Pinned
+/// host, managed and pitched allocations are other designs: None.
+AllocatorCall allocatorCall(const model::Event &E, llvm::StringRef Name);
+
 /// "a, b and c" from up to \p Max names.
 std::string joinNames(llvm::ArrayRef<std::string> Names, size_t Max = 3);
 
