@@ -48,6 +48,7 @@ const DetectorEntry Table[] = {
     {"misaligned-matmul", runMisalignedMatmul},
     {"naive-attention", runNaiveAttention},
     {"pageable-copies", runPageableCopies},
+    {"profiler-perturbation", runProfilerPerturbation},
     {"recompilation", runRecompilation},
     {"single-rank", runSingleRank},
     {"single-tensor-optimizer", runSingleTensorOptimizer},

@@ -52,6 +52,9 @@ TRACELINT_DETECTOR(runLaunchBound);
 TRACELINT_DETECTOR(runLongSmallCollective);
 /// "pageable-copies" (M002): host-device copies from or to pageable memory.
 TRACELINT_DETECTOR(runPageableCopies);
+/// "profiler-perturbation" (U004): the profiler's own overhead inside the
+/// target.
+TRACELINT_DETECTOR(runProfilerPerturbation);
 /// "recompilation" (C001): torch.compile compiling inside steps after the
 /// first.
 TRACELINT_DETECTOR(runRecompilation);
