@@ -136,15 +136,17 @@ void expectSyncAndMemoryRules(const rules::LintResult &R, llvm::StringRef P,
   // cudaMemcpy) but only 5 times in the window: single waits, S001's; the
   // DLRM ranks wait after 9 % of their launches.
   EXPECT_FALSE(has(R, "S002")) << "no trace alternates launch and wait";
-  if (NoDevice)
+  if (NoDevice) {
     EXPECT_TRUE(skipped(R, "S002"));
+  }
 
   // S003: the saxpy run reads its results back with synchronous cudaMemcpy
   // DtoH calls and the device idles after them (7 % of the window); DLRM
   // reads dozens of scalars per step, but with the device busy through
   // them (info); ResNet-50 only copies host-to-device.
-  if (NoDevice)
+  if (NoDevice) {
     EXPECT_TRUE(skipped(R, "S003"));
+  }
   if (P.contains("nsys-saxpy-mpi-a100")) {
     const rules::Finding *F = find(R, "S003");
     ASSERT_NE(F, nullptr) << "blocking DtoH cudaMemcpy reads";
@@ -152,32 +154,41 @@ void expectSyncAndMemoryRules(const rules::LintResult &R, llvm::StringRef P,
     EXPECT_EQ(F->Subject, "cudaMemcpy");
   }
   if (P.contains("param-dlrm-8rank-v100")) {
-    if (const rules::Finding *F = find(R, "S003"))
+    if (const rules::Finding *F = find(R, "S003")) {
       EXPECT_EQ(F->Sev, rules::Severity::Info) << "the device stays busy";
+    }
   }
-  if (P.contains("kineto-tb-resnet50"))
+  if (P.contains("kineto-tb-resnet50")) {
     EXPECT_FALSE(has(R, "S003")) << "its blocking copies go host-to-device";
+  }
   // M002: ResNet-50 copies its batches from pageable memory (no
   // pin_memory); ROCm traces cannot tell pageable from pinned.
-  if (P.contains("resnet50_num_workers_4"))
+  if (P.contains("resnet50_num_workers_4")) {
     EXPECT_TRUE(has(R, "M002")) << "19 MB pageable batch copies";
-  if (P.contains("nsys-saxpy-mpi-a100"))
+  }
+  if (P.contains("nsys-saxpy-mpi-a100")) {
     EXPECT_TRUE(has(R, "M002")) << "Nsight records pageable cudaMemcpy";
+  }
   if (P.contains("tracelens-hf-inference-mi300/google_owlv2") ||
-      P.contains("xdit_sd_3.5"))
+      P.contains("xdit_sd_3.5")) {
     EXPECT_TRUE(skipped(R, "M002")) << "ROCm host memory kind";
-  if (NoDevice)
+  }
+  if (NoDevice) {
     EXPECT_TRUE(skipped(R, "M002"));
+  }
 
   // M003: ResNet-50 copies each batch on the compute stream in front of
   // the forward pass; the xDiT and vLLM replays keep their copies under
   // compute.
-  if (P.contains("resnet50_num_workers_4"))
+  if (P.contains("resnet50_num_workers_4")) {
     EXPECT_TRUE(has(R, "M003")) << "batch copies on the compute stream";
-  if (P.contains("tracelens-xdit-mi300") || P.contains("graph_execution"))
+  }
+  if (P.contains("tracelens-xdit-mi300") || P.contains("graph_execution")) {
     EXPECT_FALSE(has(R, "M003"));
-  if (NoDevice)
+  }
+  if (NoDevice) {
     EXPECT_TRUE(skipped(R, "M003"));
+  }
 }
 
 /// M004-M007 (rules-mem): allocator churn, memory near capacity, host-filled
@@ -440,8 +451,9 @@ TEST_P(RulesCorpus, CommunicationRules) {
   rules::LintResult R = rules::runRules(Ctx, catalogue(), Cfg, Path);
   llvm::StringRef P(Path);
   bool HasCollectives = Trace->countKind(model::EventKind::Collective) > 0;
-  if (!HasCollectives)
+  if (!HasCollectives) {
     EXPECT_FALSE(has(R, "N001")) << "no communication kernels to expose";
+  }
   if (P.contains("param-dlrm-8rank-v100") || P.contains("hta-nccl-a100") ||
       P.contains("hta-sampled-2rank") || P.contains("hta-df-index-resolver")) {
     const rules::Finding *F = find(R, "N001");
@@ -453,15 +465,19 @@ TEST_P(RulesCorpus, CommunicationRules) {
                  P.contains("worker4_") || P.contains("worker5_");
     bool Late = P.contains("worker2_") || P.contains("worker6_") ||
                 P.contains("worker7_");
-    if (Waits)
+    if (Waits) {
       EXPECT_TRUE(has(R, "N002")) << "a rank that waits in its all-to-alls";
-    if (Late)
+    }
+    if (Late) {
       EXPECT_FALSE(has(R, "N002")) << "a rank the others wait for";
+    }
   }
-  if (P.contains("hta-df-index-resolver"))
+  if (P.contains("hta-df-index-resolver")) {
     EXPECT_TRUE(skipped(R, "N002")) << "no message sizes, no shapes";
-  if (!HasCollectives)
+  }
+  if (!HasCollectives) {
     EXPECT_FALSE(has(R, "N002"));
+  }
   const model::Producer &Src = Trace->Source;
   bool SeveralRanks = Src.WorldSize > 1 || (Src.WorldSize < 0 && Src.Rank > 0);
   EXPECT_EQ(has(R, "N003"), SeveralRanks) << "world size " << Src.WorldSize;
@@ -469,8 +485,9 @@ TEST_P(RulesCorpus, CommunicationRules) {
     EXPECT_EQ(F->Sev, rules::Severity::Info);
     EXPECT_EQ(F->ImpactNs, 0);
   }
-  if (P.contains("rank_non_gpu"))
+  if (P.contains("rank_non_gpu")) {
     EXPECT_TRUE(skipped(R, "N003")) << "rank 0 without a world size";
+  }
 }
 
 // --- D002 and L003-L005 (input transfer, host and launch overhead) --------

@@ -263,6 +263,9 @@ std::string rules::runAllocatorChurn(const Context &Ctx, const RuleSpec &,
   }
   Det.Examples.push_back(example(Ctx, Longest));
   Det.ImpactNs = Impact;
+  // On the critical path: the allocator calls (and empty_cache frames)
+  // taking no time, with the waits a cudaFree implies.
+  Det.PathQuery = namesQuery(T, Calls);
   Det.Window = Win.describe();
   Det.Subject = Top->first;
   if (double(Impact) < MinGain * double(Target)) {

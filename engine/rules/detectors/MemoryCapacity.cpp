@@ -304,6 +304,12 @@ std::string rules::runMemoryNearCapacity(const Context &Ctx, const RuleSpec &,
   }
   Det.Examples.push_back(example(Ctx, Peak));
   Det.ImpactNs = Impact;
+  // On the critical path: the calls of the retries taking no time.
+  std::vector<uint32_t> RetryCalls;
+  for (const Retry &R : Retries)
+    RetryCalls.insert(RetryCalls.end(), R.Calls.begin(), R.Calls.end());
+  if (Impact > 0)
+    Det.PathQuery = namesQuery(T, RetryCalls);
   Det.Window = Win.describe();
   // The peak and the capacity are recorded; memory outside the allocator
   // (the context, library workspaces, other processes) is not.
