@@ -11,6 +11,11 @@
 #                          SARIF tests; `test` and `asan` do it too
 #   scripts/dev.sh asan    build in build-asan/ with AddressSanitizer and
 #                          UndefinedBehaviorSanitizer, then run every test
+#   scripts/dev.sh fuzz [SECONDS]
+#                          build the libFuzzer targets in build-fuzz/ (clang
+#                          14, ASan + UBSan), seed them from fixtures/ and run
+#                          each for SECONDS (default 45); fails on a crash,
+#                          leaving the input in build-fuzz/crashes/TARGET/
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -22,11 +27,13 @@ PACKAGES=(
   libgtest-dev libbenchmark-dev
   cmark-gfm python3-jsonschema
 )
+# Only `fuzz` needs these: clang 14 and its sanitizer and libFuzzer runtimes.
+FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
 JOBS=${JOBS:-2}
 
 deps() {
   local missing=()
-  for p in "${PACKAGES[@]}"; do
+  for p in "${PACKAGES[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
       || missing+=("$p")
   done
@@ -93,6 +100,37 @@ run_tests() {
   ctest --test-dir "$dir" --output-on-failure -j "$JOBS"
 }
 
+# fuzz SECONDS: every target for SECONDS, each with a corpus that persists in
+# build-fuzz/corpus/TARGET between runs, seeded afresh from fixtures/.
+fuzz() {
+  local seconds=$1 failed=()
+  configure build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+    -DTRACELINT_FUZZ=ON
+  ninja -C build-fuzz -j "$JOBS"
+  python3 scripts/fuzz-seeds.py build-fuzz/seeds
+  for t in kineto gzip toml nsys; do
+    mkdir -p "build-fuzz/corpus/$t" "build-fuzz/crashes/$t"
+    echo "fuzz-$t: ${seconds}s"
+    # -timeout: an input that takes 10 s is a hang; -rss_limit_mb: one that
+    # needs 2 GiB is a memory blow-up. Both fail like a crash.
+    if ! "build-fuzz/fuzz/fuzz-$t" -max_total_time="$seconds" -timeout=10 \
+        -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+        -artifact_prefix="build-fuzz/crashes/$t/" \
+        "build-fuzz/corpus/$t" "build-fuzz/seeds/$t" \
+        >"build-fuzz/fuzz-$t.log" 2>&1; then
+      failed+=("$t")
+      grep -A40 -E '^==[0-9]+==|^SUMMARY|runtime error|ERROR: libFuzzer' \
+        "build-fuzz/fuzz-$t.log" | head -80 || true
+    fi
+    grep -E '^stat::number_of_executed_units|^Done' "build-fuzz/fuzz-$t.log" || true
+  done
+  if [ ${#failed[@]} -ne 0 ]; then
+    echo "fuzzers that failed: ${failed[*]} (inputs in build-fuzz/crashes/)" >&2
+    return 1
+  fi
+}
+
 case "${1:-}" in
   deps) deps ;;
   build) build ;;
@@ -117,8 +155,12 @@ case "${1:-}" in
     test_tools
     run_tests build-asan
     ;;
+  fuzz)
+    deps "${FUZZ_PACKAGES[@]}"
+    fuzz "${2:-45}"
+    ;;
   *)
-    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac
