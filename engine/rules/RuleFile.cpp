@@ -15,6 +15,11 @@
 #include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/Regex.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::toml_support;
@@ -38,6 +43,108 @@ std::string joinNames(llvm::ArrayRef<llvm::StringRef> Names) {
   for (llvm::StringRef N : Names)
     Out += (Out.empty() ? "" : ", ") + N.str();
   return Out;
+}
+
+/// The most atoms a name regex may unroll to: as many as the longest pattern
+/// allowed can write out by hand, so counted repetitions cannot make a
+/// pattern costlier than a long literal one.
+constexpr uint64_t MaxUnrolledRegex = 256;
+
+/// The number of atoms a POSIX extended regex has once its counted
+/// repetitions are written out, which is what LLVM's Regex (Henry Spencer's
+/// engine) does when it compiles one: `(a{1,255}){1,255}` becomes 65,025
+/// states, and matching costs time per state for every character of a
+/// name. `*`, `+` and `?` are not unrolled and cost nothing extra here. The
+/// pattern need not be valid (the regex compiler judges that afterwards):
+/// this only has to be an upper bound, computed without compiling, and it
+/// saturates rather than overflowing.
+uint64_t unrolledRegexSize(llvm::StringRef Re) {
+  constexpr uint64_t Cap = uint64_t(1) << 40;
+  auto Mul = [&](uint64_t A, uint64_t B) {
+    return (B != 0 && A > Cap / B) ? Cap : std::min(Cap, A * B);
+  };
+  // Per open group: atoms so far and the size of the last atom (what a
+  // repetition that follows applies to).
+  struct Level {
+    uint64_t Total = 0, Last = 0;
+  };
+  std::vector<Level> Stack(1);
+  auto Atom = [&](uint64_t Size) {
+    Stack.back().Total = std::min(Cap, Stack.back().Total + Size);
+    Stack.back().Last = Size;
+  };
+  for (size_t I = 0; I < Re.size(); ++I) {
+    char C = Re[I];
+    if (C == '\\') {
+      ++I; // an escaped character is one atom
+      Atom(1);
+    } else if (C == '[') {
+      // A bracket expression is one atom; `]` right after `[` or `[^` is a
+      // member, and `[:alpha:]`-style classes contain a `]` of their own.
+      size_t J = I + 1;
+      if (J < Re.size() && Re[J] == '^')
+        ++J;
+      if (J < Re.size() && Re[J] == ']')
+        ++J;
+      while (J < Re.size() && Re[J] != ']') {
+        if (Re[J] == '[' && J + 1 < Re.size() &&
+            (Re[J + 1] == ':' || Re[J + 1] == '.' || Re[J + 1] == '=')) {
+          size_t End = Re.find(std::string{Re[J + 1], ']'}, J + 2);
+          J = End == llvm::StringRef::npos ? Re.size() : End + 2;
+          continue;
+        }
+        ++J;
+      }
+      I = J;
+      Atom(1);
+    } else if (C == '(') {
+      Stack.emplace_back();
+    } else if (C == ')') {
+      if (Stack.size() > 1) {
+        uint64_t Inner = std::max<uint64_t>(Stack.back().Total, 1);
+        Stack.pop_back();
+        Atom(Inner);
+      }
+    } else if (C == '{') {
+      // {m}, {m,} or {m,n}: the last atom is copied max(m, n) times ({m,}
+      // as m copies and a loop).
+      size_t J = I + 1;
+      auto Number = [&](uint64_t &N) {
+        size_t Start = J;
+        N = 0;
+        while (J < Re.size() && llvm::isDigit(Re[J]) && N < Cap)
+          N = N * 10 + uint64_t(Re[J++] - '0');
+        return J > Start;
+      };
+      uint64_t M = 0, N = 0;
+      if (!Number(M)) {
+        Atom(1);
+        continue;
+      }
+      uint64_t Copies = M;
+      if (J < Re.size() && Re[J] == ',') {
+        ++J;
+        Copies = Number(N) ? std::max(M, N) : M + 1;
+      }
+      Copies = std::max<uint64_t>(Copies, 1);
+      Level &L = Stack.back();
+      uint64_t Grown = Mul(L.Last, Copies);
+      L.Total = std::min(Cap, L.Total - L.Last + Grown);
+      L.Last = Grown;
+      I = J; // at the closing brace
+    } else if (C == '*' || C == '+' || C == '?' || C == '|' || C == '^' ||
+               C == '$') {
+      continue;
+    } else {
+      Atom(1);
+    }
+  }
+  while (Stack.size() > 1) { // unclosed groups: count what they hold
+    uint64_t Inner = Stack.back().Total;
+    Stack.pop_back();
+    Atom(Inner);
+  }
+  return Stack.back().Total;
 }
 
 /// Parses an enum-like string against a fixed list of spellings.
@@ -458,6 +565,14 @@ llvm::Error RuleReader::readSelect(const toml::table &T) {
                                       (*R)[I + 1], I + 1));
       ++I; // skip the escaped character
     }
+    // Checked before compiling: compiling such a pattern alone takes seconds.
+    uint64_t Unrolled = unrolledRegexSize(*R);
+    if (Unrolled > MaxUnrolledRegex)
+      return fail(*N, llvm::formatv("'name-regex' '{0}' has {1} atoms once "
+                                    "its counted repetitions are written out; "
+                                    "the limit is {2} (matching costs time per "
+                                    "atom for every character of every name)",
+                                    *R, Unrolled, MaxUnrolledRegex));
     llvm::Regex Re(*R);
     std::string Why;
     if (!Re.isValid(Why))

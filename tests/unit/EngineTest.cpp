@@ -13,6 +13,8 @@
 
 #include "gtest/gtest.h"
 
+#include <chrono>
+
 using namespace tracelint;
 using namespace tracelint::rules;
 using model::EventKind;
@@ -298,6 +300,36 @@ TEST(Evaluator, RegexIsMatchedPerName) {
   EXPECT_TRUE(evaluate(Ctx, rule("[signature.select]\nname = \"gemm\"\n"
                                  "name-regex = \"^cuda\"\n"))
                   .empty());
+}
+
+// Patterns that backtracking engines take exponential time on, against
+// long names that almost match: LLVM's Regex (no backreferences, no
+// submatches asked for) simulates its automaton, so each name costs time
+// linear in its length. An exponential engine would not finish.
+TEST(Evaluator, NestedQuantifiersDoNotBlowUp) {
+  TraceMaker M;
+  uint32_t S = M.stream(1, 0, 7);
+  std::string AllA(200'000, 'a');
+  M.add(S, EventKind::Kernel, AllA, 0, Ms);
+  M.add(S, EventKind::Kernel, AllA + "!", Ms, 2 * Ms);
+  M.add(S, EventKind::Kernel, "gemm", 2 * Ms, 3 * Ms);
+  model::Trace T = M.B.finish();
+  analysis::Context Ctx(T);
+  for (const char *Re : {"(a+)+$", "^(a|aa)+$", "^(a*)*$", "^(a|a?)+$"}) {
+    auto Start = std::chrono::steady_clock::now();
+    std::vector<Detection> D = evaluate(
+        Ctx, rule(std::string("[signature.select]\nname-regex = \"") + Re +
+                  "\"\n[signature.aggregate]\nper = \"name\"\n"
+                  "value = \"count\"\n[signature.fires-when]\n"
+                  "compare = \">=\"\nthreshold = 1\n"));
+    double Seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+            .count();
+    // Only the name of a's matches; the one ending in '!' does not.
+    ASSERT_EQ(D.size(), 1u) << Re;
+    EXPECT_EQ(D[0].Subject.size(), AllA.size()) << Re;
+    EXPECT_LT(Seconds, 10.0) << Re;
+  }
 }
 
 TEST(Evaluator, ThresholdAndBoundsFromOptions) {

@@ -373,6 +373,28 @@ TEST(RuleFile, RegexGuards) {
   EXPECT_EQ(WithRegex(std::string(257, 'a')),
             "x.toml:8:14: 'name-regex' is 257 characters long; the limit is "
             "256");
+  // Counted repetitions are unrolled when LLVM's Regex compiles a pattern;
+  // nested ones would make a few characters into tens of thousands of
+  // states (seconds to compile, seconds per long name to match).
+  EXPECT_EQ(WithRegex("(a{1,255}){1,255}$"),
+            "x.toml:8:14: 'name-regex' '(a{1,255}){1,255}$' has 65025 atoms "
+            "once its counted repetitions are written out; the limit is 256 "
+            "(matching costs time per atom for every character of every "
+            "name)");
+  EXPECT_NE(WithRegex("((ab){2,}[x-z]{3}){40}").find("has 360 atoms"),
+            std::string::npos);
+  EXPECT_NE(WithRegex("([[:alpha:]]{16}|\\{{8}){16}").find("has 384 atoms"),
+            std::string::npos);
+  // Within the limit, and the classic catastrophic-backtracking shapes
+  // (they have no counted repetition to unroll) load.
+  for (const char *Ok : {"a{1,255}$", "(a+)+$", "^(a|aa)+$", "(x{2}y{3}){50}",
+                         "[]{}]{3}", "^cuda\\{x"}) {
+    std::string Text = Minimal;
+    Text.insert(Text.find("[text]"),
+                "name-regex = '" + std::string(Ok) + "'\n");
+    auto Spec = Catalogue::parseRule(Text, "x.toml");
+    EXPECT_TRUE(bool(Spec)) << Ok << ": " << llvm::toString(Spec.takeError());
+  }
   EXPECT_NE(WithRegex("(unclosed")
                 .find("x.toml:8:14: invalid 'name-regex' "
                       "'(unclosed'"),
