@@ -75,6 +75,66 @@ std::string_view keyOf(const simdjson::ondemand::raw_json_string &K) {
   return {};
 }
 
+/// One bit per key tracelint reads, to notice a key given twice (JSON allows
+/// it; the last usable value is kept). Spellings read as one key share a bit.
+enum KeyBit : unsigned {
+  KPh,
+  KTs,
+  KId,
+  KBp,
+  KCat,
+  KDur,
+  KPid,
+  KTid,
+  KName,
+  KArgs,
+  AGrid,
+  AName,
+  AKind,
+  ASize,
+  ABytes,
+  ADtype,
+  ABlock,
+  ADevice,
+  AStream,
+  ADeviceId,
+  AInputDims,
+  AInputType,
+  ACorrelation,
+  AExternalId,
+  AWarps,
+  AShared,
+  ABlocksPerSM,
+  AInMsg,
+  AWaitStream,
+  AReserved,
+  AOutMsg,
+  AAllocated,
+  ACollective,
+  ARegisters,
+  AOccupancy,
+  AWaitEvent,
+  NumKeyBits
+};
+static_assert(NumKeyBits <= 64, "RawEvent::SeenKeys holds one bit per key");
+
+/// Marks key \p Bit as read; true, so that it can join a key's condition.
+bool see(RawEvent &R, KeyBit Bit) {
+  uint64_t M = uint64_t(1) << Bit;
+  R.DuplicateKey |= (R.SeenKeys & M) != 0;
+  R.SeenKeys |= M;
+  return true;
+}
+
+/// get_string() that notes an escape simdjson cannot decode (a lone
+/// surrogate): true on error, like simdjson's get().
+bool getString(value V, std::string_view &Out, RawEvent &R) {
+  simdjson::error_code E = V.get_string().get(Out);
+  if (E == simdjson::STRING_ERROR)
+    R.BadEscape = true;
+  return E != simdjson::SUCCESS;
+}
+
 /// The text of a number, or the contents of a string holding one.
 bool numberText(value V, std::string_view &Out) {
   json_type T;
@@ -254,115 +314,124 @@ bool decodeArgs(object Args, RawEvent &R) {
     int64_t N;
     switch (K.size()) {
     case 4:
-      if (is(K, "grid")) {
+      if (is(K, "grid") && see(R, AGrid)) {
         dims3(V, R.A.Grid);
         R.HasArgs = true;
-      } else if (is(K, "name")) {
-        if (V.get_string().get(R.ArgName))
+      } else if (is(K, "name") && see(R, AName)) {
+        if (getString(V, R.ArgName, R))
           R.ArgName = {};
-      } else if (is(K, "kind")) {
-        if (!V.get_string().get(R.CopyKindArg))
+      } else if (is(K, "kind") && see(R, AKind)) {
+        if (!getString(V, R.CopyKindArg, R))
           R.HasArgs = true;
-      } else if (is(K, "size") && integer(V, N)) {
+      } else if (is(K, "size") && see(R, ASize) && integer(V, N)) {
         R.A.Bytes = N;
         R.HasArgs = true;
       }
       break;
     case 5:
-      if ((is(K, "bytes") || is(K, "Bytes")) && integer(V, N)) {
+      if (((is(K, "bytes") && see(R, ABytes)) ||
+           (is(K, "Bytes") && see(R, ABytes))) &&
+          integer(V, N)) {
         R.A.Bytes = N;
         R.HasArgs = true;
-      } else if (is(K, "dtype")) {
-        if (!V.get_string().get(R.Dtype))
+      } else if (is(K, "dtype") && see(R, ADtype)) {
+        if (!getString(V, R.Dtype, R))
           R.HasArgs = true;
-      } else if (is(K, "block")) {
+      } else if (is(K, "block") && see(R, ABlock)) {
         dims3(V, R.A.Block);
         R.HasArgs = true;
       }
       break;
     case 6:
-      if (is(K, "device") && integer(V, N)) {
+      if (is(K, "device") && see(R, ADevice) && integer(V, N)) {
         R.A.Device = int32_t(N);
         R.HasArgs = true;
-      } else if (is(K, "stream") && integer(V, N)) {
+      } else if (is(K, "stream") && see(R, AStream) && integer(V, N)) {
         R.A.Stream = N;
         R.HasArgs = true;
       }
       break;
     case 9:
-      if (is(K, "Device Id") && integer(V, N)) {
+      if (is(K, "Device Id") && see(R, ADeviceId) && integer(V, N)) {
         R.A.Device = int32_t(N);
         R.HasArgs = true;
       }
       break;
     case 10:
-      if (is(K, "Input Dims") || is(K, "Input dims")) {
+      if ((is(K, "Input Dims") && see(R, AInputDims)) ||
+          (is(K, "Input dims") && see(R, AInputDims))) {
         simdjson::ondemand::array Arr;
         if (!V.get_array().get(Arr) && !Arr.raw_json().get(R.InputDims))
           R.HasArgs = true;
-      } else if (is(K, "Input type")) {
+      } else if (is(K, "Input type") && see(R, AInputType)) {
         simdjson::ondemand::array Arr;
         if (!V.get_array().get(Arr) && !Arr.raw_json().get(R.InputTypes))
           R.HasArgs = true;
       }
       break;
     case 11:
-      if (is(K, "correlation")) {
+      if (is(K, "correlation") && see(R, ACorrelation)) {
         if (integer(V, N) && N > 0 && N <= int64_t(UINT32_MAX))
           R.Correlation = N;
-      } else if (is(K, "External id") || is(K, "external id")) {
+      } else if ((is(K, "External id") && see(R, AExternalId)) ||
+                 (is(K, "external id") && see(R, AExternalId))) {
         if (integer(V, N))
           R.ExternalId = N;
       }
       break;
     case 12:
-      if (is(K, "warps per SM") && real(V, R.A.WarpsPerSM))
+      if (is(K, "warps per SM") && see(R, AWarps) && real(V, R.A.WarpsPerSM))
         R.HasArgs = true;
       break;
     case 13:
-      if (is(K, "shared memory") && integer(V, N)) {
+      if (is(K, "shared memory") && see(R, AShared) && integer(V, N)) {
         R.A.SharedMemory = int32_t(N);
         R.HasArgs = true;
-      } else if (is(K, "blocks per SM") && real(V, R.A.BlocksPerSM)) {
+      } else if (is(K, "blocks per SM") && see(R, ABlocksPerSM) &&
+                 real(V, R.A.BlocksPerSM)) {
         R.HasArgs = true;
-      } else if (is(K, "In msg nelems") && integer(V, N)) {
+      } else if (is(K, "In msg nelems") && see(R, AInMsg) && integer(V, N)) {
         R.MsgNelems = std::max(R.MsgNelems, N);
         R.HasArgs = true;
       }
       break;
     case 14:
-      if (is(K, "wait_on_stream") && integer(V, N)) {
+      if (is(K, "wait_on_stream") && see(R, AWaitStream) && integer(V, N)) {
         R.A.WaitOnStream = int32_t(N);
         R.HasArgs = true;
-      } else if (is(K, "Total Reserved") && integer(V, N)) {
+      } else if (is(K, "Total Reserved") && see(R, AReserved) &&
+                 integer(V, N)) {
         R.A.TotalReserved = N;
         R.HasArgs = true;
-      } else if (is(K, "Out msg nelems") && integer(V, N)) {
+      } else if (is(K, "Out msg nelems") && see(R, AOutMsg) && integer(V, N)) {
         R.MsgNelems = std::max(R.MsgNelems, N);
         R.HasArgs = true;
       }
       break;
     case 15:
-      if (is(K, "Total Allocated") && integer(V, N)) {
+      if (is(K, "Total Allocated") && see(R, AAllocated) && integer(V, N)) {
         R.A.TotalAllocated = N;
         R.HasArgs = true;
-      } else if (is(K, "Collective name")) {
-        if (!V.get_string().get(R.Collective))
+      } else if (is(K, "Collective name") && see(R, ACollective)) {
+        if (!getString(V, R.Collective, R))
           R.HasArgs = true;
       }
       break;
     case 20:
-      if (is(K, "registers per thread") && integer(V, N)) {
+      if (is(K, "registers per thread") && see(R, ARegisters) &&
+          integer(V, N)) {
         R.A.RegistersPerThread = int32_t(N);
         R.HasArgs = true;
       }
       break;
     case 25:
-      if (is(K, "est. achieved occupancy %") && real(V, R.A.Occupancy))
+      if (is(K, "est. achieved occupancy %") && see(R, AOccupancy) &&
+          real(V, R.A.Occupancy))
         R.HasArgs = true;
       break;
     case 33:
-      if (is(K, "wait_on_cuda_event_record_corr_id") && integer(V, N)) {
+      if (is(K, "wait_on_cuda_event_record_corr_id") && see(R, AWaitEvent) &&
+          integer(V, N)) {
         R.A.WaitOnCorrelation = N;
         R.HasArgs = true;
       }
@@ -385,41 +454,41 @@ bool decodeObject(object Obj, RawEvent &R) {
     case 1:
       break;
     case 2:
-      if (is(K, "ph")) {
+      if (is(K, "ph") && see(R, KPh)) {
         std::string_view P;
-        if (!V.get_string().get(P) && !P.empty())
+        if (!getString(V, P, R) && !P.empty())
           R.Ph = P[0];
         else
           ++R.BadFields;
-      } else if (is(K, "ts")) {
+      } else if (is(K, "ts") && see(R, KTs)) {
         std::string_view T;
         std::optional<int64_t> Ns;
         if (numberText(V, T) && (Ns = microsToNanos(T))) {
           R.Ts = *Ns;
           R.HasTs = true;
         }
-      } else if (is(K, "id")) {
+      } else if (is(K, "id") && see(R, KId)) {
         int64_t N;
         if (integer(V, N)) {
           R.Id = uint64_t(N);
           R.HasId = true;
         } else {
           std::string_view S;
-          if (!V.get_string().get(S)) {
+          if (!getString(V, S, R)) {
             R.Id = llvm::hash_value(StringRef(S.data(), S.size()));
             R.HasId = true;
           }
         }
-      } else if (is(K, "bp")) {
+      } else if (is(K, "bp") && see(R, KBp)) {
         std::string_view S;
-        R.BindEnclosing = !V.get_string().get(S) && S == "e";
+        R.BindEnclosing = !getString(V, S, R) && S == "e";
       }
       break;
     case 3:
-      if (is(K, "cat")) {
-        if (V.get_string().get(R.Cat))
+      if (is(K, "cat") && see(R, KCat)) {
+        if (getString(V, R.Cat, R))
           ++R.BadFields;
-      } else if (is(K, "dur")) {
+      } else if (is(K, "dur") && see(R, KDur)) {
         std::string_view T;
         std::optional<int64_t> Ns;
         // A duration too large for int64 ns is kept (saturated) so that the
@@ -432,6 +501,7 @@ bool decodeObject(object Obj, RawEvent &R) {
         }
       } else if (is(K, "pid") || is(K, "tid")) {
         bool IsPid = is(K, "pid");
+        see(R, IsPid ? KPid : KTid);
         json_type T;
         if (V.type().get(T))
           return false;
@@ -441,7 +511,7 @@ bool decodeObject(object Obj, RawEvent &R) {
         if (T == json_type::number) {
           Num = integer(V, N);
         } else if (T == json_type::string) {
-          if (V.get_string().get(S))
+          if (getString(V, S, R))
             return false;
         } else {
           ++R.BadFields;
@@ -455,10 +525,10 @@ bool decodeObject(object Obj, RawEvent &R) {
       }
       break;
     case 4:
-      if (is(K, "name")) {
-        if (V.get_string().get(R.Name))
+      if (is(K, "name") && see(R, KName)) {
+        if (getString(V, R.Name, R))
           ++R.BadFields;
-      } else if (is(K, "args")) {
+      } else if (is(K, "args") && see(R, KArgs)) {
         json_type T;
         if (V.type().get(T))
           return false;
@@ -649,6 +719,10 @@ void KinetoEventDecoder::countRepairedUtf8(uint64_t Offset) {
   B.stats().addAt(ImportStat::InvalidUtf8, place(Offset));
 }
 
+void KinetoEventDecoder::countRepairedEscapes(uint64_t Offset) {
+  B.stats().addAt(ImportStat::InvalidEscape, place(Offset));
+}
+
 // The model's id of a string the decoding thread gave id \p Id. The pool
 // sees exactly the intern() calls of a serial import, in the same order, so
 // ids come out the same whichever thread decoded what.
@@ -835,6 +909,14 @@ void tracelint::import::decodeEventArray(simdjson::ondemand::parser &Parser,
       Out.Failed = true;
       return;
     }
+    if (R.BadEscape) {
+      // Rejected like a syntax error, so that the importer re-decodes the
+      // element with the escape repaired (KinetoImporter.cpp) rather than
+      // losing the field.
+      Out.Events.pop_back();
+      Out.Failed = true;
+      return;
+    }
     derive(R, Cache);
   }
 }
@@ -851,6 +933,8 @@ void KinetoEventDecoder::commit(DecodedBatch &Batch) {
       B.stats().add(ImportStat::BadFieldType, R.BadFields);
     ++ElementsRead;
     B.stats().add(ImportStat::EventsRead);
+    if (R.DuplicateKey)
+      B.stats().addAt(ImportStat::DuplicateKey, place(R.Offset));
     commit(R, Batch.CacheIndex);
   }
   if (Batch.PartialBadFields)

@@ -77,6 +77,14 @@ struct RawEvent {
   bool HasArgs = false;
   /// Fields of an unexpected JSON type (ImportStat::BadFieldType).
   uint32_t BadFields = 0;
+  /// The keys read so far (one bit each, KinetoEvents.cpp's KeyBit), and
+  /// whether one came again (ImportStat::DuplicateKey; the last usable value
+  /// is kept).
+  uint64_t SeenKeys = 0;
+  bool DuplicateKey = false;
+  /// A string field holds an escape simdjson cannot decode (a lone
+  /// surrogate such as \ud800): the element is re-decoded repaired.
+  bool BadEscape = false;
   std::string_view Cat, Name;
   int64_t Ts = 0, Dur = 0;
   int64_t Pid = 0, Tid = 0;
@@ -151,6 +159,8 @@ public:
   void countMalformed(uint64_t Offset);
   /// The event just committed had invalid UTF-8, repaired.
   void countRepairedUtf8(uint64_t Offset);
+  /// The event just committed had undecodable escapes, repaired.
+  void countRepairedEscapes(uint64_t Offset);
 
   size_t eventsRead() const { return ElementsRead; }
   size_t eventsWithPhase() const { return WithPhase; }

@@ -67,7 +67,7 @@ private:
                           BatchPipeline::CommitFn Commit);
   llvm::Error commitBatch(EventBatch &Batch);
   void recoverBatch(EventBatch &Batch);
-  bool decodeRepairedUtf8(EventBatch &B, size_t From, size_t Len);
+  bool decodeRepaired(EventBatch &B, size_t From, size_t Len);
 
   llvm::Error error(uint64_t Offset, const llvm::Twine &What) const {
     return llvm::createStringError(
@@ -473,7 +473,7 @@ void ChromeTraceReader::recoverBatch(EventBatch &B) {
       B.decodeRange(Pos + BadStart, BadEnd - BadStart, Cache);
       Events.commit(B.Decoded);
       if (B.Decoded.Failed &&
-          !decodeRepairedUtf8(B, Pos + BadStart, BadEnd - BadStart))
+          !decodeRepaired(B, Pos + BadStart, BadEnd - BadStart))
         Events.countMalformed(B.offsetOf(Pos + BadStart));
       size_t Next = Pos + BadEnd;
       while (Next < End && isWhitespace(Data[Next]))
@@ -534,15 +534,89 @@ static std::string repairUtf8(StringRef S) {
   return Out;
 }
 
-// An element simdjson rejected alone: when its bytes are not valid UTF-8
-// (a name written by a tool that cut a multi-byte character, or a binary
-// string), decode a copy with the bad bytes replaced, and count it.
-bool ChromeTraceReader::decodeRepairedUtf8(EventBatch &B, size_t From,
-                                           size_t Len) {
+/// \p S with every JSON string escape simdjson cannot decode replaced: a
+/// lone surrogate (`\ud800` without a low surrogate after it, or a low one
+/// without a high one before it) becomes `\ufffd`, and the backslash of an
+/// escape that is not JSON (`\x`, `\u` without four hex digits) becomes
+/// `\ufffd` with the characters after it kept as text. Returns whether
+/// anything was replaced. A backslash can only start an escape in JSON that
+/// parses, so the string boundaries need not be tracked.
+static bool repairEscapes(StringRef S, std::string &Out) {
+  constexpr llvm::StringLiteral Replacement = "\\ufffd";
+  Out.clear();
+  Out.reserve(S.size() + 16);
+  auto Hex4 = [&](size_t At, unsigned &V) {
+    if (At + 4 > S.size())
+      return false;
+    V = 0;
+    for (size_t I = At; I < At + 4; ++I) {
+      if (!llvm::isHexDigit(S[I]))
+        return false;
+      V = V * 16 + llvm::hexDigitValue(S[I]);
+    }
+    return true;
+  };
+  bool Changed = false;
+  size_t I = 0;
+  while (I < S.size()) {
+    if (S[I] != '\\' || I + 1 == S.size()) {
+      Out += S[I++];
+      continue;
+    }
+    char E = S[I + 1];
+    unsigned V = 0, Low = 0;
+    if (E != 'u') {
+      if (llvm::StringRef("\"\\/bfnrt").contains(E)) {
+        Out.append(S.data() + I, 2);
+        I += 2;
+      } else {
+        Out += Replacement;
+        Changed = true;
+        ++I;
+      }
+    } else if (!Hex4(I + 2, V)) {
+      Out += Replacement;
+      Changed = true;
+      ++I;
+    } else if (V >= 0xD800 && V <= 0xDBFF) {
+      if (I + 12 <= S.size() && S[I + 6] == '\\' && S[I + 7] == 'u' &&
+          Hex4(I + 8, Low) && Low >= 0xDC00 && Low <= 0xDFFF) {
+        Out.append(S.data() + I, 12);
+        I += 12;
+      } else {
+        Out += Replacement;
+        Changed = true;
+        I += 6;
+      }
+    } else if (V >= 0xDC00 && V <= 0xDFFF) {
+      Out += Replacement;
+      Changed = true;
+      I += 6;
+    } else {
+      Out.append(S.data() + I, 6);
+      I += 6;
+    }
+  }
+  return Changed;
+}
+
+// An element simdjson rejected alone. When its bytes are not valid UTF-8 (a
+// name written by a tool that cut a multi-byte character, or a binary
+// string), or a string holds an escape that decodes to no character (a lone
+// surrogate, as written by tools that cut UTF-16 strings), decode a copy
+// with those replaced by U+FFFD, and count each kind of repair.
+bool ChromeTraceReader::decodeRepaired(EventBatch &B, size_t From, size_t Len) {
   StringRef Element(B.Buf.get() + From, Len);
-  if (simdjson::validate_utf8(Element.data(), Element.size()))
+  bool BadUtf8 = !simdjson::validate_utf8(Element.data(), Element.size());
+  std::string Utf8Fixed = BadUtf8 ? repairUtf8(Element) : std::string();
+  std::string Fixed;
+  bool BadEscapes = repairEscapes(BadUtf8 ? Utf8Fixed : Element, Fixed);
+  if (!BadUtf8 && !BadEscapes)
     return false;
-  std::string Fixed = "[" + repairUtf8(Element) + "]";
+  if (!BadEscapes)
+    Fixed = std::move(Utf8Fixed);
+  Fixed.insert(Fixed.begin(), '[');
+  Fixed += ']';
   size_t Size = Fixed.size();
   Fixed.resize(Size + simdjson::SIMDJSON_PADDING, '\0');
   decodeEventArray(B.Parser, Pipeline.callerCache(), Fixed.data(), Size,
@@ -550,7 +624,10 @@ bool ChromeTraceReader::decodeRepairedUtf8(EventBatch &B, size_t From,
   if (B.Decoded.Failed || B.Decoded.Events.size() != 1)
     return false;
   Events.commit(B.Decoded);
-  Events.countRepairedUtf8(B.offsetOf(From));
+  if (BadUtf8)
+    Events.countRepairedUtf8(B.offsetOf(From));
+  if (BadEscapes)
+    Events.countRepairedEscapes(B.offsetOf(From));
   return true;
 }
 

@@ -40,7 +40,13 @@ enum class StatSeverity : uint8_t {
   X(MalformedEvent, DataLoss, "events that are not valid JSON objects")        \
   X(InvalidUtf8, Warning,                                                      \
     "events with invalid UTF-8 (bad bytes replaced by U+FFFD)")                \
+  X(InvalidEscape, Warning,                                                    \
+    "events with a lone surrogate or invalid escape in a string (replaced "    \
+    "by U+FFFD)")                                                              \
   X(BadFieldType, Warning, "fields with an unexpected JSON type (ignored)")    \
+  X(DuplicateKey, Warning,                                                     \
+    "events that give a key tracelint reads more than once (the last usable "  \
+    "value is kept)")                                                          \
   X(UnmatchedEnd, Warning, "'E' events without a matching 'B' (dropped)")      \
   X(UnclosedBegin, Warning,                                                    \
     "'B' events without a matching 'E' (closed at the window end)")            \
