@@ -30,6 +30,14 @@ int64_t detect::median(std::vector<int64_t> V) {
   return N % 2 ? V[N / 2] : (V[N / 2 - 1] + V[N / 2]) / 2;
 }
 
+size_t MeasureWindows::indexOf(int64_t At) const {
+  auto It = llvm::partition_point(
+      Ranges, [&](const model::Interval &R) { return R.End <= At; });
+  if (It == Ranges.end() || At < It->Begin)
+    return Ranges.size();
+  return size_t(It - Ranges.begin());
+}
+
 std::string MeasureWindows::describe() const {
   if (!Steps || StepNumbers.empty())
     return "the whole window";

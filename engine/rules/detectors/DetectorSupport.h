@@ -46,6 +46,9 @@ struct MeasureWindows {
   bool Steps = false;
   /// "steps 3-7", "step 12", or "the whole window".
   std::string describe() const;
+  /// The index of the range holding the instant \p At (ranges are sorted
+  /// and disjoint), or Ranges.size() when none does.
+  size_t indexOf(int64_t At) const;
   /// Sets the placeholders that say what a figure is measured over:
   /// {window} (describe()), {per} ("per step" or "in the window"), {unit}
   /// ("step" or "window") and {metric} ("median step time" or "the

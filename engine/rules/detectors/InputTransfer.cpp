@@ -95,13 +95,6 @@ std::string rules::runSyncInputTransfer(const Context &Ctx, const RuleSpec &,
     return "";
   MeasureWindows Win = measureWindows(Ctx);
   const size_t N = Win.Ranges.size();
-  auto WindowOf = [&](int64_t At) -> size_t {
-    auto It = llvm::partition_point(
-        Win.Ranges, [&](const Interval &R) { return R.End <= At; });
-    if (It == Win.Ranges.end() || At < It->Begin)
-      return N;
-    return size_t(It - Win.Ranges.begin());
-  };
 
   llvm::DenseMap<uint32_t, const HostWait *> WaitOf;
   for (const HostWait &W : Ctx.hostWaits())
@@ -131,7 +124,7 @@ std::string rules::runSyncInputTransfer(const Context &Ctx, const RuleSpec &,
       uint32_t L = T.launchOf(E);
       if (L == model::NoIndex)
         continue;
-      size_t R = WindowOf(T.Events[L].Start);
+      size_t R = Win.indexOf(T.Events[L].Start);
       if (R == N)
         continue;
       if (First[R] == model::NoIndex ||
@@ -155,7 +148,7 @@ std::string rules::runSyncInputTransfer(const Context &Ctx, const RuleSpec &,
       if (LI == model::NoIndex)
         continue;
       const Event &L = T.Events[LI];
-      size_t R = WindowOf(L.Start);
+      size_t R = Win.indexOf(L.Start);
       if (R == N || First[R] == model::NoIndex ||
           L.Start >= T.Events[FirstCall[R]].Start)
         continue;

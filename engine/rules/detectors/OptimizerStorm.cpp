@@ -98,13 +98,6 @@ std::string rules::runSingleTensorOptimizer(const Context &Ctx,
     return "";
   MeasureWindows Win = measureWindows(Ctx);
   const size_t N = Win.Ranges.size();
-  auto WindowOf = [&](int64_t At) -> size_t {
-    auto It = llvm::partition_point(
-        Win.Ranges, [&](const Interval &R) { return R.End <= At; });
-    if (It == Win.Ranges.end() || At < It->Begin)
-      return N;
-    return size_t(It - Win.Ranges.begin());
-  };
 
   // The outermost optimizer ranges (a cpu_op and an annotation of the same
   // name may nest).
@@ -134,7 +127,7 @@ std::string rules::runSingleTensorOptimizer(const Context &Ctx,
   uint32_t Longest = model::NoIndex;
   for (uint32_t RI : Ranges) {
     const Event &R = T.Events[RI];
-    size_t W = WindowOf(R.Start);
+    size_t W = Win.indexOf(R.Start);
     llvm::ArrayRef<uint32_t> Subs = Ctx.submissions(R.Lane);
     auto It = llvm::partition_point(
         Subs, [&](uint32_t S) { return T.Events[S].Start < R.Start; });
