@@ -18,11 +18,12 @@
 #include "rules/detectors/BuiltinDetectors.h"
 #include "rules/detectors/DetectorSupport.h"
 #include "rules/detectors/KernelNames.h"
+#include "rules/detectors/Shapes.h"
 #include "rules/detectors/StartupScan.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/JSON.h"
 
 #include <algorithm>
 #include <map>
@@ -38,33 +39,18 @@ using model::EventKind;
 
 namespace {
 
-/// The element count of the largest tensor in an "Input Dims" text (the
+/// The element count of the largest tensor among an op's inputs (the
 /// output of an elementwise op has the broadcast shape of its inputs, the
-/// largest of them); 0 when the text names no tensor, -1 when it is not a
-/// list of shapes.
-int64_t largestInputElements(llvm::StringRef Dims) {
-  llvm::Expected<llvm::json::Value> V = llvm::json::parse(Dims);
-  if (!V) {
-    llvm::consumeError(V.takeError());
-    return -1;
-  }
-  const llvm::json::Array *A = V->getAsArray();
-  if (!A)
+/// largest of them); 0 when it names no tensor, -1 when its shapes are not
+/// recorded or cannot be read.
+int64_t largestInputElements(const model::Trace &T, const Event &Op) {
+  std::optional<std::vector<ArgShapes>> Dims = inputDims(T, Op);
+  if (!Dims)
     return -1;
   int64_t Largest = 0;
-  for (const llvm::json::Value &In : *A) {
-    const llvm::json::Array *Shape = In.getAsArray();
-    if (!Shape || Shape->empty())
-      continue; // a scalar or a non-tensor argument
-    int64_t N = 1;
-    for (const llvm::json::Value &D : *Shape) {
-      llvm::Optional<int64_t> X = D.getAsInteger();
-      if (!X || *X < 0)
-        return -1;
-      N = *X == 0 ? 0 : (N > INT64_MAX / *X ? INT64_MAX : N * *X);
-    }
-    Largest = std::max(Largest, N);
-  }
+  for (const ArgShapes &Arg : *Dims)
+    if (const Shape *S = Arg.tensor())
+      Largest = std::max(Largest, elementCount(*S));
   return Largest;
 }
 
@@ -150,9 +136,8 @@ std::string rules::runElementwiseChain(const Context &Ctx, const RuleSpec &,
     if (!Op || inOptimizer(T, *Op))
       return std::nullopt;
     Link Out{K, T.indexOf(*Op)};
-    if (const model::EventArgs *A = T.args(*Op);
-        A && A->InputDims != model::EmptyString)
-      Out.Elements = largestInputElements(T.Strings.get(A->InputDims));
+    if (int64_t N = largestInputElements(T, *Op); N >= 0)
+      Out.Elements = N;
     return Out;
   };
   // Does \p B continue the chain that ends with \p A?

@@ -14,11 +14,11 @@
 //===----------------------------------------------------------------------===//
 #include "rules/detectors/BuiltinDetectors.h"
 #include "rules/detectors/DetectorSupport.h"
+#include "rules/detectors/Shapes.h"
 #include "rules/detectors/StartupScan.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/JSON.h"
 
 #include <algorithm>
 #include <map>
@@ -45,44 +45,6 @@ int firstOperand(llvm::StringRef N) {
 bool reducedPrecision(llvm::StringRef Type) {
   return Type.contains("Half") || Type.contains("BFloat16") ||
          Type.contains("half") || Type.contains("bfloat16");
-}
-
-std::vector<std::vector<int64_t>> parseDims(llvm::StringRef Text) {
-  std::vector<std::vector<int64_t>> Out;
-  llvm::Expected<llvm::json::Value> V = llvm::json::parse(Text);
-  if (!V) {
-    llvm::consumeError(V.takeError());
-    return Out;
-  }
-  if (const llvm::json::Array *A = V->getAsArray())
-    for (const llvm::json::Value &X : *A) {
-      Out.emplace_back();
-      if (const llvm::json::Array *D = X.getAsArray())
-        for (const llvm::json::Value &N : *D)
-          if (llvm::Optional<int64_t> I = N.getAsInteger())
-            Out.back().push_back(*I);
-    }
-  return Out;
-}
-
-std::vector<std::string> parseTypes(llvm::StringRef Text) {
-  std::vector<std::string> Out;
-  llvm::Expected<llvm::json::Value> V = llvm::json::parse(Text);
-  if (!V) {
-    llvm::consumeError(V.takeError());
-    return Out;
-  }
-  if (const llvm::json::Array *A = V->getAsArray())
-    for (const llvm::json::Value &X : *A)
-      Out.push_back(X.getAsString() ? X.getAsString()->str() : "");
-  return Out;
-}
-
-std::string shape(const std::vector<int64_t> &S) {
-  std::string Out = "[";
-  for (size_t I = 0; I < S.size(); ++I)
-    Out += (I ? ", " : "") + std::to_string(S[I]);
-  return Out + "]";
 }
 
 struct ShapeGroup {
@@ -124,15 +86,16 @@ std::string rules::runMisalignedMatmul(const Context &Ctx, const RuleSpec &,
       if (!Args || Args->InputDims == model::EmptyString)
         continue;
       ++WithShapes;
-      auto Dims = parseDims(T.Strings.get(Args->InputDims));
-      auto Types = parseTypes(T.Strings.get(Args->InputTypes));
-      if (int(Dims.size()) < A + 2 || int(Types.size()) < A + 1 ||
+      auto Dims = parseInputDims(T.Strings.get(Args->InputDims));
+      auto Types = parseInputTypes(T.Strings.get(Args->InputTypes));
+      if (!Dims || int(Dims->size()) < A + 2 || int(Types.size()) < A + 1 ||
           !reducedPrecision(Types[A]))
         continue;
       ++Reduced;
-      const std::vector<int64_t> &DA = Dims[A], &DB = Dims[A + 1];
-      if (DA.size() < 2 || DB.size() < 2)
+      const Shape *SA = (*Dims)[A].tensor(), *SB = (*Dims)[A + 1].tensor();
+      if (!SA || !SB || SA->size() < 2 || SB->size() < 2)
         continue;
+      const Shape &DA = *SA, &DB = *SB;
       int64_t K = DA.back(), N = DB.back();
       bool BadK = K % Multiple != 0, BadN = N % Multiple != 0;
       if (!BadK && !BadN)
@@ -147,8 +110,9 @@ std::string rules::runMisalignedMatmul(const Context &Ctx, const RuleSpec &,
       }
       if (Mine.empty())
         continue;
-      std::string Key =
-          llvm::formatv("{0} {1} x {2}", T.name(E), shape(DA), shape(DB)).str();
+      std::string Key = llvm::formatv("{0} {1} x {2}", T.name(E), shapeText(DA),
+                                      shapeText(DB))
+                            .str();
       ShapeGroup &G = Groups[Key];
       ++G.Count;
       for (uint32_t D : Mine)

@@ -17,12 +17,12 @@
 //===----------------------------------------------------------------------===//
 #include "rules/detectors/BuiltinDetectors.h"
 #include "rules/detectors/DetectorSupport.h"
+#include "rules/detectors/Shapes.h"
 #include "rules/detectors/StartupScan.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/JSON.h"
 
 #include <algorithm>
 #include <map>
@@ -80,33 +80,6 @@ const Event *productSibling(const model::Trace &T, const model::Lane &L,
       return nullptr;
   }
   return nullptr;
-}
-
-/// The first tensor shape in an "Input Dims" text, or empty.
-std::vector<int64_t> firstShape(llvm::StringRef Dims) {
-  std::vector<int64_t> Out;
-  llvm::Expected<llvm::json::Value> V = llvm::json::parse(Dims);
-  if (!V) {
-    llvm::consumeError(V.takeError());
-    return Out;
-  }
-  const llvm::json::Array *A = V->getAsArray();
-  if (!A || A->empty())
-    return Out;
-  const llvm::json::Array *First = (*A)[0].getAsArray();
-  if (!First)
-    return Out;
-  for (const llvm::json::Value &D : *First)
-    if (llvm::Optional<int64_t> N = D.getAsInteger())
-      Out.push_back(*N);
-  return Out;
-}
-
-std::string shapeText(const std::vector<int64_t> &S) {
-  std::string Out = "[";
-  for (size_t I = 0; I < S.size(); ++I)
-    Out += (I ? ", " : "") + std::to_string(S[I]);
-  return Out + "]";
 }
 
 struct Instance {
@@ -184,12 +157,9 @@ std::string rules::runNaiveAttention(const Context &Ctx, const RuleSpec &,
     const model::Lane &L = T.Lanes[In.Lane];
     Math += In.Math;
     const Event &Sm = T.Events[In.Softmax];
-    if (const model::EventArgs *A = T.args(Sm);
-        A && A->InputDims != model::EmptyString) {
-      std::vector<int64_t> S = firstShape(T.Strings.get(A->InputDims));
-      if (!S.empty())
-        ++Shapes[shapeText(S)];
-    }
+    if (auto Dims = inputDims(T, Sm); Dims && !Dims->empty())
+      if (const Shape *S = Dims->front().tensor())
+        ++Shapes[shapeText(*S)];
     for (uint32_t I = In.First; I < L.End && T.Events[I].Start < In.End; ++I) {
       const Event &E = T.Events[I];
       if (E.Kind != EventKind::Runtime && E.Kind != EventKind::Driver)
