@@ -42,6 +42,7 @@ const DetectorEntry Table[] = {
     {"fp32-simt-matmul", runFp32SimtMatmul},
     {"graph-breaks", runGraphBreaks},
     {"host-bound-gaps", runHostBoundGaps},
+    {"host-filled-tensor", runHostFilledTensor},
     {"launch-bound", runLaunchBound},
     {"long-small-collective", runLongSmallCollective},
     {"memory-near-capacity", runMemoryNearCapacity},

@@ -232,6 +232,25 @@ void expectAllocatorAndCacheRules(const rules::LintResult &R,
     EXPECT_FALSE(has(R, "M005")) << "12.8 GB reserved of 34 GB";
     EXPECT_FALSE(skipped(R, "M005"));
   }
+
+  // M006: only the MI250 toy run makes its input on the host every step
+  // (torch.randn(5, 128), then aten::to), with matching shapes. ResNet-50's
+  // one-element aten::zeros before the batch copy is not linked (shape [1]
+  // against [32, 3, 224, 224], and the data loader in between); the xDiT
+  // copies of torch.tensor results are far under 2 % of the call.
+  if (const rules::Finding *F = find(R, "M006")) {
+    EXPECT_TRUE(P.contains("hta-amd-mi250")) << "randn(5, 128).to(device)";
+    EXPECT_EQ(F->Subject, "aten::randn then aten::to at the top level");
+  }
+  if (P.contains("hta-amd-mi250")) {
+    EXPECT_TRUE(has(R, "M006")) << "randn(5, 128).to(device) every step";
+  }
+  if (P.contains("nsys-") || P.contains("gpu_only_trace")) {
+    EXPECT_TRUE(skipped(R, "M006")) << "no framework ops";
+  }
+  if (P.contains("kineto-tb-resnet50") || P.contains("tracelens-xdit-mi300/")) {
+    EXPECT_FALSE(has(R, "M006"));
+  }
 }
 
 TEST_P(RulesCorpus, FindingsMatchWhatIsKnown) {

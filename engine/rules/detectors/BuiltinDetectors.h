@@ -45,6 +45,9 @@ TRACELINT_DETECTOR(runGraphBreaks);
 /// "host-bound-gaps" (L002): device idle while the host does other work
 /// between submissions.
 TRACELINT_DETECTOR(runHostBoundGaps);
+/// "host-filled-tensor" (M006): tensors created on the host, then copied to
+/// the device.
+TRACELINT_DETECTOR(runHostFilledTensor);
 /// "launch-bound" (L001): device idle inside steps that the host's launch
 /// path explains.
 TRACELINT_DETECTOR(runLaunchBound);
