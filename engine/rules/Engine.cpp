@@ -262,13 +262,16 @@ std::string formatFactor(double F) {
 }
 
 Finding makeFinding(const Context &Ctx, const RuleSpec &Spec, const Config &Cfg,
-                    Detection D, llvm::ArrayRef<Penalty> Penalties,
-                    int64_t PathBound, std::string PathQuery) {
+                    const RuleOptions &Opts, Detection D,
+                    llvm::ArrayRef<Penalty> Penalties, int64_t PathBound,
+                    std::string PathQuery) {
   Finding F;
   F.Code = Spec.Code;
   F.Name = Spec.Name;
   auto Settings = Cfg.PerRule.find(Spec.Code);
-  if (Settings != Cfg.PerRule.end() && Settings->second.SeverityOverride)
+  bool UserSeverity =
+      Settings != Cfg.PerRule.end() && Settings->second.SeverityOverride;
+  if (UserSeverity)
     F.Sev = *Settings->second.SeverityOverride;
   else if (D.SeverityOverride)
     F.Sev = *D.SeverityOverride;
@@ -291,6 +294,13 @@ Finding makeFinding(const Context &Ctx, const RuleSpec &Spec, const Config &Cfg,
   }
   F.ImpactShare =
       Target > 0 ? std::min(1.0, double(F.ImpactNs) / double(Target)) : 0;
+  // A rule that keeps findings under its gain floor at info judged the
+  // detector's own bound; the capped one can fall under the floor too.
+  bool UnderFloor = Capped && !UserSeverity && F.Sev > Severity::Info &&
+                    Opts.has("min-gain-share") &&
+                    F.ImpactShare < Opts.number("min-gain-share");
+  if (UnderFloor)
+    F.Sev = Severity::Info;
 
   F.Confidence = std::clamp(D.Confidence, 0.0, 1.0);
   F.ConfidenceNotes = std::move(D.ConfidenceNotes);
@@ -312,8 +322,15 @@ Finding makeFinding(const Context &Ctx, const RuleSpec &Spec, const Config &Cfg,
     D.ExtraEvidence.push_back(
         llvm::formatv("critical path: without {0} the steady steps would "
                       "complete at most {1} earlier (median), so the impact "
-                      "is capped there",
-                      F.PathQuery, report::formatDuration(F.ImpactNs))
+                      "is capped there{2}",
+                      F.PathQuery, report::formatDuration(F.ImpactNs),
+                      UnderFloor
+                          ? llvm::formatv(", under the rule's min-gain-share "
+                                          "({0}), so the finding is info",
+                                          report::formatShare(
+                                              Opts.number("min-gain-share")))
+                                .str()
+                          : std::string())
             .str());
   }
   V.emplace("impact", report::formatDuration(F.ImpactNs));
@@ -415,8 +432,8 @@ LintResult rules::runRules(const Context &Ctx, const Catalogue &Rules,
           D.PathQuery.empty() ? Spec.Sig.WhatIf : D.PathQuery;
       int64_t B = D.ImpactNs > 0 ? Bound(Q) : -1;
       std::string Described = B >= 0 ? Q.describe() : std::string();
-      R.Findings.push_back(makeFinding(Ctx, Spec, Cfg, std::move(D), Penalties,
-                                       B, std::move(Described)));
+      R.Findings.push_back(makeFinding(Ctx, Spec, Cfg, Opts, std::move(D),
+                                       Penalties, B, std::move(Described)));
     }
   }
 

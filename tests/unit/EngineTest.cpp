@@ -643,6 +643,28 @@ TEST(Engine, ImpactIsCappedByTheCriticalPath) {
             "critical path: without launch the steady steps would complete "
             "at most 1 ms earlier (median), so the impact is capped there");
 
+  // A rule with a gain floor keeps a finding whose capped impact falls
+  // under it at info, and says so.
+  Catalogue C3;
+  RuleSpec Floor = S;
+  Floor.Options.push_back(
+      {"min-gain-share", 0.25, "floor", "why", NumberUnit::Share});
+  ASSERT_FALSE(bool(C3.add(Floor)));
+  LintResult R3 = runRules(Ctx, C3, Config(), "t.json", launchBlameDetectors);
+  ASSERT_EQ(R3.Findings.size(), 1u);
+  EXPECT_EQ(R3.Findings[0].Sev, Severity::Info); // 1 ms is 20 % < 25 %
+  EXPECT_EQ(R3.Findings[0].Evidence.back(),
+            "critical path: without launch the steady steps would complete "
+            "at most 1 ms earlier (median), so the impact is capped there, "
+            "under the rule's min-gain-share (25.0 %), so the finding is "
+            "info");
+  Floor.Options.back().Default = 0.2;
+  Catalogue C4;
+  ASSERT_FALSE(bool(C4.add(Floor)));
+  LintResult R4 = runRules(Ctx, C4, Config(), "t.json", launchBlameDetectors);
+  ASSERT_EQ(R4.Findings.size(), 1u);
+  EXPECT_EQ(R4.Findings[0].Sev, Severity::Warning); // at the floor
+
   // Turned off, the detector's bound stands and no path is built.
   Config Off;
   Off.PathBounds = false;
