@@ -335,6 +335,21 @@ Finding makeFinding(const Context &Ctx, const RuleSpec &Spec, const Config &Cfg,
   }
   V.emplace("impact", report::formatDuration(F.ImpactNs));
   V.emplace("impact_share", report::formatShare(F.ImpactShare));
+  // A detector writes {impact} and {impact_share} into a composed value
+  // (a verdict) rather than its own figure, so that the sentence shows the
+  // capped bound too. Only those two tokens are replaced: other values
+  // hold event names, whose braces are not placeholders.
+  for (llvm::StringRef Token : {"impact", "impact_share"}) {
+    std::string Needle = (llvm::Twine("{") + Token + "}").str();
+    const std::string By = V.at(Token.str());
+    for (auto &[Key, Value] : V) {
+      if (Key == Token)
+        continue;
+      for (size_t At = Value.find(Needle); At != std::string::npos;
+           At = Value.find(Needle, At + By.size()))
+        Value.replace(At, Needle.size(), By);
+    }
+  }
   V.emplace("target", Ctx.describeTarget());
   V.emplace("code", Spec.Code);
   V.emplace("name", Spec.Name);

@@ -270,16 +270,11 @@ std::string rules::runAllocatorChurn(const Context &Ctx, const RuleSpec &,
   Det.Subject = Top->first;
   if (double(Impact) < MinGain * double(Target)) {
     Det.SeverityOverride = Severity::Info;
-    V["verdict"] = llvm::formatv("the device stayed busy meanwhile, so a warm "
-                                 "allocator is not predicted to shorten the "
-                                 "step by more than {0}",
-                                 dur(Impact))
-                       .str();
+    V["verdict"] = "the device stayed busy meanwhile, so a warm allocator is "
+                   "not predicted to shorten the step by more than {impact}";
   } else {
-    V["verdict"] = llvm::formatv("the device idled for up to {0} per step "
-                                 "because of them",
-                                 dur(Impact))
-                       .str();
+    V["verdict"] =
+        "the device idled for up to {impact} per step because of them";
   }
   // The calls are recorded, not inferred; recurring in most steps is churn,
   // in a few it may be the cache still growing.

@@ -245,16 +245,12 @@ std::string rules::runDeviceReads(const Context &Ctx, const RuleSpec &,
   // device was busy through them (then the bound says so, at info).
   if (double(Impact) < MinGain * double(Target)) {
     Det.SeverityOverride = Severity::Info;
-    V["verdict"] = llvm::formatv("the device stayed busy through the reads, "
-                                 "so removing them is not predicted to help "
-                                 "by more than {0}",
-                                 dur(Impact))
-                       .str();
+    V["verdict"] = "the device stayed busy through the reads, so removing "
+                   "them is not predicted to help by more than {impact}";
   } else {
-    V["verdict"] = llvm::formatv("the device idled after them: removing "
-                                 "them can save up to {0} {1}",
-                                 dur(Impact), V["per"])
-                       .str();
+    V["verdict"] = "the device idled after them: removing them can save up "
+                   "to {impact} " +
+                   V["per"];
   }
   Det.Confidence = 0.7;
   Out.push_back(std::move(Det));

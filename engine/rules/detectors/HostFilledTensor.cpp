@@ -381,14 +381,12 @@ std::string rules::runHostFilledTensor(const Context &Ctx, const RuleSpec &,
     V["verdict"] = llvm::formatv("the device stayed busy meanwhile, so "
                                  "creating the tensors on the device is not "
                                  "predicted to shorten the {0} by more than "
-                                 "{1}",
-                                 V["unit"], dur(Impact))
+                                 "{{impact}",
+                                 V["unit"])
                        .str();
   } else {
-    V["verdict"] = llvm::formatv("the device idled or copied for up to {0} "
-                                 "{1} because of it",
-                                 dur(Impact), V["per"])
-                       .str();
+    V["verdict"] = "the device idled or copied for up to {impact} " + V["per"] +
+                   " because of it";
   }
   // The link between the two ops is inferred from their order; matching
   // shapes make it firmer.

@@ -285,8 +285,8 @@ std::string rules::runMemoryNearCapacity(const Context &Ctx, const RuleSpec &,
             .str();
     V["verdict"] = llvm::formatv("the allocator already runs out: retries "
                                  "take {0} {1}, and the device idled for up "
-                                 "to {2} {1} because of them",
-                                 V["retry_time"], V["per"], dur(Impact))
+                                 "to {{impact} {1} because of them",
+                                 V["retry_time"], V["per"])
                        .str();
     Det.Examples.push_back(example(Ctx, T.Events[Longest->Calls.front()]));
     Det.Subject = "retries > " + Path;

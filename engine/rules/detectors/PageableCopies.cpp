@@ -214,14 +214,12 @@ std::string rules::runPageableCopies(const Context &Ctx, const RuleSpec &,
     Det.SeverityOverride = Severity::Info;
     V["verdict"] = llvm::formatv("the device stayed busy while the host "
                                  "blocked, so pinning is not predicted to "
-                                 "shorten the {0} by more than {1}",
-                                 V["unit"], dur(Impact))
+                                 "shorten the {0} by more than {{impact}",
+                                 V["unit"])
                        .str();
   } else {
-    V["verdict"] = llvm::formatv("the device idled for up to {0} {1} "
-                                 "because of it",
-                                 dur(Impact), V["per"])
-                       .str();
+    V["verdict"] =
+        "the device idled for up to {impact} " + V["per"] + " because of it";
   }
   // The memory kind is recorded by the profiler, not inferred.
   Det.Confidence = 0.75;

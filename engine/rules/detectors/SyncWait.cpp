@@ -217,8 +217,8 @@ std::string rules::runSyncWait(const Context &Ctx, const RuleSpec &,
     V["verdict"] =
         llvm::formatv("the device was busy for {0} of the wait, so the wait "
                       "mostly reveals device-bound work: removing it is not "
-                      "predicted to help by more than {1}",
-                      pct(BusyShare), dur(Impact))
+                      "predicted to help by more than {{impact}",
+                      pct(BusyShare))
             .str();
     Det.SeverityOverride = Severity::Info;
   } else {
