@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 
 using namespace tracelint;
 using namespace tracelint::rules;
@@ -83,6 +84,38 @@ analysis::WhatIfQuery detect::namesQuery(const model::Trace &T,
   llvm::sort(Q.Names);
   Q.Names.erase(std::unique(Q.Names.begin(), Q.Names.end()), Q.Names.end());
   return Q;
+}
+
+std::vector<uint32_t> detect::workLaunchedWithin(const model::Trace &T,
+                                                 uint32_t Op) {
+  std::vector<uint32_t> Out;
+  const model::Event &E = T.Events[Op];
+  const model::Lane &L = T.Lanes[E.Lane];
+  for (uint32_t J = Op + 1; J < L.End && T.Events[J].Start < E.end(); ++J) {
+    const model::Event &C = T.Events[J];
+    if (C.Kind == model::EventKind::Runtime ||
+        C.Kind == model::EventKind::Driver)
+      for (uint32_t D : T.deviceWorkOf(C))
+        Out.push_back(D);
+  }
+  return Out;
+}
+
+std::vector<std::string> detect::namesByCount(const model::Trace &T,
+                                              llvm::ArrayRef<uint32_t> Events) {
+  std::map<llvm::StringRef, uint64_t> Count;
+  for (uint32_t I : Events)
+    ++Count[T.name(T.Events[I])];
+  std::vector<std::pair<uint64_t, llvm::StringRef>> Sorted;
+  for (auto &[N, C] : Count)
+    Sorted.push_back({C, N});
+  llvm::sort(Sorted, [](const auto &A, const auto &B) {
+    return A.first > B.first || (A.first == B.first && A.second < B.second);
+  });
+  std::vector<std::string> Out;
+  for (auto &[C, N] : Sorted)
+    Out.push_back(N.str());
+  return Out;
 }
 
 WorkMeasure detect::measureWork(const analysis::Context &Ctx,

@@ -84,6 +84,16 @@ WorkMeasure measureWork(const analysis::Context &Ctx, const MeasureWindows &Win,
 analysis::WhatIfQuery namesQuery(const model::Trace &T,
                                  llvm::ArrayRef<uint32_t> Events);
 
+/// The device work launched from inside the host event \p Op (an index
+/// into the trace): the device events of every runtime or driver call on
+/// its lane that starts within it, in lane order.
+std::vector<uint32_t> workLaunchedWithin(const model::Trace &T, uint32_t Op);
+
+/// The distinct names of \p Events (indices into the trace), the most
+/// frequent first (ties by name).
+std::vector<std::string> namesByCount(const model::Trace &T,
+                                      llvm::ArrayRef<uint32_t> Events);
+
 /// An example event for the report.
 ExampleEvent example(const analysis::Context &Ctx, const model::Event &E);
 

@@ -88,7 +88,7 @@ std::string rules::runDeviceCopies(const Context &Ctx, const RuleSpec &,
   std::vector<std::vector<Interval>> PerWindow(Win.Ranges.size());
   std::vector<Interval> All;
   std::map<std::string, PathGroup> ByPath;
-  std::map<std::string, uint64_t> KernelNames;
+  std::vector<uint32_t> CopyKernels;
   uint64_t DtoD = 0, Count = 0, Unattributed = 0;
   for (int32_t D : Ctx.devices()) {
     if (D < 0)
@@ -135,7 +135,7 @@ std::string rules::runDeviceCopies(const Context &Ctx, const RuleSpec &,
       ++Count;
       DtoD += E.Kind == EventKind::Memcpy;
       if (E.Kind == EventKind::Kernel)
-        ++KernelNames[T.name(E).str()];
+        CopyKernels.push_back(I);
       Interval R{E.Start, E.end()};
       PerWindow[It - Win.Ranges.begin()].push_back(R);
       All.push_back(R);
@@ -203,15 +203,8 @@ std::string rules::runDeviceCopies(const Context &Ctx, const RuleSpec &,
   V["top_share"] = pct(double(Top.DeviceNs) / double(Busy));
   V["target"] = Ctx.describeTarget();
   Win.describeInto(V);
-  std::vector<std::pair<uint64_t, std::string>> Kernels;
-  for (auto &[N, C] : KernelNames)
-    Kernels.push_back({C, N});
-  llvm::sort(Kernels, [](const auto &A, const auto &B) {
-    return A.first > B.first || (A.first == B.first && A.second < B.second);
-  });
-  std::vector<std::string> KernelList;
-  for (auto &K : Kernels)
-    KernelList.push_back(K.second);
+  const std::vector<std::string> Kernels = namesByCount(T, CopyKernels);
+  std::vector<std::string> KernelList = Kernels;
   if (DtoD)
     KernelList.push_back("Memcpy DtoD");
   V["top_names"] = joinNames(KernelList, 2);
@@ -241,8 +234,7 @@ std::string rules::runDeviceCopies(const Context &Ctx, const RuleSpec &,
   Det.ImpactNs = Impact;
   // On the critical path: the same copies taking no time (DtoD copies by
   // category, which also holds other copies: a looser bound).
-  for (auto &K : Kernels)
-    Det.PathQuery.Names.push_back(K.second);
+  Det.PathQuery.Names = Kernels;
   if (DtoD)
     Det.PathQuery.Categories.set(unsigned(analysis::PathCategory::Copy));
   Det.Window = Win.describe();

@@ -101,13 +101,7 @@ std::string rules::runMisalignedMatmul(const Context &Ctx, const RuleSpec &,
       if (!BadK && !BadN)
         continue;
       // The device work this op launched.
-      std::vector<uint32_t> Mine;
-      for (uint32_t J = I + 1; J < L.End && T.Events[J].Start < E.end(); ++J) {
-        const Event &C = T.Events[J];
-        if (C.Kind == EventKind::Runtime || C.Kind == EventKind::Driver)
-          for (uint32_t D : T.deviceWorkOf(C))
-            Mine.push_back(D);
-      }
+      std::vector<uint32_t> Mine = workLaunchedWithin(T, I);
       if (Mine.empty())
         continue;
       std::string Key = llvm::formatv("{0} {1} x {2}", T.name(E), shapeText(DA),
