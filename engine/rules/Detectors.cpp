@@ -41,6 +41,7 @@ const DetectorEntry Table[] = {
     {"exposed-htod-copies", runExposedCopies},
     {"fp32-simt-matmul", runFp32SimtMatmul},
     {"graph-breaks", runGraphBreaks},
+    {"growing-cat", runGrowingCat},
     {"host-bound-gaps", runHostBoundGaps},
     {"host-filled-tensor", runHostFilledTensor},
     {"launch-bound", runLaunchBound},

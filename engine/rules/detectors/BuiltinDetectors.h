@@ -42,6 +42,9 @@ TRACELINT_DETECTOR(runFp32SimtMatmul);
 /// "graph-breaks" (C002): compiled calls split by graph breaks, with eager
 /// work between their graphs.
 TRACELINT_DETECTOR(runGraphBreaks);
+/// "growing-cat" (M007): a concatenated cache whose size grows by a constant
+/// step across consecutive calls (torch.cat in a decode loop).
+TRACELINT_DETECTOR(runGrowingCat);
 /// "host-bound-gaps" (L002): device idle while the host does other work
 /// between submissions.
 TRACELINT_DETECTOR(runHostBoundGaps);
