@@ -168,19 +168,14 @@ std::string rules::runHostFilledTensor(const Context &Ctx, const RuleSpec &,
   MeasureWindows Win = measureWindows(Ctx);
   const size_t N = Win.Ranges.size();
 
-  // The HtoD device copies a host op issued on its lane.
-  auto HtoDCopiesOf = [&](const Event &Op) {
-    std::vector<uint32_t> Copies;
-    llvm::ArrayRef<uint32_t> Subs = Ctx.submissions(Op.Lane);
-    auto It = llvm::partition_point(
-        Subs, [&](uint32_t S) { return T.Events[S].Start < Op.Start; });
-    for (; It != Subs.end() && T.Events[*It].Start < Op.end(); ++It)
-      for (uint32_t D : T.deviceWorkOf(T.Events[*It])) {
-        const model::EventArgs *A = T.args(T.Events[D]);
-        if (T.Events[D].Kind == EventKind::Memcpy && A &&
-            A->Copy == model::CopyKind::HtoD)
-          Copies.push_back(D);
-      }
+  // The HtoD device copies a host op issued.
+  auto HtoDCopiesOf = [&](uint32_t Op) {
+    std::vector<uint32_t> Copies = workLaunchedWithin(T, Op);
+    llvm::erase_if(Copies, [&](uint32_t D) {
+      const model::EventArgs *A = T.args(T.Events[D]);
+      return T.Events[D].Kind != EventKind::Memcpy || !A ||
+             A->Copy != model::CopyKind::HtoD;
+    });
     return Copies;
   };
   auto Submits = [&](const Event &Op) {
@@ -217,7 +212,7 @@ std::string rules::runHostFilledTensor(const Context &Ctx, const RuleSpec &,
         int Src = copySourceArg(T.name(C));
         if (Src < 0)
           continue;
-        std::vector<uint32_t> Copies = HtoDCopiesOf(C);
+        std::vector<uint32_t> Copies = HtoDCopiesOf(Ops[J]);
         if (Copies.empty())
           continue;
         // Where both shapes are recorded, they must agree.
