@@ -66,6 +66,46 @@ TEST(GrowingCatDetector, FiresOnAppendsThatGrowByOneToken) {
   EXPECT_EQ(D.PathQuery.Names.front(), "CatArrayBatchedCopy");
 }
 
+TEST(GrowingCatDetector, OneStepPerTokenMeasuresTheMedianStep) {
+  // prof.step() once per token: each 200 us token is a step. Steps 2-10
+  // are measured; each holds 2 appends of 30 us: 60 us per step. A growing
+  // attention mask, [1, 16+k] + [1, 1], is a second run of one call per
+  // size; the cache run (2 calls per size) speaks for the finding.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  for (int K = 0; K < 10; ++K) {
+    int64_t H = K * 200 * Us;
+    M.step(K + 1, H, H + 200 * Us);
+    for (int L = 0; L < 2; ++L) {
+      int64_t T0 = H + L * 100 * Us;
+      model::EventArgs A;
+      A.InputDims = M.B.strings().intern(appendDims(K));
+      M.add(M.Host, model::EventKind::Op, "aten::cat", T0, T0 + 10 * Us, 0, &A);
+      M.launch(S, "CatArrayBatchedCopy", T0 + 2 * Us, T0 + 4 * Us, T0 + 5 * Us,
+               T0 + 35 * Us);
+    }
+    model::EventArgs Mask;
+    Mask.InputDims = M.B.strings().intern(
+        llvm::formatv("[[[1, {0}], [1, 1]], []]", 16 + K).str());
+    M.add(M.Host, model::EventKind::Op, "aten::cat", H + 150 * Us, H + 160 * Us,
+          0, &Mask);
+    M.launch(S, "CatArrayBatchedCopy", H + 152 * Us, H + 154 * Us, H + 155 * Us,
+             H + 157 * Us);
+  }
+  model::Trace T = M.finish();
+  Context Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run(rules::runGrowingCat, Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  const rules::Detection &D = Out.front();
+  EXPECT_EQ(D.Subject, "aten::cat [1, 8, *, 64]");
+  EXPECT_EQ(D.Values.at("calls"), "30");
+  EXPECT_EQ(D.Values.at("per_level"), "2");
+  EXPECT_EQ(D.Window, "steps 2-10");
+  // 2 x 30 us of cache appends and 2 us of the mask's per step.
+  EXPECT_EQ(D.ImpactNs, 62 * Us);
+}
+
 TEST(GrowingCatDetector, QuietWhenTheCacheKeepsItsSize) {
   // A rolling window: the same cat at every token, nothing grows.
   model::Trace T =
