@@ -45,9 +45,15 @@ DependencyGraph::DependencyGraph(const Context &Ctx) : C(Ctx) {
   HostNodes.resize(T.Lanes.size(), {0, 0});
   WorkNodeOf.assign(T.Events.size(), NoIndex);
   LoaderName.assign(T.Strings.size(), -1);
+  for (const model::Step &S : T.Steps)
+    if (S.Event != NoIndex &&
+        !llvm::is_contained(StepLanes, T.Events[S.Event].Lane))
+      StepLanes.push_back(T.Events[S.Event].Lane);
   for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI)
     if (T.Lanes[LI].Kind == model::LaneKind::HostThread)
       buildHost(LI);
+  addWakeUpEdges();
+  addJoinEdges();
   buildDevice();
   addLaunchEdges();
   addEventWaitEdges();
@@ -158,6 +164,12 @@ void DependencyGraph::buildHost(uint32_t LI) {
     addNode(P);
   HostNodes[LI] = {First, uint32_t(Time.size())};
   Runs.push_back(HostNodes[LI]);
+  // Another thread than the steps' own: its start and its resumptions after
+  // idle stretches wait for the step thread (addWakeUpEdges).
+  const bool Helper = !StepLanes.empty() && !llvm::is_contained(StepLanes, LI);
+  if (Helper)
+    Starts.push_back(First);
+  const bool StepThread = llvm::is_contained(StepLanes, LI);
 
   llvm::DenseSet<uint32_t> StepEvents;
   for (const model::Step &S : T.Steps)
@@ -194,6 +206,10 @@ void DependencyGraph::buildHost(uint32_t LI) {
       E.Subject = Waits[WI].Event;
     } else if (Stack.empty()) {
       E.Category = PathCategory::HostUntraced;
+      // Idle long enough to have waited for the step thread: decided in
+      // addWakeUpEdges.
+      if (Helper && B - A >= MinJoinNs)
+        IdleStretches.push_back(Pending.size());
     } else {
       uint32_t In = Stack.back();
       const Event &Ev = T.Events[In];
@@ -213,6 +229,74 @@ void DependencyGraph::buildHost(uint32_t LI) {
       else
         E.Category = PathCategory::HostOther;
     }
+    // Nothing of the step thread's own open: maybe a wait for a helper.
+    if (StepThread && B - A >= MinJoinNs &&
+        (E.Category == PathCategory::HostUntraced ||
+         (E.Category == PathCategory::HostOther &&
+          T.Events[E.Subject].Kind == EventKind::Annotation)))
+      Joins.push_back(Pending.size());
+    Pending.push_back(E);
+  }
+}
+
+/// The latest instant of the lanes \p Lanes in [Begin, End), or NoIndex.
+uint32_t DependencyGraph::latestNodeWithin(llvm::ArrayRef<uint32_t> Lanes,
+                                           int64_t Begin, int64_t End) const {
+  uint32_t Best = NoIndex;
+  for (uint32_t L : Lanes) {
+    uint32_t N = hostNodeAt(L, End - 1);
+    if (N != NoIndex && Time[N] >= Begin &&
+        (Best == NoIndex || Time[N] > Time[Best]))
+      Best = N;
+  }
+  return Best;
+}
+
+void DependencyGraph::addWakeUpEdges() {
+  auto WakeUp = [&](uint32_t From, uint32_t To) {
+    GraphEdge E;
+    E.From = From;
+    E.To = To;
+    E.Weight = Time[To] - Time[From];
+    E.Category = PathCategory::HostUntraced;
+    E.Type = EdgeType::Work;
+    Pending.push_back(E);
+  };
+  // A helper thread's first instant after the step thread's first.
+  for (uint32_t Node : Starts)
+    if (uint32_t From = latestNodeWithin(
+            StepLanes, std::numeric_limits<int64_t>::min(), Time[Node]);
+        From != NoIndex)
+      WakeUp(From, Node);
+  // A long idle stretch during which the step thread did something: the
+  // helper waited for it. It keeps the order; the wake-up edge the time.
+  for (size_t I : IdleStretches) {
+    uint32_t From = Pending[I].From, To = Pending[I].To;
+    uint32_t Trigger = latestNodeWithin(StepLanes, Time[From], Time[To]);
+    if (Trigger == NoIndex)
+      continue;
+    Pending[I].Weight = 0;
+    WakeUp(Trigger, To);
+  }
+}
+
+void DependencyGraph::addJoinEdges() {
+  const model::Trace &T = C.trace();
+  std::vector<uint32_t> Helpers;
+  for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI)
+    if (T.Lanes[LI].Kind == model::LaneKind::HostThread &&
+        !llvm::is_contained(StepLanes, LI) &&
+        HostNodes[LI].second > HostNodes[LI].first)
+      Helpers.push_back(LI);
+  for (size_t J : Joins) {
+    uint32_t From =
+        latestNodeWithin(Helpers, Time[Pending[J].From], Time[Pending[J].To]);
+    if (From == NoIndex)
+      continue; // no helper was active: the thread's own untraced time
+    GraphEdge E = Pending[J];
+    E.From = From;
+    E.Weight = Time[E.To] - Time[From];
+    Pending[J].Weight = 0;
     Pending.push_back(E);
   }
 }

@@ -13,6 +13,23 @@
 //    work on a stream -> the next, recorded event waits across streams
 //    (cuda_sync with wait_on_cuda_event_record_corr_id), and the awaited
 //    device work -> the end of a host wait (synchronization, blocking copy).
+//  - Wake-up edges: a host thread other than the steps' own (the autograd
+//    thread, a helper thread) that resumes after at least MinJoinNs with
+//    nothing recorded, while the step thread was active, was idle, not busy:
+//    it waited for the step's thread (for loss.backward(), say). Its idle
+//    stretch keeps only the order (weight 0), and an edge from the step
+//    thread's last instant before the resumption carries the time. Without it,
+//    the idle stretch would pin the thread's work to its recorded time, and no
+//    what-if on the step's thread (data loading, say) could move the work the
+//    other thread launches.
+//  - Join edges, the other way: a stretch of the step thread of at least
+//    MinJoinNs in which it ran nothing recorded of its own (untraced, or
+//    only inside its step or a user annotation such as "## backward ##")
+//    while a helper thread was active is taken as waiting for that thread
+//    (loss.backward() returns when the autograd thread is done). It keeps
+//    the order, and an edge from the helper's last instant in the stretch
+//    carries the time. Either edge can only make a what-if bound larger:
+//    the bounds stay upper bounds when the guess is wrong.
 //
 // Weights are chosen so that the longest path into every node reproduces the
 // node's recorded time: the latest predecessor binds and carries the
@@ -108,6 +125,18 @@ private:
   uint64_t Dropped = 0;
 
   std::vector<GraphEdge> Pending;
+  /// Host lanes that hold step markers; the first nodes of the other host
+  /// threads, and their idle stretches of at least MinJoinNs (indices of
+  /// their edges in Pending).
+  std::vector<uint32_t> StepLanes;
+  std::vector<uint32_t> Starts;
+  std::vector<size_t> IdleStretches;
+  /// Step-thread stretches that may wait for a helper thread: the index of
+  /// their edge in Pending.
+  std::vector<size_t> Joins;
+  /// Shorter stretches without recorded activity are the framework's own
+  /// time between ops, not waits (Context's launch-interval bound).
+  static constexpr int64_t MinJoinNs = 200'000;
   /// Device stream lanes by (device, stream), and per lane its work with the
   /// start of the launching call (built on first use). A std::map, because
   /// (device, stream) come from the trace and may take any value, including
@@ -119,7 +148,11 @@ private:
   uint32_t awaitedByRecord(uint32_t SyncEvent);
   uint32_t addNode(int64_t T);
   uint32_t hostNodeAt(uint32_t Lane, int64_t T) const;
+  uint32_t latestNodeWithin(llvm::ArrayRef<uint32_t> Lanes, int64_t Begin,
+                            int64_t End) const;
   void buildHost(uint32_t Lane);
+  void addWakeUpEdges();
+  void addJoinEdges();
   void buildDevice();
   void addLaunchEdges();
   void addEventWaitEdges();

@@ -210,6 +210,61 @@ TEST(CriticalPathTest, BusyIsAUnionPerKind) {
   EXPECT_EQ(R.M.medianGain(category(PathCategory::Copy)), 0);
 }
 
+TEST(CriticalPathTest, AHelperThreadWaitsForTheStepThread) {
+  // The step [10, 30) on the main thread loads data [10, 18) and launches
+  // the forward kernel [19, 21) from a call at [18, 19). The autograd
+  // thread, idle since its last op at [1, 2), launches the backward kernel
+  // [22, 26) from a call at [21, 22). Its idle stretch is not work: it
+  // waited for the main thread, so without the data loading the backward
+  // kernel moves 8 ms earlier too.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  uint32_t Autograd = M.host(2);
+  M.add(Autograd, model::EventKind::Op,
+        "autograd::engine::evaluate_function: AddBackward0", 1 * Ms, 2 * Ms);
+  M.step(1, 10 * Ms, 30 * Ms);
+  M.add(M.Host, model::EventKind::Op,
+        "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 10 * Ms,
+        18 * Ms);
+  M.launch(S, "forward", 18 * Ms, 19 * Ms, 19 * Ms, 21 * Ms);
+  M.launch(S, "backward", 21 * Ms, 22 * Ms, 22 * Ms, 26 * Ms,
+           "cudaLaunchKernel", model::EventKind::Kernel, nullptr, Autograd);
+  PathRun R(M.finish());
+  ASSERT_TRUE(R.A.Path.HasPath);
+  EXPECT_EQ(R.A.Path.LengthNs, 16 * Ms);
+  EXPECT_EQ(cat(R.A.Path, PathCategory::DataLoading), 8 * Ms);
+  // 19 -> 21: the wake-up edge from the main thread's last instant.
+  EXPECT_EQ(cat(R.A.Path, PathCategory::HostUntraced), 2 * Ms);
+  EXPECT_EQ(cat(R.A.Path, PathCategory::Launch), 2 * Ms);
+  EXPECT_EQ(cat(R.A.Path, PathCategory::Compute), 4 * Ms);
+  EXPECT_EQ(R.M.medianGain(category(PathCategory::DataLoading)), 8 * Ms);
+}
+
+TEST(CriticalPathTest, TheStepThreadWaitsForAHelperThread) {
+  // The step [0, 30): the main thread launches the forward kernel [2, 4),
+  // then sits in "## backward ##" [3, 20) with nothing of its own, while the
+  // autograd thread launches the backward kernel [5, 15) and synchronizes
+  // on it until 15. The main thread then launches the optimizer kernel
+  // [21, 22). Its annotated stretch is a wait for the autograd thread: the
+  // join edge keeps 20 - 15 = 5 ms of it, so without the backward kernel
+  // the optimizer moves 10 ms earlier.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  uint32_t Autograd = M.host(2);
+  M.step(1, 0, 30 * Ms);
+  M.launch(S, "forward", 1 * Ms, 2 * Ms, 2 * Ms, 4 * Ms);
+  M.add(M.Host, model::EventKind::Annotation, "## backward ##", 3 * Ms,
+        20 * Ms);
+  M.launch(S, "backward", 4 * Ms, 5 * Ms, 5 * Ms, 15 * Ms, "cudaLaunchKernel",
+           model::EventKind::Kernel, nullptr, Autograd);
+  M.runtime("cudaStreamSynchronize", 5 * Ms, 15 * Ms, Autograd);
+  M.launch(S, "optimizer", 20 * Ms, 21 * Ms, 21 * Ms, 22 * Ms);
+  PathRun R(M.finish());
+  ASSERT_TRUE(R.A.Path.HasPath);
+  EXPECT_EQ(R.A.Path.LengthNs, 22 * Ms);
+  EXPECT_EQ(R.M.medianGain(named("backward")), 10 * Ms);
+}
+
 TEST(CriticalPathTest, QueryParsing) {
   WhatIfQuery Q;
   std::string Err;
