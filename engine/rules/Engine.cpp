@@ -295,10 +295,14 @@ Finding makeFinding(const Context &Ctx, const RuleSpec &Spec, const Config &Cfg,
   F.ImpactShare =
       Target > 0 ? std::min(1.0, double(F.ImpactNs) / double(Target)) : 0;
   // A rule that keeps findings under its gain floor at info judged the
-  // detector's own bound; the capped one can fall under the floor too.
+  // detector's own bound; the capped one can fall under the floor too. A
+  // rule without a floor gets CappedGainFloor: a capped gain under 1 % of
+  // the target cannot be measured, and a warning would fail CI for it.
+  const bool RuleFloor = Opts.has("min-gain-share");
+  const double Floor =
+      RuleFloor ? Opts.number("min-gain-share") : CappedGainFloor;
   bool UnderFloor = Capped && !UserSeverity && F.Sev > Severity::Info &&
-                    Opts.has("min-gain-share") &&
-                    F.ImpactShare < Opts.number("min-gain-share");
+                    F.ImpactShare < Floor;
   if (UnderFloor)
     F.Sev = Severity::Info;
 
@@ -324,13 +328,17 @@ Finding makeFinding(const Context &Ctx, const RuleSpec &Spec, const Config &Cfg,
                       "complete at most {1} earlier (median), so the impact "
                       "is capped there{2}",
                       F.PathQuery, report::formatDuration(F.ImpactNs),
-                      UnderFloor
+                      !UnderFloor ? std::string()
+                      : RuleFloor
                           ? llvm::formatv(", under the rule's min-gain-share "
                                           "({0}), so the finding is info",
-                                          report::formatShare(
-                                              Opts.number("min-gain-share")))
+                                          report::formatShare(Floor))
                                 .str()
-                          : std::string())
+                          : llvm::formatv(", under {0} of the target, too "
+                                          "little to measure, so the finding "
+                                          "is info",
+                                          report::formatShare(Floor))
+                                .str())
             .str());
   }
   V.emplace("impact", report::formatDuration(F.ImpactNs));

@@ -40,6 +40,11 @@ std::string missingNeed(const analysis::Context &Ctx, Need N);
 /// What each need is and which profiler option records it, for rule pages.
 llvm::StringRef needDescription(Need N);
 
+/// A finding whose impact the critical path caps under this share of the
+/// target is info, for rules without their own `min-gain-share`: a smaller
+/// gain is within step-to-step noise.
+constexpr double CappedGainFloor = 0.01;
+
 /// Fills {placeholders} in \p Template from \p Values; unknown placeholders
 /// are left visible as {name} so that a rule author sees them.
 std::string renderTemplate(llvm::StringRef Template,
