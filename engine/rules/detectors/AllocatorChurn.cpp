@@ -206,14 +206,7 @@ std::string rules::runAllocatorChurn(const Context &Ctx, const RuleSpec &,
   size_t StepsWithCalls =
       llvm::count_if(HostParts, [](const auto &P) { return !P.empty(); });
 
-  std::vector<const std::pair<const std::string, PathGroup> *> Ranked;
-  for (const auto &Entry : ByPath)
-    Ranked.push_back(&Entry);
-  llvm::sort(Ranked, [](const auto *A, const auto *B) {
-    if (A->second.HostNs != B->second.HostNs)
-      return A->second.HostNs > B->second.HostNs;
-    return A->first < B->first;
-  });
+  auto Ranked = rankByKey(ByPath, [](const PathGroup &G) { return G.HostNs; });
   const auto *Top = Ranked.front();
   const Event &Longest = T.Events[Top->second.Longest];
   const double NumSteps = double(N);

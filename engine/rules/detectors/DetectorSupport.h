@@ -14,6 +14,7 @@
 #include "rules/RuleSpec.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -93,6 +94,25 @@ std::vector<uint32_t> workLaunchedWithin(const model::Trace &T, uint32_t Op);
 /// frequent first (ties by name).
 std::vector<std::string> namesByCount(const model::Trace &T,
                                       llvm::ArrayRef<uint32_t> Events);
+
+/// The entries of \p Groups (a finding's sites, by name), the largest
+/// \p Key(group) first, ties by name: the order in which findings list
+/// their sites and pick their subject.
+template <typename Group, typename KeyFn>
+std::vector<const std::pair<const std::string, Group> *>
+rankByKey(const std::map<std::string, Group> &Groups, KeyFn Key) {
+  std::vector<const std::pair<const std::string, Group> *> Ranked;
+  Ranked.reserve(Groups.size());
+  for (const auto &Entry : Groups)
+    Ranked.push_back(&Entry);
+  llvm::sort(Ranked, [&](const auto *A, const auto *B) {
+    auto KA = Key(A->second), KB = Key(B->second);
+    if (KA != KB)
+      return KA > KB;
+    return A->first < B->first;
+  });
+  return Ranked;
+}
 
 /// An example event for the report.
 ExampleEvent example(const analysis::Context &Ctx, const model::Event &E);

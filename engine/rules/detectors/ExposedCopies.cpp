@@ -136,14 +136,8 @@ std::string rules::runExposedCopies(const Context &Ctx, const RuleSpec &,
     return "";
   int64_t Impact = std::min(Exposed, Target);
 
-  std::vector<const std::pair<const std::string, PathGroup> *> Ranked;
-  for (const auto &Entry : ByPath)
-    Ranked.push_back(&Entry);
-  llvm::sort(Ranked, [](const auto *A, const auto *B) {
-    if (A->second.ExposedNs != B->second.ExposedNs)
-      return A->second.ExposedNs > B->second.ExposedNs;
-    return A->first < B->first;
-  });
+  auto Ranked =
+      rankByKey(ByPath, [](const PathGroup &G) { return G.ExposedNs; });
   const auto *Top = Ranked.front();
   const Event &Longest = T.Events[Top->second.Longest];
   double NumWindows = double(N);

@@ -300,16 +300,8 @@ std::string rules::runHostFilledTensor(const Context &Ctx, const RuleSpec &,
     return "";
   int64_t Impact = std::min(median(ImpactPer), Target);
 
-  std::vector<const std::pair<const std::string, Site> *> Ranked;
-  for (const auto &Entry : Sites)
-    Ranked.push_back(&Entry);
-  llvm::sort(Ranked, [](const auto *A, const auto *B) {
-    int64_t CA = A->second.HostNs + A->second.DeviceNs,
-            CB = B->second.HostNs + B->second.DeviceNs;
-    if (CA != CB)
-      return CA > CB;
-    return A->first < B->first;
-  });
+  auto Ranked =
+      rankByKey(Sites, [](const Site &S) { return S.HostNs + S.DeviceNs; });
   const auto &[TopKey, Top] = *Ranked.front();
   const Event &Example = T.Events[Top.First];
 

@@ -154,14 +154,7 @@ std::string rules::runPageableCopies(const Context &Ctx, const RuleSpec &,
     return "";
   int64_t Impact = std::min(median(ImpactPer), Target);
 
-  std::vector<const std::pair<const std::string, PathGroup> *> Ranked;
-  for (const auto &Entry : ByPath)
-    Ranked.push_back(&Entry);
-  llvm::sort(Ranked, [](const auto *A, const auto *B) {
-    if (A->second.Blocked != B->second.Blocked)
-      return A->second.Blocked > B->second.Blocked;
-    return A->first < B->first;
-  });
+  auto Ranked = rankByKey(ByPath, [](const PathGroup &G) { return G.Blocked; });
   const auto *Top = Ranked.front();
   double NumWindows = double(N);
   const Event &Largest = T.Events[Top->second.Largest];
