@@ -166,10 +166,10 @@ void DependencyGraph::buildHost(uint32_t LI) {
   Runs.push_back(HostNodes[LI]);
   // Another thread than the steps' own: its start and its resumptions after
   // idle stretches wait for the step thread (addWakeUpEdges).
-  const bool Helper = !StepLanes.empty() && !llvm::is_contained(StepLanes, LI);
+  const bool StepThread = llvm::is_contained(StepLanes, LI);
+  const bool Helper = !StepLanes.empty() && !StepThread;
   if (Helper)
     Starts.push_back(First);
-  const bool StepThread = llvm::is_contained(StepLanes, LI);
 
   llvm::DenseSet<uint32_t> StepEvents;
   for (const model::Step &S : T.Steps)
