@@ -583,12 +583,15 @@ void installSignalHandlers() {
   }
 }
 
-/// CUPTI records NVTX only when NVTX's injection hook points at libcupti.
-void pointNvtxAtCupti() {
+/// CUPTI records NVTX only when NVTX's injection hook leads to it. The hook
+/// names this library, which forwards to the libcupti it is bound to (see
+/// InitializeInjectionNvtx2 below); a program started without the launcher
+/// gets the same here, unless it chose its own NVTX injection.
+void pointNvtxAtThisLibrary() {
   if (std::getenv("NVTX_INJECTION64_PATH"))
     return;
   Dl_info Info;
-  if (dladdr(reinterpret_cast<void *>(&cuptiGetVersion), &Info) &&
+  if (dladdr(reinterpret_cast<void *>(&pointNvtxAtThisLibrary), &Info) &&
       Info.dli_fname)
     setenv("NVTX_INJECTION64_PATH", Info.dli_fname, 0);
 }
@@ -630,7 +633,7 @@ bool initialize() {
   S->Collector = new TraceCollector(Opts.MaxEvents);
   S->Translator = new RecordTranslator(*S->Collector, apiName, S->Pid);
 
-  pointNvtxAtCupti();
+  pointNvtxAtThisLibrary();
   cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
   if (!check(cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted),
              "cuptiActivityRegisterCallbacks"))
@@ -679,4 +682,34 @@ InitializeInjection(void) {
       Disabled.store(true);
   });
   return 1;
+}
+
+/// NVTX's entry point (NVTX_INJECTION64_PATH names this library). It hands
+/// NVTX to the libcupti instance this library was bound to when it loaded.
+/// Naming libcupti's own path in the variable instead could load a second
+/// copy of CUPTI: PyTorch brings its libcupti in a Python wheel, which the
+/// loader shares with this library by soname, while a path to another file
+/// (the CUDA toolkit's) loads that file too, and its NVTX callbacks would
+/// never reach the subscriber registered here. Returns 0 (NVTX then runs
+/// untraced) when libcupti's entry point cannot be found.
+extern "C" __attribute__((visibility("default"))) int
+InitializeInjectionNvtx2(const void *(*GetExportTable)(uint32_t)) {
+  using NvtxInit = int (*)(const void *(*)(uint32_t));
+  Dl_info Info;
+  if (!dladdr(reinterpret_cast<void *>(&cuptiGetVersion), &Info) ||
+      !Info.dli_fname)
+    return 0;
+  // RTLD_NOLOAD: the handle of the copy already mapped, never a new one.
+  void *Cupti = dlopen(Info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  if (!Cupti)
+    return 0;
+  // A lookup through libcupti's handle searches libcupti first, so it finds
+  // libcupti's definition even where a libcupti loaded globally interposes
+  // on this library's exported name.
+  void *Init = dlsym(Cupti, "InitializeInjectionNvtx2");
+  dlclose(Cupti); // drops only the reference RTLD_NOLOAD added
+  Dl_info Found;
+  if (!Init || !dladdr(Init, &Found) || Found.dli_fbase != Info.dli_fbase)
+    return 0;
+  return reinterpret_cast<NvtxInit>(Init)(GetExportTable);
 }

@@ -54,7 +54,7 @@ tracelint::capture::injectionLibraryCandidates(llvm::StringRef ExecutablePath,
 
 llvm::Expected<ChildEnvironment> tracelint::capture::buildChildEnvironment(
     llvm::ArrayRef<std::string> Parent, const CaptureOptions &Opts,
-    llvm::StringRef InjectionLib, llvm::StringRef CuptiLib, bool Nvtx) {
+    llvm::StringRef InjectionLib, bool Nvtx) {
   ChildEnvironment Env;
   std::vector<std::pair<std::string, std::string>> Set =
       captureOptionsToEnv(Opts);
@@ -73,11 +73,12 @@ llvm::Expected<ChildEnvironment> tracelint::capture::buildChildEnvironment(
     if (Key == "NVTX_INJECTION64_PATH" && !Value.empty())
       ParentHasNvtx = true;
   }
-  if (Nvtx && !CuptiLib.empty() && !ParentHasNvtx)
-    Set.push_back({"NVTX_INJECTION64_PATH", CuptiLib.str()});
+  if (Nvtx && !ParentHasNvtx)
+    Set.push_back({"NVTX_INJECTION64_PATH", InjectionLib.str()});
   if (ParentHasNvtx && Nvtx)
     Env.Notes.push_back("NVTX_INJECTION64_PATH is already set; NVTX ranges "
-                        "reach tracelint only if it names libcupti");
+                        "reach tracelint only if it names tracelint's capture "
+                        "library or the libcupti that library loads");
 
   for (const std::string &E : Parent) {
     llvm::StringRef Key = llvm::StringRef(E).split('=').first;

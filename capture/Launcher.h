@@ -41,13 +41,14 @@ struct ChildEnvironment {
 
 /// The child's environment: \p Parent (KEY=VALUE entries) with the capture
 /// options, CUDA_INJECTION64_PATH=\p InjectionLib and, unless \p Nvtx is
-/// false or the parent already sets it, NVTX_INJECTION64_PATH=\p CuptiLib.
+/// false or the parent already sets it, NVTX_INJECTION64_PATH=\p InjectionLib
+/// (the library forwards NVTX to the libcupti it is bound to).
 /// Fails when the parent already injects another library into CUDA (another
 /// profiler is active): two injections cannot share CUPTI.
 llvm::Expected<ChildEnvironment>
 buildChildEnvironment(llvm::ArrayRef<std::string> Parent,
                       const CaptureOptions &Opts, llvm::StringRef InjectionLib,
-                      llvm::StringRef CuptiLib, bool Nvtx);
+                      bool Nvtx);
 
 /// Names of the trace files in \p Dir written for \p Prefix (PREFIX.*.json).
 std::set<std::string> listTraceFiles(llvm::StringRef Dir,

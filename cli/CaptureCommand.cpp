@@ -181,8 +181,7 @@ int tracelint::cli::runCapture(const char *Argv0) {
   std::vector<std::string> Parent;
   for (char **E = environ; E && *E; ++E)
     Parent.push_back(*E);
-  auto Env = capture::buildChildEnvironment(Parent, Opts, AbsLibrary,
-                                            TRACELINT_CUPTI_LIBRARY, !NoNvtx);
+  auto Env = capture::buildChildEnvironment(Parent, Opts, AbsLibrary, !NoNvtx);
   if (!Env) {
     reportError("capture: " + llvm::toString(Env.takeError()));
     return ExitUsage;
