@@ -10,11 +10,18 @@
 #
 # Budget: about 10 minutes. Each program has a time limit, and workloads
 # still waiting when the budget is nearly spent are skipped (and listed), so
-# the archive always comes back. Environment:
-#   OUT                where the archive goes (required)
+# the archives always come back: $OUT/gpu-check.tar.gz (versions, logs, step
+# times, lint reports, summary) and $OUT/gpu-check-traces.tar.gz (the traces;
+# split into 15 MiB parts .partNN when larger, which `cat` joins).
+#
+# Which tracelint: TRACELINT_BIN; else the relocatable bundle that
+# capture/device-bundle.sh made on a build machine (.device-bundle, carried
+# along: the GPU machine has none of tracelint's build dependencies); else a
+# build here, which needs them. Environment:
+#   OUT                where the archives go (required)
 #   GPU_CHECK_BUDGET   seconds for the whole run (default 540)
 #   GPU_CHECK_STEPS    timed steps per run (default 30)
-#   TRACELINT_BIN      a tracelint binary to use instead of building one
+#   TRACELINT_BIN      a tracelint binary to use
 #   JOBS               parallel build jobs (default: all CPUs)
 set -uo pipefail
 
@@ -33,9 +40,18 @@ START=$SECONDS
 note() { echo "gpu-check: $*" | tee -a "$WORK/notes.txt" >&2; }
 left() { echo $((BUDGET - (SECONDS - START))); }
 
+# Two archives, so that the small one comes back even when the traces are
+# too large for one file (the device tool returns files of up to 16 MiB).
 pack() {
   find "$WORK/traces" -name '*.json' -exec gzip -9 {} +
-  tar -czf "$OUT/gpu-check.tar.gz" -C "$WORK" .
+  tar -czf "$OUT/gpu-check-traces.tar.gz" -C "$WORK" traces
+  if [ "$(stat -c %s "$OUT/gpu-check-traces.tar.gz")" -gt $((15 << 20)) ]; then
+    split -b 15M -d -a 2 "$OUT/gpu-check-traces.tar.gz" \
+      "$OUT/gpu-check-traces.tar.gz.part"
+    rm "$OUT/gpu-check-traces.tar.gz"
+  fi
+  note "traces: $(du -ch "$OUT"/gpu-check-traces.tar.gz* | tail -1 | cut -f1)"
+  tar -czf "$OUT/gpu-check.tar.gz" -C "$WORK" --exclude=./traces .
   note "archive: $OUT/gpu-check.tar.gz ($(du -h "$OUT/gpu-check.tar.gz" | cut -f1))"
 }
 trap pack EXIT
@@ -58,6 +74,14 @@ if torch.cuda.is_available():
 PYEOF
   cmake --version 2>&1 | head -1
   (command -v nvcc >/dev/null && nvcc --version | tail -2) || echo "nvcc: none"
+  # Which libcupti a capture can meet: the toolkit's and PyTorch's own.
+  echo "libcupti:" "$(find /usr/local -maxdepth 5 -path '/usr/local/cuda*' \
+    -name 'libcupti.so.*' 2> /dev/null | sort | tr '\n' ' ')"
+  "$PY" -c 'import glob, os, torch
+lib = os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cuda.so")
+print("torch libcupti:", " ".join(glob.glob(os.path.join(os.path.dirname(
+    torch.__file__), "..", "nvidia", "*", "lib", "libcupti.so*"))) or "none",
+    "| libtorch_cuda:", lib if os.path.exists(lib) else "none")' 2>&1
 } > "$WORK/versions.txt"
 cat "$WORK/versions.txt" >&2
 
@@ -74,6 +98,14 @@ find_cupti_dir() {
 }
 
 TL=${TRACELINT_BIN:-}
+if [ -z "$TL" ] && [ -x "$ROOT/.device-bundle/bin/tracelint" ]; then
+  if "$ROOT/.device-bundle/bin/tracelint" --version > "$WORK/logs/bundle.log" 2>&1; then
+    TL="$ROOT/.device-bundle/bin/tracelint"
+    sed 's/^/bundle /' "$ROOT/.device-bundle/MANIFEST" >> "$WORK/versions.txt"
+  else
+    note "the carried bundle does not run here (logs/bundle.log); building"
+  fi
+fi
 if [ -z "$TL" ]; then
   BUILD="$ROOT/build-gpu"
   CUPTI_ROOT=$(find_cupti_dir || true)
@@ -100,9 +132,12 @@ if [ -n "$TL" ] && "$TL" --version > /dev/null 2>&1; then
 else
   TL=""
 fi
-# Where the library's RPATH does not reach libcupti, let the loader find it.
+# Where the capture library's run path does not reach libcupti, the loader
+# may find it through the toolkit here; only captured runs get this path, so
+# that the Kineto runs load the libraries PyTorch chose.
+CAPTURE_LD=${LD_LIBRARY_PATH:-}
 if CUPTI_ROOT=$(find_cupti_dir); then
-  export LD_LIBRARY_PATH="$CUPTI_ROOT/lib64:$CUPTI_ROOT/extras/CUPTI/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  CAPTURE_LD="$CUPTI_ROOT/lib64:$CUPTI_ROOT/lib:$CUPTI_ROOT/extras/CUPTI/lib64${CAPTURE_LD:+:$CAPTURE_LD}"
 fi
 
 # --- workloads ------------------------------------------------------------------
@@ -144,7 +179,7 @@ for w in "${WORKLOADS[@]}"; do
       limit=$(( $(left) - 40 ))
       [ "$limit" -gt 120 ] && limit=120
       run "$w-$v-capture" "$limit" capture \
-        "$TL" capture --no-lint --trace-dir "$WORK/traces/capture" \
+        env LD_LIBRARY_PATH="$CAPTURE_LD" "$TL" capture --no-lint --trace-dir "$WORK/traces/capture" \
         --trace-prefix "$w-$v" --range step --range-count 5 -- \
         "$PY" "$ROOT/fixtures/workloads/$w.py" --variant "$v" --steps "$STEPS"
     fi
@@ -166,77 +201,7 @@ if [ -n "$TL" ]; then
 fi
 
 # --- summary: rules fired and step times against fixtures/workloads/expected.json
-"$PY" - "$WORK" "$ROOT/fixtures/workloads/expected.json" \
-  > "$WORK/summary.md" 2>&1 <<'PYEOF'
-import glob, json, os, sys
-
-work, expected_path = sys.argv[1], sys.argv[2]
-expected = {k: v for k, v in json.load(open(expected_path)).items()
-            if not k.startswith("_")}
-
-def fired(path):
-    try:
-        doc = json.load(open(path))
-    except Exception as e:  # noqa: BLE001 - report, do not stop
-        return None, str(e)
-    codes = set()
-    def walk(x):  # codes of the findings, not of the rules that skipped
-        if isinstance(x, dict):
-            for f in x.get("findings", []) or []:
-                if isinstance(f, dict) and isinstance(f.get("code"), str):
-                    codes.add(f["code"])
-            for k, v in x.items():
-                if k != "findings":
-                    walk(v)
-        elif isinstance(x, list):
-            for v in x:
-                walk(v)
-    walk(doc)
-    return sorted(codes), None
-
-times = {}
-for line in open(os.path.join(work, "step_times.jsonl")):
-    r = json.loads(line)
-    times[(r["workload"], r["variant"], r["mode"])] = r["step_ms"]
-
-print("| workload | variant | step ms | under capture | kineto rules | capture rules |")
-print("|---|---|---|---|---|---|")
-verdicts = []
-for w, exp in expected.items():
-    got = {}
-    for v in ("pathological", "fixed"):
-        row = [w, v, times.get((w, v, "kineto"), "-"),
-               times.get((w, v, "capture"), "-")]
-        for kind in ("kineto", "capture"):
-            matches = glob.glob(os.path.join(work, "lint", f"{kind}-{w}-{v}*.json"))
-            codes = []
-            for m in matches:
-                c, err = fired(m)
-                codes += c or []
-            got[(v, kind)] = set(codes) if matches else None
-            row.append(" ".join(sorted(set(codes))) or "none"
-                       if matches else "no trace")
-        print("| " + " | ".join(str(x) for x in row) + " |")
-    for kind in ("kineto", "capture"):
-        want = set(exp["rules"]) | (set(exp["kineto-only"]) if kind == "kineto" else set())
-        for code in sorted(want):
-            p, f = got[("pathological", kind)], got[("fixed", kind)]
-            verdicts.append((w, kind, code,
-                             None if p is None else code in p,
-                             None if f is None else code not in f))
-    tp = times.get((w, "pathological", "kineto"))
-    tf = times.get((w, "fixed", "kineto"))
-    if tp is not None and tf is not None:
-        faster = "fixed" if tf < tp else "pathological"
-        verdicts.append((w, "time", f"faster={exp['faster']}", faster == exp["faster"], True))
-
-print()
-print("| workload | trace | expectation | pathological fires | fixed silent |")
-print("|---|---|---|---|---|")
-def word(x):
-    return "no trace" if x is None else "yes" if x else "NO"
-for w, kind, what, a, b in verdicts:
-    print(f"| {w} | {kind} | {what} | {word(a)} | {word(b)} |")
-PYEOF
+"$PY" "$ROOT/capture/gpu_summary.py" "$WORK" \
+  "$ROOT/fixtures/workloads/expected.json" > "$WORK/summary.md" 2>&1
 cat "$WORK/summary.md" >&2
 note "done in $((SECONDS - START)) s"

@@ -72,6 +72,10 @@ else:
 # capture/gpu-check.sh is checked with ShellCheck where it is installed.
 if lit.util.which("shellcheck", config.environment["PATH"]):
     config.available_features.add("shellcheck")
+# fixtures/gpu: the traces and step times of a GPU run of fixtures/workloads,
+# once one has been recorded (docs/capture.md, "GPU validation").
+if os.path.exists(os.path.join(config.fixtures_dir, "gpu", "step_times.jsonl")):
+    config.available_features.add("gpu-fixtures")
 
 # Tools that check the CI formats. SARIF: Microsoft's SARIF multitool (npm
 # package @microsoft/sarif-multitool, installed by `scripts/dev.sh
