@@ -136,9 +136,16 @@ fi
 # may find it through the toolkit here; only captured runs get this path, so
 # that the Kineto runs load the libraries PyTorch chose.
 CAPTURE_LD=${LD_LIBRARY_PATH:-}
-if CUPTI_ROOT=$(find_cupti_dir); then
-  CAPTURE_LD="$CUPTI_ROOT/lib64:$CUPTI_ROOT/lib:$CUPTI_ROOT/extras/CUPTI/lib64${CAPTURE_LD:+:$CAPTURE_LD}"
-fi
+for root in "${CUDAToolkit_ROOT:-}" "${CUDA_HOME:-}" /usr/local/cuda \
+  /usr/local/cuda-13*; do
+  for sub in lib64 lib extras/CUPTI/lib64 targets/x86_64-linux/lib; do
+    if [ -n "$root" ] && [ -e "$root/$sub/libcupti.so.13" ]; then
+      CAPTURE_LD="${CAPTURE_LD:+$CAPTURE_LD:}$root/$sub"
+      break 2
+    fi
+  done
+done
+note "captured runs: LD_LIBRARY_PATH=${CAPTURE_LD:-(none)}"
 
 # --- workloads ------------------------------------------------------------------
 WORKLOADS=(sync_item pageable_copy tiny_kernels transpose_contiguous attention
