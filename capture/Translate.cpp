@@ -35,6 +35,39 @@ std::string bandwidth(uint64_t Bytes, uint64_t Start, uint64_t End) {
   return jsonReal(double(Bytes) / double(End - Start)); // bytes/ns = GB/s
 }
 
+/// The fields every record of device work has (kernels, copies, memsets):
+/// its device as the process, its stream as the thread, and both, with the
+/// context, among the arguments.
+template <typename Record>
+TraceEvent deviceWork(const Record &R, std::string Name, const char *Cat) {
+  TraceEvent E;
+  E.Name = std::move(Name);
+  E.Cat = Cat;
+  E.StartNs = R.start;
+  E.EndNs = R.end;
+  E.Pid = R.deviceId;
+  E.Tid = R.streamId;
+  E.OnDevice = true;
+  E.Correlation = R.correlationId;
+  E.Args = {{"stream", jsonInt(R.streamId)},
+            {"context", jsonUInt(R.contextId)}};
+  return E;
+}
+
+/// Bytes moved or set, and the bandwidth that implies.
+template <typename Record>
+void addTransferArgs(TraceEvent &E, const Record &R) {
+  E.Args.push_back({"bytes", jsonUInt(R.bytes)});
+  E.Args.push_back(
+      {"memory bandwidth (GB/s)", bandwidth(R.bytes, R.start, R.end)});
+}
+
+/// "Memcpy HtoD (Pageable -> Device)", as Kineto names copies.
+template <typename Record> std::string copyName(const Record &R) {
+  return std::string("Memcpy ") + memcpyKindName(R.copyKind) + " (" +
+         memoryKindName(R.srcKind) + " -> " + memoryKindName(R.dstKind) + ")";
+}
+
 } // namespace
 
 std::string tracelint::capture::canonicalApiName(std::string_view Name) {
@@ -179,22 +212,12 @@ void RecordTranslator::translate(const CUpti_Activity *Record) {
 }
 
 void RecordTranslator::kernel(const CUpti_ActivityKernel10 &R) {
-  TraceEvent E;
-  E.Name = R.name ? R.name : "(unnamed kernel)";
-  E.Cat = "kernel";
-  E.StartNs = R.start;
-  E.EndNs = R.end;
-  E.Pid = R.deviceId;
-  E.Tid = R.streamId;
-  E.OnDevice = true;
-  E.Correlation = R.correlationId;
-  E.Args = {{"stream", jsonInt(R.streamId)},
-            {"context", jsonUInt(R.contextId)},
-            {"registers per thread", jsonInt(R.registersPerThread)},
-            {"shared memory",
-             jsonInt(int64_t(R.staticSharedMemory) + R.dynamicSharedMemory)},
-            {"grid", jsonInts({R.gridX, R.gridY, R.gridZ})},
-            {"block", jsonInts({R.blockX, R.blockY, R.blockZ})}};
+  TraceEvent E = deviceWork(R, R.name ? R.name : "(unnamed kernel)", "kernel");
+  E.Args.push_back({"registers per thread", jsonInt(R.registersPerThread)});
+  E.Args.push_back({"shared memory", jsonInt(int64_t(R.staticSharedMemory) +
+                                             R.dynamicSharedMemory)});
+  E.Args.push_back({"grid", jsonInts({R.gridX, R.gridY, R.gridZ})});
+  E.Args.push_back({"block", jsonInts({R.blockX, R.blockY, R.blockZ})});
   if (R.queued && R.queued != UINT64_MAX)
     E.Args.push_back({"queued", jsonUInt(R.queued)});
   if (const DeviceProps *D = C.device(R.deviceId); D && D->NumSms) {
@@ -216,20 +239,8 @@ void RecordTranslator::kernel(const CUpti_ActivityKernel10 &R) {
 }
 
 void RecordTranslator::memcpy(const CUpti_ActivityMemcpy6 &R) {
-  TraceEvent E;
-  E.Name = std::string("Memcpy ") + memcpyKindName(R.copyKind) + " (" +
-           memoryKindName(R.srcKind) + " -> " + memoryKindName(R.dstKind) + ")";
-  E.Cat = "gpu_memcpy";
-  E.StartNs = R.start;
-  E.EndNs = R.end;
-  E.Pid = R.deviceId;
-  E.Tid = R.streamId;
-  E.OnDevice = true;
-  E.Correlation = R.correlationId;
-  E.Args = {{"stream", jsonInt(R.streamId)},
-            {"context", jsonUInt(R.contextId)},
-            {"bytes", jsonUInt(R.bytes)},
-            {"memory bandwidth (GB/s)", bandwidth(R.bytes, R.start, R.end)}};
+  TraceEvent E = deviceWork(R, copyName(R), "gpu_memcpy");
+  addTransferArgs(E, R);
   if (R.flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC)
     E.Args.push_back({"async", "true"});
   if (R.graphNodeId)
@@ -238,43 +249,22 @@ void RecordTranslator::memcpy(const CUpti_ActivityMemcpy6 &R) {
 }
 
 void RecordTranslator::memcpyPeer(const CUpti_ActivityMemcpyPtoP4 &R) {
-  TraceEvent E;
-  E.Name = std::string("Memcpy ") + memcpyKindName(R.copyKind) + " (" +
-           memoryKindName(R.srcKind) + " -> " + memoryKindName(R.dstKind) + ")";
-  E.Cat = "gpu_memcpy";
-  E.StartNs = R.start;
-  E.EndNs = R.end;
-  E.Pid = R.deviceId;
-  E.Tid = R.streamId;
-  E.OnDevice = true;
-  E.Correlation = R.correlationId;
-  E.Args = {{"stream", jsonInt(R.streamId)},
-            {"context", jsonUInt(R.contextId)},
-            {"bytes", jsonUInt(R.bytes)},
-            {"memory bandwidth (GB/s)", bandwidth(R.bytes, R.start, R.end)},
-            {"fromDevice", jsonUInt(R.srcDeviceId)},
-            {"inDevice", jsonUInt(R.deviceId)},
-            {"toDevice", jsonUInt(R.dstDeviceId)},
-            {"fromContext", jsonUInt(R.srcContextId)},
-            {"toContext", jsonUInt(R.dstContextId)}};
+  TraceEvent E = deviceWork(R, copyName(R), "gpu_memcpy");
+  addTransferArgs(E, R);
+  E.Args.push_back({"fromDevice", jsonUInt(R.srcDeviceId)});
+  E.Args.push_back({"inDevice", jsonUInt(R.deviceId)});
+  E.Args.push_back({"toDevice", jsonUInt(R.dstDeviceId)});
+  E.Args.push_back({"fromContext", jsonUInt(R.srcContextId)});
+  E.Args.push_back({"toContext", jsonUInt(R.dstContextId)});
   C.add(std::move(E));
 }
 
 void RecordTranslator::memset(const CUpti_ActivityMemset4 &R) {
-  TraceEvent E;
-  E.Name = std::string("Memset (") + memoryKindName(R.memoryKind) + ")";
-  E.Cat = "gpu_memset";
-  E.StartNs = R.start;
-  E.EndNs = R.end;
-  E.Pid = R.deviceId;
-  E.Tid = R.streamId;
-  E.OnDevice = true;
-  E.Correlation = R.correlationId;
-  E.Args = {{"stream", jsonInt(R.streamId)},
-            {"context", jsonUInt(R.contextId)},
-            {"bytes", jsonUInt(R.bytes)},
-            {"memory bandwidth (GB/s)", bandwidth(R.bytes, R.start, R.end)},
-            {"value", jsonUInt(R.value)}};
+  TraceEvent E = deviceWork(
+      R, std::string("Memset (") + memoryKindName(R.memoryKind) + ")",
+      "gpu_memset");
+  addTransferArgs(E, R);
+  E.Args.push_back({"value", jsonUInt(R.value)});
   C.add(std::move(E));
 }
 
