@@ -207,6 +207,50 @@ private:
   /// Device and stream of a row; false (counted) when the device is unusable.
   bool deviceAndStream(const Statement &S, int DevCol, int StreamCol,
                        StringRef Table, int32_t &Device, int64_t &Stream);
+
+  /// The columns every device-work table (kernels, copies, memsets,
+  /// synchronisation) starts with; a reader's own columns follow from
+  /// column DeviceRow::Columns on.
+  struct DeviceRow {
+    static constexpr int Columns = 6;
+    int64_t Start = 0, End = 0, Pid = 0, Stream = -1;
+    int32_t Device = 0;
+    uint32_t Correlation = 0;
+  };
+  /// Calls \p Body(Statement, DeviceRow) for each usable row of "SELECT
+  /// start, end, deviceId, streamId, correlationId, globalPid, <Own> FROM
+  /// Table"; a missing table has no rows.
+  template <typename RowFn>
+  llvm::Error scanDeviceRows(StringRef Table, llvm::ArrayRef<StringRef> Own,
+                             RowFn Body) {
+    if (!Db.hasTable(Table))
+      return llvm::Error::success();
+    llvm::SmallVector<StringRef, 24> Wanted = {
+        "start", "end", "deviceId", "streamId", "correlationId", "globalPid"};
+    static_assert(DeviceRow::Columns == 6, "the list above");
+    Wanted.append(Own.begin(), Own.end());
+    auto S = select(Table, Wanted);
+    if (!S)
+      return S.takeError();
+    while (S->step()) {
+      if (llvm::Error E = rowRead(Table))
+        return E;
+      DeviceRow Row;
+      if (deviceRow(*S, Table, Row))
+        Body(*S, Row);
+    }
+    return finishScan(*S);
+  }
+  /// Reads the leading columns; false (counted) when the row is unusable.
+  bool deviceRow(const Statement &S, StringRef Table, DeviceRow &R);
+  /// An event of \p Kind on the row's device lane, and its device and stream.
+  void deviceEvent(const DeviceRow &R, EventKind Kind, StringId Name,
+                   model::Event &E, model::EventArgs &A);
+  /// A byte count, or -1 when absent or negative.
+  int64_t byteCount(const Statement &S, int Col) {
+    std::optional<int64_t> Bytes = integer(S, Col);
+    return Bytes && *Bytes >= 0 ? *Bytes : -1;
+  }
   void place(ImportStat Stat, StringRef Table, const llvm::Twine &What);
   void addEvent(model::Event &E, const model::EventArgs *A = nullptr);
 
@@ -407,6 +451,27 @@ bool NsysReader::deviceAndStream(const Statement &S, int DevCol, int StreamCol,
   return true;
 }
 
+bool NsysReader::deviceRow(const Statement &S, StringRef Table, DeviceRow &R) {
+  if (!times(S, 0, 1, Table, R.Start, R.End) ||
+      !deviceAndStream(S, 2, 3, Table, R.Device, R.Stream))
+    return false;
+  R.Correlation = correlation(S, 4);
+  R.Pid = pidOfGlobalId(integer(S, 5).value_or(0));
+  return true;
+}
+
+void NsysReader::deviceEvent(const DeviceRow &R, EventKind Kind, StringId Name,
+                             model::Event &E, model::EventArgs &A) {
+  E.Kind = Kind;
+  E.Start = R.Start;
+  E.Duration = R.End - R.Start;
+  E.Name = Name;
+  E.Correlation = R.Correlation;
+  E.Lane = deviceLane(R.Pid, R.Device, R.Stream);
+  A.Device = R.Device;
+  A.Stream = R.Stream;
+}
+
 void NsysReader::addEvent(model::Event &E, const model::EventArgs *A) {
   if (E.Duration == 0)
     B.stats().add(ImportStat::ZeroDuration);
@@ -542,32 +607,21 @@ llvm::Error NsysReader::readGpus() {
 }
 
 llvm::Error NsysReader::readSyncRows() {
-  if (!Db.hasTable(SyncTable))
-    return llvm::Error::success();
-  auto S = select(SyncTable, {"start", "end", "deviceId", "streamId",
-                              "correlationId", "globalPid", "syncType"});
-  if (!S)
-    return S.takeError();
-  while (S->step()) {
-    if (llvm::Error E = rowRead(SyncTable))
-      return E;
-    SyncRow R;
-    int32_t Device;
-    int64_t Stream;
-    if (!times(*S, 0, 1, SyncTable, R.Start, R.End) ||
-        !deviceAndStream(*S, 2, 3, SyncTable, Device, Stream))
-      continue;
-    R.Device = Device;
-    R.Stream = Stream;
-    R.Correlation = correlation(*S, 4);
-    R.Pid = pidOfGlobalId(integer(*S, 5).value_or(0));
-    R.Code = integer(*S, 6).value_or(-1);
-    if (R.Correlation)
-      SyncByCall[(uint64_t(R.Pid) << 32) | R.Correlation].push_back(
-          uint32_t(SyncRows.size()));
-    SyncRows.push_back(R);
-  }
-  return finishScan(*S);
+  return scanDeviceRows(
+      SyncTable, {"syncType"}, [&](const Statement &S, const DeviceRow &Row) {
+        SyncRow R;
+        R.Start = Row.Start;
+        R.End = Row.End;
+        R.Device = Row.Device;
+        R.Stream = Row.Stream;
+        R.Correlation = Row.Correlation;
+        R.Pid = Row.Pid;
+        R.Code = integer(S, 6).value_or(-1);
+        if (R.Correlation)
+          SyncByCall[(uint64_t(R.Pid) << 32) | R.Correlation].push_back(
+              uint32_t(SyncRows.size()));
+        SyncRows.push_back(R);
+      });
 }
 
 llvm::Error NsysReader::readApiCalls() {
@@ -702,167 +756,100 @@ void NsysReader::addUnmatchedSyncs() {
 }
 
 llvm::Error NsysReader::readKernels() {
-  if (!Db.hasTable(KernelTable))
-    return llvm::Error::success();
-  auto S = select(KernelTable,
-                  {"start", "end", "deviceId", "streamId", "correlationId",
-                   "globalPid", "demangledName", "shortName", "mangledName",
-                   "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
-                   "registersPerThread", "staticSharedMemory",
-                   "dynamicSharedMemory"});
-  if (!S)
-    return S.takeError();
   llvm::DenseMap<StringId, bool> IsCollective;
-  auto Small = [&](int Col) -> int32_t {
-    std::optional<int64_t> V = integer(*S, Col);
-    if (!V)
-      return -1;
-    if (*V < 0 || *V > std::numeric_limits<int32_t>::max()) {
-      B.stats().add(ImportStat::BadValue);
-      return -1;
-    }
-    return int32_t(*V);
-  };
-  while (S->step()) {
-    if (llvm::Error E = rowRead(KernelTable))
-      return E;
-    model::Event E;
-    int64_t Start, End;
-    int32_t Device;
-    int64_t Stream;
-    if (!times(*S, 0, 1, KernelTable, Start, End) ||
-        !deviceAndStream(*S, 2, 3, KernelTable, Device, Stream))
-      continue;
-    int64_t Pid = pidOfGlobalId(integer(*S, 5).value_or(0));
-    // The demangled name is what Kineto shows; the short name drops the
-    // template arguments.
-    StringId Name = name(*S, 6, KernelTable);
-    if (Name == model::EmptyString)
-      Name = name(*S, 7, KernelTable);
-    if (Name == model::EmptyString)
-      Name = name(*S, 8, KernelTable);
-    auto [It, Inserted] = IsCollective.try_emplace(Name, false);
-    if (Inserted)
-      It->second = isCommunicationKernelName(B.strings().get(Name));
-    E.Kind = It->second ? EventKind::Collective : EventKind::Kernel;
-    E.Start = Start;
-    E.Duration = End - Start;
-    E.Name = Name;
-    E.Correlation = correlation(*S, 4);
-    E.Lane = deviceLane(Pid, Device, Stream);
-
-    model::EventArgs A;
-    A.Device = Device;
-    A.Stream = Stream;
-    for (int I = 0; I < 3; ++I) {
-      A.Grid[I] = std::max(Small(9 + I), 0);
-      A.Block[I] = std::max(Small(12 + I), 0);
-    }
-    A.RegistersPerThread = Small(15);
-    int32_t Static = Small(16), Dynamic = Small(17);
-    if (Static >= 0 || Dynamic >= 0)
-      A.SharedMemory = std::max(Static, 0) + std::max(Dynamic, 0);
-    // Kineto's "blocks per SM" and "warps per SM", from the GPU's SM count.
-    auto Gpu = Gpus.find(Device);
-    if (Gpu != Gpus.end() && Gpu->second.NumSMs > 0) {
-      double Blocks = double(A.Grid[0]) * A.Grid[1] * A.Grid[2];
-      double Threads = double(A.Block[0]) * A.Block[1] * A.Block[2];
-      A.BlocksPerSM = float(Blocks / Gpu->second.NumSMs);
-      A.WarpsPerSM = float(A.BlocksPerSM * Threads / 32.0);
-    }
-    addEvent(E, &A);
-  }
-  return finishScan(*S);
+  return scanDeviceRows(
+      KernelTable,
+      {"demangledName", "shortName", "mangledName", "gridX", "gridY", "gridZ",
+       "blockX", "blockY", "blockZ", "registersPerThread", "staticSharedMemory",
+       "dynamicSharedMemory"},
+      [&](const Statement &S, const DeviceRow &Row) {
+        auto Small = [&](int Col) -> int32_t {
+          std::optional<int64_t> V = integer(S, Col);
+          if (!V)
+            return -1;
+          if (*V < 0 || *V > std::numeric_limits<int32_t>::max()) {
+            B.stats().add(ImportStat::BadValue);
+            return -1;
+          }
+          return int32_t(*V);
+        };
+        // The demangled name is what Kineto shows; the short name drops the
+        // template arguments.
+        StringId Name = name(S, 6, KernelTable);
+        if (Name == model::EmptyString)
+          Name = name(S, 7, KernelTable);
+        if (Name == model::EmptyString)
+          Name = name(S, 8, KernelTable);
+        auto [It, Inserted] = IsCollective.try_emplace(Name, false);
+        if (Inserted)
+          It->second = isCommunicationKernelName(B.strings().get(Name));
+        model::Event E;
+        model::EventArgs A;
+        deviceEvent(Row, It->second ? EventKind::Collective : EventKind::Kernel,
+                    Name, E, A);
+        for (int I = 0; I < 3; ++I) {
+          A.Grid[I] = std::max(Small(9 + I), 0);
+          A.Block[I] = std::max(Small(12 + I), 0);
+        }
+        A.RegistersPerThread = Small(15);
+        int32_t Static = Small(16), Dynamic = Small(17);
+        if (Static >= 0 || Dynamic >= 0)
+          A.SharedMemory = std::max(Static, 0) + std::max(Dynamic, 0);
+        // Kineto's "blocks per SM" and "warps per SM", from the GPU's SM
+        // count.
+        auto Gpu = Gpus.find(Row.Device);
+        if (Gpu != Gpus.end() && Gpu->second.NumSMs > 0) {
+          double Blocks = double(A.Grid[0]) * A.Grid[1] * A.Grid[2];
+          double Threads = double(A.Block[0]) * A.Block[1] * A.Block[2];
+          A.BlocksPerSM = float(Blocks / Gpu->second.NumSMs);
+          A.WarpsPerSM = float(A.BlocksPerSM * Threads / 32.0);
+        }
+        addEvent(E, &A);
+      });
 }
 
 llvm::Error NsysReader::readMemcpys() {
-  if (!Db.hasTable(MemcpyTable))
-    return llvm::Error::success();
-  auto S = select(MemcpyTable,
-                  {"start", "end", "deviceId", "streamId", "correlationId",
-                   "globalPid", "bytes", "copyKind", "srcKind", "dstKind"});
-  if (!S)
-    return S.takeError();
-  while (S->step()) {
-    if (llvm::Error E = rowRead(MemcpyTable))
-      return E;
-    model::Event E;
-    int64_t Start, End;
-    int32_t Device;
-    int64_t Stream;
-    if (!times(*S, 0, 1, MemcpyTable, Start, End) ||
-        !deviceAndStream(*S, 2, 3, MemcpyTable, Device, Stream))
-      continue;
-    int64_t Pid = pidOfGlobalId(integer(*S, 5).value_or(0));
-    model::EventArgs A;
-    A.Device = Device;
-    A.Stream = Stream;
-    std::optional<int64_t> Bytes = integer(*S, 6);
-    A.Bytes = Bytes && *Bytes >= 0 ? *Bytes : -1;
-    std::optional<int64_t> Copy = integer(*S, 7), Src = integer(*S, 8),
-                           Dst = integer(*S, 9);
-    A.Copy = Copy ? Codes.copyKind(*Copy) : model::CopyKind::Unknown;
-    A.Src = Src ? Codes.memKind(*Src) : model::MemoryKind::Unknown;
-    A.Dst = Dst ? Codes.memKind(*Dst) : model::MemoryKind::Unknown;
-    // Name copies as Kineto does: "Memcpy HtoD (Pageable -> Device)".
-    uint64_t Key =
-        (uint64_t(A.Copy) << 16) | (uint64_t(A.Src) << 8) | uint64_t(A.Dst);
-    auto [It, Inserted] = CopyNames.try_emplace(Key, model::EmptyString);
-    if (Inserted)
-      It->second = B.strings().intern(
-          llvm::formatv("Memcpy {0} ({1} -> {2})", copyLabel(A.Copy),
-                        memoryLabel(A.Src), memoryLabel(A.Dst))
-              .str());
-    E.Kind = EventKind::Memcpy;
-    E.Start = Start;
-    E.Duration = End - Start;
-    E.Name = It->second;
-    E.Correlation = correlation(*S, 4);
-    E.Lane = deviceLane(Pid, Device, Stream);
-    addEvent(E, &A);
-  }
-  return finishScan(*S);
+  return scanDeviceRows(
+      MemcpyTable, {"bytes", "copyKind", "srcKind", "dstKind"},
+      [&](const Statement &S, const DeviceRow &Row) {
+        model::EventArgs A;
+        A.Bytes = byteCount(S, 6);
+        std::optional<int64_t> Copy = integer(S, 7), Src = integer(S, 8),
+                               Dst = integer(S, 9);
+        A.Copy = Copy ? Codes.copyKind(*Copy) : model::CopyKind::Unknown;
+        A.Src = Src ? Codes.memKind(*Src) : model::MemoryKind::Unknown;
+        A.Dst = Dst ? Codes.memKind(*Dst) : model::MemoryKind::Unknown;
+        // Name copies as Kineto does: "Memcpy HtoD (Pageable -> Device)".
+        uint64_t Key =
+            (uint64_t(A.Copy) << 16) | (uint64_t(A.Src) << 8) | uint64_t(A.Dst);
+        auto [It, Inserted] = CopyNames.try_emplace(Key, model::EmptyString);
+        if (Inserted)
+          It->second = B.strings().intern(
+              llvm::formatv("Memcpy {0} ({1} -> {2})", copyLabel(A.Copy),
+                            memoryLabel(A.Src), memoryLabel(A.Dst))
+                  .str());
+        model::Event E;
+        deviceEvent(Row, EventKind::Memcpy, It->second, E, A);
+        addEvent(E, &A);
+      });
 }
 
 llvm::Error NsysReader::readMemsets() {
-  if (!Db.hasTable(MemsetTable))
-    return llvm::Error::success();
-  auto S =
-      select(MemsetTable, {"start", "end", "deviceId", "streamId",
-                           "correlationId", "globalPid", "bytes", "memKind"});
-  if (!S)
-    return S.takeError();
-  while (S->step()) {
-    if (llvm::Error E = rowRead(MemsetTable))
-      return E;
-    model::Event E;
-    int64_t Start, End;
-    int32_t Device;
-    int64_t Stream;
-    if (!times(*S, 0, 1, MemsetTable, Start, End) ||
-        !deviceAndStream(*S, 2, 3, MemsetTable, Device, Stream))
-      continue;
-    int64_t Pid = pidOfGlobalId(integer(*S, 5).value_or(0));
-    model::EventArgs A;
-    A.Device = Device;
-    A.Stream = Stream;
-    std::optional<int64_t> Bytes = integer(*S, 6);
-    A.Bytes = Bytes && *Bytes >= 0 ? *Bytes : -1;
-    std::optional<int64_t> Kind = integer(*S, 7);
-    A.Dst = Kind ? Codes.memKind(*Kind) : model::MemoryKind::Unknown;
-    auto [It, Inserted] = MemsetNames.try_emplace(uint64_t(A.Dst), 0);
-    if (Inserted)
-      It->second = B.strings().intern(
-          llvm::formatv("Memset ({0})", memoryLabel(A.Dst)).str());
-    E.Kind = EventKind::Memset;
-    E.Start = Start;
-    E.Duration = End - Start;
-    E.Name = It->second;
-    E.Correlation = correlation(*S, 4);
-    E.Lane = deviceLane(Pid, Device, Stream);
-    addEvent(E, &A);
-  }
-  return finishScan(*S);
+  return scanDeviceRows(
+      MemsetTable, {"bytes", "memKind"},
+      [&](const Statement &S, const DeviceRow &Row) {
+        model::EventArgs A;
+        A.Bytes = byteCount(S, 6);
+        std::optional<int64_t> Kind = integer(S, 7);
+        A.Dst = Kind ? Codes.memKind(*Kind) : model::MemoryKind::Unknown;
+        auto [It, Inserted] = MemsetNames.try_emplace(uint64_t(A.Dst), 0);
+        if (Inserted)
+          It->second = B.strings().intern(
+              llvm::formatv("Memset ({0})", memoryLabel(A.Dst)).str());
+        model::Event E;
+        deviceEvent(Row, EventKind::Memset, It->second, E, A);
+        addEvent(E, &A);
+      });
 }
 
 llvm::Error NsysReader::readNvtx() {
