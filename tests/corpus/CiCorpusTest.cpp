@@ -12,6 +12,8 @@
 // The test skips when the folder is absent; TRACELINT_TRACES overrides it.
 //
 //===----------------------------------------------------------------------===//
+#include "CorpusCatalogue.h"
+#include "CorpusFiles.h"
 #include "analysis/Context.h"
 #include "analysis/Stats.h"
 #include "analysis/TraceDiff.h"
@@ -37,41 +39,11 @@
 #include <vector>
 
 using namespace tracelint;
+using corpus::catalogue;
+using corpus::corpusFiles;
+using corpus::tracesDir;
 
 namespace {
-
-std::string tracesDir() {
-  if (const char *Env = std::getenv("TRACELINT_TRACES"))
-    return Env;
-  return TRACELINT_DEFAULT_TRACES;
-}
-
-std::vector<std::string> corpusFiles() {
-  std::vector<std::string> Files;
-  std::error_code EC;
-  for (llvm::sys::fs::recursive_directory_iterator It(tracesDir(), EC), End;
-       It != End && !EC; It.increment(EC)) {
-    llvm::StringRef P = It->path();
-    if ((P.endswith(".json") || P.endswith(".gz") || P.endswith(".sqlite")) &&
-        !P.endswith("provenance.json") &&
-        !P.contains("negative-not-chrome-trace"))
-      Files.push_back(P.str());
-  }
-  std::sort(Files.begin(), Files.end());
-  return Files;
-}
-
-const rules::Catalogue &catalogue() {
-  static rules::Catalogue C = [] {
-    auto B = rules::Catalogue::builtin();
-    if (!B) {
-      ADD_FAILURE() << llvm::toString(B.takeError());
-      return rules::Catalogue();
-    }
-    return std::move(*B);
-  }();
-  return C;
-}
 
 struct Linted {
   std::unique_ptr<model::Trace> Trace;

@@ -7,6 +7,7 @@
 // the export); anything else is rejected with a message that names the file.
 //
 //===----------------------------------------------------------------------===//
+#include "CorpusFiles.h"
 #include "analysis/Stats.h"
 #include "import/Import.h"
 
@@ -26,32 +27,16 @@
 #include <vector>
 
 using namespace tracelint;
+using corpus::tracesDir;
 
 namespace {
 
-std::string tracesDir() {
-  if (const char *Env = std::getenv("TRACELINT_TRACES"))
-    return Env;
-  return TRACELINT_DEFAULT_TRACES;
-}
-
+// Every input-looking file, the ones that must be rejected included.
 std::vector<std::string> corpusFiles() {
-  std::vector<std::string> Files;
-  std::error_code EC;
-  for (llvm::sys::fs::recursive_directory_iterator It(tracesDir(), EC), End;
-       It != End && !EC; It.increment(EC)) {
-    llvm::StringRef P = It->path();
-    if (P.endswith(".json") || P.endswith(".gz") || P.endswith(".sqlite"))
-      Files.push_back(P.str());
-  }
-  std::sort(Files.begin(), Files.end());
-  return Files;
+  return corpus::corpusFiles(/*TracesOnly=*/false);
 }
 
-bool expectRejected(llvm::StringRef Path) {
-  return Path.contains("negative-not-chrome-trace") ||
-         Path.endswith("provenance.json");
-}
+bool expectRejected(llvm::StringRef Path) { return corpus::isNotATrace(Path); }
 
 // The whole decompressed file, for the independent count.
 std::string readAll(const std::string &Path) {
@@ -235,24 +220,10 @@ TEST_P(Corpus, ImportsOrRejectsCleanly) {
               0.001 * double(C.DeviceKernels) + 1e-6);
 }
 
-std::vector<std::string> filesOrPlaceholder() {
-  auto Files = corpusFiles();
-  if (Files.empty())
-    Files.push_back("");
-  return Files;
-}
-
 INSTANTIATE_TEST_SUITE_P(
-    SharedTraces, Corpus, ::testing::ValuesIn(filesOrPlaceholder()),
-    [](const ::testing::TestParamInfo<std::string> &Info) {
-      std::string Name = Info.param.empty()
-                             ? std::string("absent")
-                             : llvm::sys::path::filename(Info.param).str();
-      for (char &Ch : Name)
-        if (!isalnum(static_cast<unsigned char>(Ch)))
-          Ch = '_';
-      return Name + "_" + std::to_string(Info.index);
-    });
+    SharedTraces, Corpus,
+    ::testing::ValuesIn(corpus::filesOrAbsent(corpusFiles())),
+    corpus::caseName);
 
 } // namespace
 

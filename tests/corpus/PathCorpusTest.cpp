@@ -14,6 +14,7 @@
 // The test skips when the folder is absent; TRACELINT_TRACES overrides it.
 //
 //===----------------------------------------------------------------------===//
+#include "CorpusFiles.h"
 #include "analysis/Context.h"
 #include "analysis/PathAnalysis.h"
 #include "import/Import.h"
@@ -29,32 +30,9 @@
 #include <vector>
 
 using namespace tracelint;
+using corpus::corpusFiles;
+using corpus::tracesDir;
 using namespace tracelint::analysis;
-
-namespace {
-
-std::string tracesDir() {
-  if (const char *Env = std::getenv("TRACELINT_TRACES"))
-    return Env;
-  return TRACELINT_DEFAULT_TRACES;
-}
-
-std::vector<std::string> corpusFiles() {
-  std::vector<std::string> Files;
-  std::error_code EC;
-  for (llvm::sys::fs::recursive_directory_iterator It(tracesDir(), EC), End;
-       It != End && !EC; It.increment(EC)) {
-    llvm::StringRef P = It->path();
-    if ((P.endswith(".json") || P.endswith(".gz") || P.endswith(".sqlite")) &&
-        !P.endswith("provenance.json") &&
-        !P.contains("negative-not-chrome-trace"))
-      Files.push_back(P.str());
-  }
-  std::sort(Files.begin(), Files.end());
-  return Files;
-}
-
-} // namespace
 
 TEST(PathCorpusTest, PathEqualsTargetOnEveryTrace) {
   auto Files = corpusFiles();

@@ -38,6 +38,8 @@
 // The test skips when the folder is absent; TRACELINT_TRACES overrides it.
 //
 //===----------------------------------------------------------------------===//
+#include "CorpusCatalogue.h"
+#include "CorpusFiles.h"
 #include "analysis/Context.h"
 #include "import/Import.h"
 #include "rules/Catalogue.h"
@@ -56,41 +58,11 @@
 #include <vector>
 
 using namespace tracelint;
+using corpus::catalogue;
+using corpus::corpusFiles;
+using corpus::tracesDir;
 
 namespace {
-
-std::string tracesDir() {
-  if (const char *Env = std::getenv("TRACELINT_TRACES"))
-    return Env;
-  return TRACELINT_DEFAULT_TRACES;
-}
-
-std::vector<std::string> corpusFiles() {
-  std::vector<std::string> Files;
-  std::error_code EC;
-  for (llvm::sys::fs::recursive_directory_iterator It(tracesDir(), EC), End;
-       It != End && !EC; It.increment(EC)) {
-    llvm::StringRef P = It->path();
-    if ((P.endswith(".json") || P.endswith(".gz") || P.endswith(".sqlite")) &&
-        !P.endswith("provenance.json") &&
-        !P.contains("negative-not-chrome-trace"))
-      Files.push_back(P.str());
-  }
-  std::sort(Files.begin(), Files.end());
-  return Files;
-}
-
-const rules::Catalogue &catalogue() {
-  static rules::Catalogue C = [] {
-    auto B = rules::Catalogue::builtin();
-    if (!B) {
-      ADD_FAILURE() << llvm::toString(B.takeError());
-      return rules::Catalogue();
-    }
-    return std::move(*B);
-  }();
-  return C;
-}
 
 bool has(const rules::LintResult &R, llvm::StringRef Code) {
   return std::any_of(R.Findings.begin(), R.Findings.end(),
@@ -271,20 +243,9 @@ void expectAllocatorAndCacheRules(const rules::LintResult &R,
   }
 }
 
-TEST_P(RulesCorpus, FindingsMatchWhatIsKnown) {
-  const std::string &Path = GetParam();
-  if (Path.empty())
-    GTEST_SKIP() << "no traces under " << tracesDir();
-  auto Trace = import::importTraceFile(Path);
-  if (!Trace) {
-    // CorpusTest checks which inputs must be rejected, and how.
-    llvm::consumeError(Trace.takeError());
-    GTEST_SKIP() << "not importable: " << Path;
-  }
-  analysis::Context Ctx(*Trace);
-  rules::Config Cfg;
-  rules::LintResult R = rules::runRules(Ctx, catalogue(), Cfg, Path);
-  llvm::StringRef P(Path);
+void checkKnownFindings(llvm::StringRef P, const model::Trace &Trace,
+                        const analysis::Context &Ctx,
+                        const rules::LintResult &R) {
 
   for (const rules::Finding &F : R.Findings) {
     EXPECT_GE(F.ImpactNs, 0) << F.Code;
@@ -474,20 +435,10 @@ TEST_P(RulesCorpus, FindingsMatchWhatIsKnown) {
 }
 
 // --- N rules (communication and ranks) -------------------------------------
-TEST_P(RulesCorpus, CommunicationRules) {
-  const std::string &Path = GetParam();
-  if (Path.empty())
-    GTEST_SKIP() << "no traces under " << tracesDir();
-  auto Trace = import::importTraceFile(Path);
-  if (!Trace) {
-    llvm::consumeError(Trace.takeError());
-    GTEST_SKIP() << "not importable: " << Path;
-  }
-  analysis::Context Ctx(*Trace);
-  rules::Config Cfg;
-  rules::LintResult R = rules::runRules(Ctx, catalogue(), Cfg, Path);
-  llvm::StringRef P(Path);
-  bool HasCollectives = Trace->countKind(model::EventKind::Collective) > 0;
+void checkCommunicationRules(llvm::StringRef P, const model::Trace &Trace,
+                             const analysis::Context &Ctx,
+                             const rules::LintResult &R) {
+  bool HasCollectives = Trace.countKind(model::EventKind::Collective) > 0;
   if (!HasCollectives) {
     EXPECT_FALSE(has(R, "N001")) << "no communication kernels to expose";
   }
@@ -515,7 +466,7 @@ TEST_P(RulesCorpus, CommunicationRules) {
   if (!HasCollectives) {
     EXPECT_FALSE(has(R, "N002"));
   }
-  const model::Producer &Src = Trace->Source;
+  const model::Producer &Src = Trace.Source;
   bool SeveralRanks = Src.WorldSize > 1 || (Src.WorldSize < 0 && Src.Rank > 0);
   EXPECT_EQ(has(R, "N003"), SeveralRanks) << "world size " << Src.WorldSize;
   if (const rules::Finding *F = find(R, "N003")) {
@@ -528,19 +479,10 @@ TEST_P(RulesCorpus, CommunicationRules) {
 }
 
 // --- D002 and L003-L005 (input transfer, host and launch overhead) --------
-TEST_P(RulesCorpus, InputTransferAndLaunchRules) {
-  const std::string &Path = GetParam();
-  if (Path.empty())
-    GTEST_SKIP() << "no traces under " << tracesDir();
-  auto Trace = import::importTraceFile(Path);
-  if (!Trace) {
-    llvm::consumeError(Trace.takeError());
-    GTEST_SKIP() << "not importable: " << Path;
-  }
-  analysis::Context Ctx(*Trace);
-  rules::Config Cfg;
-  rules::LintResult R = rules::runRules(Ctx, catalogue(), Cfg, Path);
-  llvm::StringRef P(Path);
+void checkInputTransferAndLaunchRules(llvm::StringRef P,
+                                      const model::Trace &Trace,
+                                      const analysis::Context &Ctx,
+                                      const rules::LintResult &R) {
 
   // D002: the ResNet-50 runs copy input and labels at the step start and
   // synchronize after each copy (.to() with non_blocking=False), but the
@@ -576,8 +518,8 @@ TEST_P(RulesCorpus, InputTransferAndLaunchRules) {
     EXPECT_FALSE(has(R, "L003")) << "hidden under backward, or foreach";
   }
   bool HasOptimizer = false;
-  for (const model::Event &E : Trace->Events)
-    if (Trace->name(E).startswith("Optimizer.step#")) {
+  for (const model::Event &E : Trace.Events)
+    if (Trace.name(E).startswith("Optimizer.step#")) {
       HasOptimizer = true;
       break;
     }
@@ -598,19 +540,9 @@ TEST_P(RulesCorpus, InputTransferAndLaunchRules) {
 // last submission: a note. No Kineto JSON trace of the set carries overhead
 // records, and the PyTorch profiler's own frames lie outside the steady
 // steps: quiet.
-TEST_P(RulesCorpus, StartupAndTeardownRules) {
-  const std::string &Path = GetParam();
-  if (Path.empty())
-    GTEST_SKIP() << "no traces under " << tracesDir();
-  auto Trace = import::importTraceFile(Path);
-  if (!Trace) {
-    llvm::consumeError(Trace.takeError());
-    GTEST_SKIP() << "not importable: " << Path;
-  }
-  analysis::Context Ctx(*Trace);
-  rules::Config Cfg;
-  rules::LintResult R = rules::runRules(Ctx, catalogue(), Cfg, Path);
-  llvm::StringRef P(Path);
+void checkStartupAndTeardownRules(llvm::StringRef P, const model::Trace &Trace,
+                                  const analysis::Context &Ctx,
+                                  const rules::LintResult &R) {
   if (P.contains("hta-critical-path-a100/simple_add") ||
       P.contains("hta-critical-path-a100/alexnet") ||
       P.contains("hta-cupti-profiler-a100") ||
@@ -641,23 +573,41 @@ TEST_P(RulesCorpus, StartupAndTeardownRules) {
   }
 }
 
-std::vector<std::string> filesOrPlaceholder() {
-  auto Files = corpusFiles();
-  if (Files.empty())
-    Files.push_back("");
-  return Files;
+// One import and one lint per trace, then each group of checks above.
+TEST_P(RulesCorpus, FindingsMatchWhatIsKnown) {
+  const std::string &Path = GetParam();
+  if (Path.empty())
+    GTEST_SKIP() << "no traces under " << tracesDir();
+  auto Trace = import::importTraceFile(Path);
+  if (!Trace) {
+    // CorpusTest checks which inputs must be rejected, and how.
+    llvm::consumeError(Trace.takeError());
+    GTEST_SKIP() << "not importable: " << Path;
+  }
+  analysis::Context Ctx(*Trace);
+  rules::LintResult R =
+      rules::runRules(Ctx, catalogue(), rules::Config(), Path);
+  {
+    SCOPED_TRACE("KnownFindings");
+    checkKnownFindings(Path, *Trace, Ctx, R);
+  }
+  {
+    SCOPED_TRACE("CommunicationRules");
+    checkCommunicationRules(Path, *Trace, Ctx, R);
+  }
+  {
+    SCOPED_TRACE("InputTransferAndLaunchRules");
+    checkInputTransferAndLaunchRules(Path, *Trace, Ctx, R);
+  }
+  {
+    SCOPED_TRACE("StartupAndTeardownRules");
+    checkStartupAndTeardownRules(Path, *Trace, Ctx, R);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    SharedTraces, RulesCorpus, ::testing::ValuesIn(filesOrPlaceholder()),
-    [](const ::testing::TestParamInfo<std::string> &Info) {
-      std::string Name = Info.param.empty()
-                             ? std::string("absent")
-                             : llvm::sys::path::filename(Info.param).str();
-      for (char &Ch : Name)
-        if (!isalnum(static_cast<unsigned char>(Ch)))
-          Ch = '_';
-      return Name + "_" + std::to_string(Info.index);
-    });
+    SharedTraces, RulesCorpus,
+    ::testing::ValuesIn(corpus::filesOrAbsent(corpus::corpusFiles())),
+    corpus::caseName);
 
 } // namespace
