@@ -635,12 +635,16 @@ bool initialize() {
 
   pointNvtxAtThisLibrary();
   cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+  // CUPTI takes one subscriber per process: another profiler inside the
+  // program (torch.profiler running, Nsight) is the usual reason for a no.
   if (!check(cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted),
-             "cuptiActivityRegisterCallbacks"))
+             "cuptiActivityRegisterCallbacks") ||
+      !check(cuptiSubscribe(&S->Subscriber, onCallback, nullptr),
+             "cuptiSubscribe")) {
+    log("CUPTI could not be set up (is another profiler active in the "
+        "program?); not capturing, the program runs on untraced");
     return false;
-  if (!check(cuptiSubscribe(&S->Subscriber, onCallback, nullptr),
-             "cuptiSubscribe"))
-    return false;
+  }
   if (Opts.ProfilerApi) {
     check(cuptiEnableCallback(1, S->Subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
                               CUPTI_DRIVER_TRACE_CBID_cuProfilerStart),

@@ -7,7 +7,11 @@
 //===----------------------------------------------------------------------===//
 #include "gtest/gtest.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+
 #include <cstdint>
+#include <cstdlib>
 #include <dlfcn.h>
 #include <string>
 
@@ -19,7 +23,10 @@ using NvtxInit = int (*)(NvtxGetExportTable);
 const void *noExportTable(uint32_t) { return nullptr; }
 
 struct Library {
-  void *Handle = dlopen(TRACELINT_CAPTURE_LIBRARY_PATH, RTLD_NOW | RTLD_LOCAL);
+  explicit Library(int ExtraFlags = 0)
+      : Handle(dlopen(TRACELINT_CAPTURE_LIBRARY_PATH,
+                      RTLD_NOW | RTLD_LOCAL | ExtraFlags)) {}
+  void *Handle;
   ~Library() {
     if (Handle)
       dlclose(Handle);
@@ -53,6 +60,45 @@ TEST(CaptureInjectionTest, NvtxEntryPointForwardsToItsOwnLibcupti) {
   EXPECT_NE(CuptiInit, reinterpret_cast<void *>(Init));
 
   EXPECT_NE(Init(noExportTable), 0);
+}
+
+// Where CUPTI cannot start (here: no GPU driver), the library says so and
+// returns to the driver; the program runs on, and no trace is written.
+TEST(CaptureInjectionTest, WithoutADriverTheProgramRunsOnUntraced) {
+  if (void *Driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD)) {
+    dlclose(Driver);
+    GTEST_SKIP() << "a CUDA driver is loaded: CUPTI would start";
+  }
+  if (void *Driver = dlopen("libcuda.so.1", RTLD_LAZY)) {
+    dlclose(Driver);
+    GTEST_SKIP() << "a CUDA driver is installed: CUPTI would start";
+  }
+  llvm::SmallString<128> Dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("capture-inject", Dir));
+  setenv("TRACELINT_CAPTURE_DIR", Dir.c_str(), 1);
+  setenv("TRACELINT_CAPTURE_PREFIX", "nodriver", 1);
+  // Kept mapped: CUPTI may hold the buffer callbacks it registered.
+  Library L(RTLD_NODELETE);
+  ASSERT_NE(L.Handle, nullptr) << dlerror();
+  auto Init =
+      reinterpret_cast<int (*)()>(dlsym(L.Handle, "InitializeInjection"));
+  ASSERT_NE(Init, nullptr);
+
+  testing::internal::CaptureStderr();
+  int Result = Init();
+  std::string Err = testing::internal::GetCapturedStderr();
+  unsetenv("TRACELINT_CAPTURE_DIR");
+  unsetenv("TRACELINT_CAPTURE_PREFIX");
+
+  EXPECT_EQ(Result, 1) << "the driver must not see a failure";
+  EXPECT_NE(Err.find("not capturing, the program runs on untraced"),
+            std::string::npos)
+      << Err;
+  std::error_code EC;
+  llvm::sys::fs::directory_iterator It(Dir, EC);
+  EXPECT_TRUE(!EC && It == llvm::sys::fs::directory_iterator())
+      << "a trace was written";
+  llvm::sys::fs::remove_directories(Dir);
 }
 
 } // namespace
