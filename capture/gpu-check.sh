@@ -132,20 +132,11 @@ if [ -n "$TL" ] && "$TL" --version > /dev/null 2>&1; then
 else
   TL=""
 fi
-# Where the capture library's run path does not reach libcupti, the loader
-# may find it through the toolkit here; only captured runs get this path, so
-# that the Kineto runs load the libraries PyTorch chose.
-CAPTURE_LD=${LD_LIBRARY_PATH:-}
-for root in "${CUDAToolkit_ROOT:-}" "${CUDA_HOME:-}" /usr/local/cuda \
-  /usr/local/cuda-13*; do
-  for sub in lib64 lib extras/CUPTI/lib64 targets/x86_64-linux/lib; do
-    if [ -n "$root" ] && [ -e "$root/$sub/libcupti.so.13" ]; then
-      CAPTURE_LD="${CAPTURE_LD:+$CAPTURE_LD:}$root/$sub"
-      break 2
-    fi
-  done
-done
-note "captured runs: LD_LIBRARY_PATH=${CAPTURE_LD:-(none)}"
+# Captured runs get no LD_LIBRARY_PATH of ours: PyTorch loads the libcupti
+# of its own wheel at import, which the capture library then shares (by
+# soname), and a toolkit folder put first on the path could make PyTorch
+# load an older libcupti than it was built with and fail to import. Other
+# programs find libcupti through the capture library's run path.
 
 # --- workloads ------------------------------------------------------------------
 WORKLOADS=(sync_item pageable_copy tiny_kernels transpose_contiguous attention
@@ -186,7 +177,7 @@ for w in "${WORKLOADS[@]}"; do
       limit=$(( $(left) - 40 ))
       [ "$limit" -gt 120 ] && limit=120
       run "$w-$v-capture" "$limit" capture \
-        env LD_LIBRARY_PATH="$CAPTURE_LD" "$TL" capture --no-lint --trace-dir "$WORK/traces/capture" \
+        "$TL" capture --no-lint --trace-dir "$WORK/traces/capture" \
         --trace-prefix "$w-$v" --range step --range-count 5 -- \
         "$PY" "$ROOT/fixtures/workloads/$w.py" --variant "$v" --steps "$STEPS"
     fi
