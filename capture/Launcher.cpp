@@ -5,6 +5,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <dlfcn.h>
+
 using namespace tracelint::capture;
 
 llvm::Expected<std::string> tracelint::capture::findInjectionLibrary(
@@ -50,6 +52,25 @@ tracelint::capture::injectionLibraryCandidates(llvm::StringRef ExecutablePath,
   if (!BuildPath.empty() && !llvm::is_contained(Out, BuildPath.str()))
     Out.push_back(BuildPath.str());
   return Out;
+}
+
+std::string tracelint::capture::injectionLoadProblem(llvm::StringRef Path) {
+  // RTLD_LOCAL and closed at once: nothing of the library stays in the
+  // launcher, which never initialises CUDA.
+  void *Handle = dlopen(Path.str().c_str(), RTLD_LAZY | RTLD_LOCAL);
+  if (Handle) {
+    dlclose(Handle);
+    return {};
+  }
+  const char *Why = dlerror();
+  return Why ? Why : "the loader gave no reason";
+}
+
+bool tracelint::capture::isOnlyCuptiMissing(llvm::StringRef LoaderMessage) {
+  // glibc: "libcupti.so.13: cannot open shared object file: No such file or
+  // directory".
+  return LoaderMessage.startswith("libcupti.so") &&
+         LoaderMessage.contains("cannot open shared object file");
 }
 
 llvm::Expected<ChildEnvironment> tracelint::capture::buildChildEnvironment(

@@ -33,6 +33,15 @@ std::vector<std::string>
 injectionLibraryCandidates(llvm::StringRef ExecutablePath,
                            llvm::StringRef BuildPath);
 
+/// Why the injection library at \p Path does not load on its own in this
+/// process (the loader's message), or "" when it does.
+std::string injectionLoadProblem(llvm::StringRef Path);
+
+/// Whether a loader message from injectionLoadProblem() says only that
+/// libcupti was not found. That is not fatal: a program that loads its own
+/// libcupti (PyTorch does) supplies it to the library.
+bool isOnlyCuptiMissing(llvm::StringRef LoaderMessage);
+
 struct ChildEnvironment {
   std::vector<std::string> Entries; ///< KEY=VALUE
   /// Notes for the user (a variable that was replaced).

@@ -156,6 +156,22 @@ int tracelint::cli::runCapture(const char *Argv0) {
   }
   llvm::SmallString<256> AbsLibrary(*Library);
   llvm::sys::fs::make_absolute(AbsLibrary);
+  // A library that cannot load at all would leave the program untraced:
+  // refuse before running it. One that misses only libcupti may get it from
+  // the program: say so before the run, and again if no trace comes of it.
+  std::string LoadProblem = capture::injectionLoadProblem(AbsLibrary);
+  if (!LoadProblem.empty() && !capture::isOnlyCuptiMissing(LoadProblem)) {
+    reportError("capture: " + AbsLibrary +
+                ": the capture library does not load: " + LoadProblem);
+    return ExitUsage;
+  }
+  if (!LoadProblem.empty())
+    llvm::errs() << "tracelint capture: note: the capture library does not "
+                    "load here on its own ("
+                 << LoadProblem
+                 << "); a program that loads libcupti itself (PyTorch does) "
+                    "can still be captured, others need the CUDA toolkit's "
+                    "libcupti folder on LD_LIBRARY_PATH\n";
 
   llvm::SmallString<256> Dir(TraceDir);
   llvm::sys::fs::make_absolute(Dir);
@@ -229,10 +245,14 @@ int tracelint::cli::runCapture(const char *Argv0) {
   std::vector<std::string> Traces =
       capture::newTraceFiles(Dir, std::string(TracePrefix), Before);
   if (Traces.empty()) {
-    reportError("capture: " + Dir +
-                ": no trace was written; the program "
-                "did not initialise CUDA, or it ended before it could be "
-                "flushed (see the messages above)");
+    reportError("capture: " + Dir + ": no trace was written; " +
+                (LoadProblem.empty()
+                     ? std::string("the program did not initialise CUDA, or "
+                                   "it ended before it could be flushed")
+                     : "libcupti was not found for the capture library (" +
+                           LoadProblem +
+                           "), or the program did not initialise CUDA") +
+                " (see the messages above)");
     return ExitBadInput;
   }
   if (NoLint) {

@@ -193,3 +193,19 @@ TEST(CaptureLauncherTest, LibrarySearchAndNewTraceFiles) {
 }
 
 } // namespace
+
+TEST(CaptureLauncherTest, OnlyAMissingLibcuptiIsForgiven) {
+  EXPECT_TRUE(isOnlyCuptiMissing("libcupti.so.13: cannot open shared object "
+                                 "file: No such file or directory"));
+  EXPECT_FALSE(isOnlyCuptiMissing("/x/libtracelint-capture.so: invalid ELF "
+                                  "header"));
+  EXPECT_FALSE(isOnlyCuptiMissing("libstdc++.so.6: cannot open shared object "
+                                  "file: No such file or directory"));
+  EXPECT_FALSE(isOnlyCuptiMissing("/x/libtracelint-capture.so: undefined "
+                                  "symbol: cuptiFoo, version libcupti.so.13"));
+  // The library of this build loads (its libcupti is on its run path).
+#ifdef TRACELINT_CAPTURE_LIBRARY_PATH
+  EXPECT_EQ(injectionLoadProblem(TRACELINT_CAPTURE_LIBRARY_PATH), "");
+#endif
+  EXPECT_NE(injectionLoadProblem("/nonexistent/libtracelint-capture.so"), "");
+}
