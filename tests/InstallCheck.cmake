@@ -1,0 +1,43 @@
+# cmake -DBUILD_DIR=... -DPREFIX=... -DHAVE_CAPTURE=ON|OFF -P InstallCheck.cmake
+#
+# Installs the build into a fresh PREFIX and checks the installed tracelint:
+# it runs, and where capture is built, `capture` hands the program the
+# capture library installed under PREFIX/lib/tracelint.
+file(REMOVE_RECURSE "${PREFIX}")
+execute_process(COMMAND ${CMAKE_COMMAND} --install "${BUILD_DIR}"
+                        --prefix "${PREFIX}"
+                RESULT_VARIABLE rc OUTPUT_QUIET)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "cmake --install failed (${rc})")
+endif()
+
+set(bin "${PREFIX}/bin/tracelint")
+execute_process(COMMAND "${bin}" --version RESULT_VARIABLE rc
+                OUTPUT_VARIABLE out)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "tracelint")
+  message(FATAL_ERROR "${bin} --version failed (${rc}): ${out}")
+endif()
+
+set(lib "${PREFIX}/lib/tracelint/libtracelint-capture.so")
+if(HAVE_CAPTURE)
+  if(NOT EXISTS "${lib}")
+    message(FATAL_ERROR "the capture library was not installed: ${lib}")
+  endif()
+  # `env` never initialises CUDA: exit 3, no trace; its output shows what
+  # the launcher handed it.
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env
+                          --unset=TRACELINT_CAPTURE_LIBRARY
+                          "${bin}" capture --no-lint
+                          --trace-dir "${PREFIX}/traces" -- env
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 3)
+    message(FATAL_ERROR "capture exited ${rc}, expected 3: ${err}")
+  endif()
+  string(FIND "${out}" "CUDA_INJECTION64_PATH=${lib}\n" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "capture did not use ${lib}:\n${out}")
+  endif()
+elseif(EXISTS "${lib}")
+  message(FATAL_ERROR "a capture library was installed without capture")
+endif()
+message(STATUS "installed layout under ${PREFIX} works")
