@@ -28,8 +28,7 @@ static void printVersion(llvm::raw_ostream &OS) {
   // Whether `capture` works in this build, and against which CUPTI: the
   // first thing to know about a binary carried to a GPU machine.
 #ifdef TRACELINT_HAVE_CAPTURE
-  OS << "capture: built with CUPTI API " << TRACELINT_CUPTI_API_VERSION
-     << "\n";
+  OS << "capture: built with CUPTI API " << TRACELINT_CUPTI_API_VERSION << "\n";
 #else
   OS << "capture: not built (no CUPTI from CUDA 13 or newer at build time)\n";
 #endif
