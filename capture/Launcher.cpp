@@ -55,13 +55,12 @@ tracelint::capture::injectionLibraryCandidates(llvm::StringRef ExecutablePath,
 }
 
 std::string tracelint::capture::injectionLoadProblem(llvm::StringRef Path) {
-  // RTLD_LOCAL and closed at once: nothing of the library stays in the
-  // launcher, which never initialises CUDA.
-  void *Handle = dlopen(Path.str().c_str(), RTLD_LAZY | RTLD_LOCAL);
-  if (Handle) {
-    dlclose(Handle);
+  // RTLD_LOCAL: nothing of the library is visible to the launcher, which
+  // never initialises CUDA. It stays loaded (never dlclose'd): libcupti
+  // allocates when it loads, and unloading it would strand that memory (a
+  // leak to LeakSanitizer, and for nothing: the launcher exits soon).
+  if (dlopen(Path.str().c_str(), RTLD_LAZY | RTLD_LOCAL))
     return {};
-  }
   const char *Why = dlerror();
   return Why ? Why : "the loader gave no reason";
 }
