@@ -20,6 +20,21 @@
 # binary runs, and `capture` finds its library.
 set -euo pipefail
 
+case "${1:-}" in
+  -h | --help)
+    sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+    exit 0
+    ;;
+  -*)
+    echo "device-bundle: unknown option '$1' (usage: $0 [BUNDLE])" >&2
+    exit 2
+    ;;
+esac
+if [ $# -gt 1 ]; then
+  echo "device-bundle: one folder at most (usage: $0 [BUNDLE])" >&2
+  exit 2
+fi
+
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 BUNDLE=${1:-.device-bundle}

@@ -116,9 +116,14 @@ def main():
                     help="exit 1 on a contradicted expectation")
     args = ap.parse_args()
 
-    with open(args.expected) as f:
-        expected = {k: v for k, v in json.load(f).items()
-                    if not k.startswith("_")}
+    try:
+        with open(args.expected) as f:
+            expected = {k: v for k, v in json.load(f).items()
+                        if not k.startswith("_")}
+    except (OSError, ValueError) as e:
+        sys.exit(f"{args.expected}: cannot read the expectations: {e}")
+    if not os.path.isdir(args.results):
+        sys.exit(f"{args.results}: not a folder of GPU results")
     times = step_times(args.results)
 
     print("| workload | variant | step ms | under capture | kineto rules "
