@@ -3,11 +3,15 @@
 # has CUDA 13 and PyTorch but none of tracelint's build dependencies (no
 # LLVM 14, simdjson, toml++ or ISA-L), and no network to fetch them:
 #
-#   BUNDLE/bin/tracelint                  run path $ORIGIN/../lib
-#   BUNDLE/lib/libtracelint-capture.so    found by the launcher in ../lib
-#   BUNDLE/lib/lib*.so.N                  the shared libraries tracelint
-#                                         needs beyond glibc and libstdc++
-#   BUNDLE/MANIFEST                       commit, build machine, glibc, files
+#   BUNDLE/bin/tracelint                        run path $ORIGIN/../lib
+#   BUNDLE/lib/tracelint/libtracelint-capture.so  where the launcher looks
+#   BUNDLE/lib/lib*.so.N                        the shared libraries tracelint
+#                                               needs beyond glibc, libstdc++
+#   BUNDLE/MANIFEST                             commit, build machine, glibc,
+#                                               files
+#
+# The first two are the project's own install (`cmake --install`); the
+# script adds the libraries and the manifest.
 #
 # libcupti is not bundled: the capture library must use the GPU machine's own
 # (the one its driver and PyTorch match), found by soname at run time.
@@ -46,26 +50,22 @@ case "$BUNDLE" in
   *) BUNDLE="$ROOT/$BUNDLE" ;;
 esac
 
-# The run path is set at link time; CMake escapes $ORIGIN for Ninja.
+# The run path is written at install time; CMake escapes $ORIGIN.
 # shellcheck disable=SC2016 # $ORIGIN is for the loader, not the shell
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DTRACELINT_BUILD_TESTS=OFF -DTRACELINT_BUILD_BENCH=OFF \
-  -DTRACELINT_CUPTI=ON '-DCMAKE_BUILD_RPATH=$ORIGIN/../lib' > /dev/null
-ninja -C "$BUILD" -j "$JOBS" tracelint
+  -DTRACELINT_CUPTI=ON '-DCMAKE_INSTALL_RPATH=$ORIGIN/../lib' > /dev/null
+ninja -C "$BUILD" -j "$JOBS"
 
-LIBRARY="$BUILD/lib/libtracelint-capture.so"
+rm -rf "$BUNDLE"
+cmake --install "$BUILD" --prefix "$BUNDLE" --strip > /dev/null
+LIBRARY="$BUNDLE/lib/tracelint/libtracelint-capture.so"
 if [ ! -e "$LIBRARY" ]; then
   echo "device-bundle: $BUILD was configured without CUPTI (no CUDA 13" \
     "toolkit found; set TRACELINT_CUPTI_ROOT): a bundle without capture" \
     "support is of no use on the GPU machine" >&2
   exit 1
 fi
-
-rm -rf "$BUNDLE"
-mkdir -p "$BUNDLE/bin" "$BUNDLE/lib"
-cp "$BUILD/cli/tracelint" "$BUNDLE/bin/"
-cp "$LIBRARY" "$BUNDLE/lib/"
-strip --strip-unneeded "$BUNDLE/bin/tracelint" "$BUNDLE/lib/libtracelint-capture.so"
 
 # Every shared library the binary loads, except the C and C++ runtimes that
 # any machine able to run PyTorch has, is copied under its soname.
@@ -87,7 +87,7 @@ while read -r name arrow path _; do
   fi
   cp -L "$path" "$BUNDLE/lib/$name"
   BUNDLED+=("$name")
-done < <(ldd "$BUILD/cli/tracelint")
+done < <(ldd "$BUNDLE/bin/tracelint")
 
 # --- self-check -----------------------------------------------------------------
 fail() {
@@ -113,11 +113,11 @@ if env -u TRACELINT_CAPTURE_LIBRARY "$BUNDLE/bin/tracelint" capture \
 fi
 grep -q "no trace was written" "$PROBE/out" ||
   fail "capture did not run the program: $(cat "$PROBE/out")"
-grep -qx "CUDA_INJECTION64_PATH=$BUNDLE/lib/libtracelint-capture.so" \
-  "$PROBE/out" || fail "capture does not use the bundled library"
+grep -qx "CUDA_INJECTION64_PATH=$LIBRARY" "$PROBE/out" ||
+  fail "capture does not use the bundled library"
 rm -rf "$PROBE"
 
-GLIBC=$( { objdump -T "$BUNDLE/bin/tracelint" "$BUNDLE"/lib/*.so*; } |
+GLIBC=$( { objdump -T "$BUNDLE/bin/tracelint" "$BUNDLE"/lib/*.so* "$LIBRARY"; } |
   grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
 {
   echo "commit: $(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)"
