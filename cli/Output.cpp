@@ -1,7 +1,7 @@
 //===- cli/Output.cpp -----------------------------------------------------===//
 #include "Output.h"
 
-#include "report/Format.h"
+#include "support/Format.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -60,7 +60,7 @@ llvm::Error tracelint::cli::writeJsonOutput(
   llvm::raw_string_ostream OS(Json);
   Write(OS);
   OS.flush();
-  std::string Safe = report::escapeInvisibleInJson(Json);
+  std::string Safe = support::escapeInvisibleInJson(Json);
   return writeOutput(Path, [&](llvm::raw_ostream &Out) { Out << Safe; });
 }
 
@@ -84,7 +84,7 @@ std::string tracelint::cli::sanitizeMessage(llvm::StringRef Message) {
   for (size_t I = 0; I < Lines.size(); ++I) {
     if (I)
       Out += '\n';
-    Out += report::sanitize(Lines[I]);
+    Out += support::sanitize(Lines[I]);
   }
   return Out;
 }

@@ -31,7 +31,7 @@ llvm::Error writeOutput(llvm::StringRef Path,
 
 /// writeOutput for a JSON document (JSON, SARIF, ...): the characters JSON
 /// leaves raw but a terminal would act on (C1 controls, bidirectional
-/// overrides) are escaped as \uXXXX (report::escapeInvisibleInJson), so that
+/// overrides) are escaped as \uXXXX (support::escapeInvisibleInJson), so that
 /// `cat report.json` is as safe as the text report.
 llvm::Error
 writeJsonOutput(llvm::StringRef Path,

@@ -6,7 +6,7 @@
 
 #include "analysis/Stats.h"
 #include "import/Import.h"
-#include "report/Format.h"
+#include "support/Format.h"
 #include "report/StatsReport.h"
 
 #include "llvm/Support/CommandLine.h"

@@ -2,7 +2,7 @@
 #include "StepOption.h"
 
 #include "model/Steps.h"
-#include "report/Format.h"
+#include "support/Format.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -14,13 +14,13 @@ llvm::Error tracelint::cli::applyStepOption(model::Trace &T,
   std::string Message;
   llvm::raw_string_ostream OS(Message);
   OS << "--step: " << Input << " has no annotation range named '"
-     << report::sanitize(StepName) << "' on a host thread";
+     << support::sanitize(StepName) << "' on a host thread";
   auto Known = model::frequentRangeNames(T, 5);
   if (Known.empty())
     OS << "; it has no annotation ranges";
   for (size_t I = 0; I < Known.size(); ++I)
     OS << (I ? ", '" : "; the most frequent are '")
-       << report::sanitize(Known[I].first, 60) << "' (" << Known[I].second
+       << support::sanitize(Known[I].first, 60) << "' (" << Known[I].second
        << ")";
   return llvm::createStringError(
       std::make_error_code(std::errc::invalid_argument), OS.str());

@@ -14,8 +14,8 @@
 #include "analysis/Context.h"
 #include "analysis/Stats.h"
 #include "model/Trace.h"
-#include "report/Escape.h"
-#include "report/Format.h"
+#include "support/Escape.h"
+#include "support/Format.h"
 #include "rules/Catalogue.h"
 #include "rules/Config.h"
 #include "rules/Engine.h"
@@ -41,9 +41,9 @@ inline const rules::Catalogue &builtinRules() {
 
 /// Escapes \p S for every output format.
 inline size_t escapeAll(llvm::StringRef S) {
-  return report::sanitize(S).size() + report::jsonText(S).size() +
-         report::xmlText(S).size() + report::markdownText(S).size() +
-         report::markdownCode(S, /*InTable=*/true).size();
+  return support::sanitize(S).size() + support::jsonText(S).size() +
+         support::xmlText(S).size() + support::markdownText(S).size() +
+         support::markdownCode(S, /*InTable=*/true).size();
 }
 
 inline void lintTrace(const model::Trace &T, llvm::StringRef Name) {

@@ -1,5 +1,6 @@
 //===- analysis/Context.cpp -----------------------------------------------===//
 #include "analysis/Context.h"
+#include "support/Statistics.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -29,10 +30,7 @@ Context::Context(const model::Trace &Tr) : T(Tr) {
     std::vector<int64_t> D;
     for (const StepWindow &S : Steps)
       D.push_back(S.Range.length());
-    llvm::sort(D);
-    size_t N = D.size();
-    // Median of an even count: the mean of the two middle values.
-    TargetNs = N % 2 ? D[N / 2] : (D[N / 2 - 1] + D[N / 2]) / 2;
+    TargetNs = support::medianInPlace(D);
     Target = TargetKind::MedianStep;
   } else {
     TargetNs = T.WindowEnd - T.WindowStart;

@@ -1,5 +1,6 @@
 //===- analysis/PathAnalysis.cpp ------------------------------------------===//
 #include "analysis/PathAnalysis.h"
+#include "support/Statistics.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -35,12 +36,9 @@ std::vector<size_t> PathModel::steadyTargets() const {
   return Out;
 }
 
+/// The median, or -1 when there is nothing to take it of.
 static int64_t median(std::vector<int64_t> V) {
-  if (V.empty())
-    return -1;
-  llvm::sort(V);
-  size_t N = V.size();
-  return N % 2 ? V[N / 2] : (V[N / 2 - 1] + V[N / 2]) / 2;
+  return V.empty() ? -1 : support::medianInPlace(V);
 }
 
 int64_t PathModel::medianGain(const WhatIfQuery &Q) const {

@@ -1,6 +1,7 @@
 //===- analysis/Stats.cpp -------------------------------------------------===//
 #include "analysis/Stats.h"
 #include "model/Event.h"
+#include "support/Statistics.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -31,20 +32,12 @@ static StepStats computeSteps(const Trace &T) {
     S.Span.Begin = std::min(S.Span.Begin, St.Start);
     S.Span.End = std::max(S.Span.End, St.End);
   }
-  llvm::sort(Durations);
-  size_t N = Durations.size();
-  S.Count = N;
+  S.Count = Durations.size();
   S.FirstNumber = T.Steps.front().Number;
   S.LastNumber = T.Steps.back().Number;
-  S.MinNs = Durations.front();
-  S.MaxNs = Durations.back();
-  // Median of an even count is the mean of the two middle values (rounded
-  // down to a whole ns); of an odd count, the middle value.
-  if (N % 2)
-    S.MedianNs = Durations[N / 2];
-  else
-    S.MedianNs =
-        Durations[N / 2 - 1] + (Durations[N / 2] - Durations[N / 2 - 1]) / 2;
+  S.MinNs = *std::min_element(Durations.begin(), Durations.end());
+  S.MaxNs = *std::max_element(Durations.begin(), Durations.end());
+  S.MedianNs = support::medianInPlace(Durations);
   return S;
 }
 
@@ -155,15 +148,7 @@ Spread spreadOf(std::vector<int64_t> &D) {
   if (!N)
     return S;
   S.Min = *std::min_element(D.begin(), D.end());
-  // Median of an even count: the mean of the two middle values, rounded
-  // down, as for step durations.
-  auto Mid = D.begin() + N / 2;
-  std::nth_element(D.begin(), Mid, D.end());
-  S.Median = *Mid;
-  if (N % 2 == 0) {
-    int64_t Lower = *std::max_element(D.begin(), Mid);
-    S.Median = Lower + (*Mid - Lower) / 2;
-  }
+  S.Median = support::medianInPlace(D);
   if (N > 1) {
     double Mean = 0;
     for (int64_t X : D)

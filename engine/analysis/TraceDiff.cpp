@@ -1,5 +1,6 @@
 //===- analysis/TraceDiff.cpp ---------------------------------------------===//
 #include "analysis/TraceDiff.h"
+#include "support/Statistics.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -29,18 +30,13 @@ MetricSummary analysis::summarizeMetric(const Context &Ctx) {
   M.FromSteps = true;
   M.Steps = D.size();
   size_t N = D.size();
-  M.MedianNs = N % 2 ? D[N / 2] : (D[N / 2 - 1] + D[N / 2]) / 2;
+  M.MedianNs = support::median(D);
   M.MinNs = D.front();
   M.MaxNs = D.back();
   if (N >= 2) {
-    // Quartiles by linear interpolation between order statistics.
-    auto Q = [&](double P) {
-      double Pos = P * double(N - 1);
-      size_t Lo = size_t(std::floor(Pos));
-      size_t Hi = std::min(N - 1, Lo + 1);
-      return double(D[Lo]) + (Pos - double(Lo)) * double(D[Hi] - D[Lo]);
-    };
-    M.SpreadNs = int64_t(std::llround(Q(0.75) - Q(0.25)));
+    // The interquartile range.
+    M.SpreadNs = int64_t(std::llround(support::quantileOfSorted(D, 0.75) -
+                                      support::quantileOfSorted(D, 0.25)));
   }
   return M;
 }

@@ -1,6 +1,7 @@
 //===- analysis/TraceFeatures.cpp -----------------------------------------===//
 #include "analysis/TraceFeatures.h"
 #include "analysis/Teardown.h"
+#include "support/Statistics.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -102,13 +103,7 @@ llvm::StringRef analysis::featureChangeName(FeatureChange C) {
 
 namespace {
 
-double median(std::vector<double> V) {
-  if (V.empty())
-    return 0;
-  std::sort(V.begin(), V.end());
-  size_t N = V.size();
-  return N % 2 ? V[N / 2] : (V[N / 2 - 1] + V[N / 2]) / 2;
-}
+using support::median;
 
 /// Per-step accumulation over the steady steps, or one bucket for the whole
 /// window when the trace has no steps.

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "report/DiffReport.h"
-#include "report/Escape.h"
-#include "report/Format.h"
+#include "support/Escape.h"
+#include "support/Format.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -15,6 +15,7 @@
 #include <cmath>
 
 using namespace tracelint;
+using namespace tracelint::support;
 using namespace tracelint::report;
 using analysis::KernelChange;
 using rules::PredictionCheck;

@@ -9,13 +9,14 @@
 // become visible escapes.
 //
 //===----------------------------------------------------------------------===//
-#include "report/Escape.h"
-#include "report/Format.h"
 #include "report/LintWriters.h"
+#include "support/Escape.h"
+#include "support/Format.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace tracelint;
+using namespace tracelint::support;
 using namespace tracelint::report;
 
 namespace {

@@ -1,11 +1,12 @@
 //===- report/LintReport.cpp - Text form of `tracelint lint` --------------===//
 #include "report/LintReport.h"
-#include "report/Format.h"
+#include "support/Format.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace tracelint;
+using namespace tracelint::support;
 using namespace tracelint::report;
 using rules::Finding;
 using rules::Severity;

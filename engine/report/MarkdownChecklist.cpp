@@ -9,15 +9,16 @@
 // HTML or a heading.
 //
 //===----------------------------------------------------------------------===//
-#include "report/Escape.h"
-#include "report/Format.h"
 #include "report/LintWriters.h"
+#include "support/Escape.h"
+#include "support/Format.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 
 using namespace tracelint;
+using namespace tracelint::support;
 using namespace tracelint::report;
 
 std::string report::shellQuote(llvm::StringRef S) {

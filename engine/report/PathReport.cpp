@@ -1,24 +1,25 @@
 //===- report/PathReport.cpp - Text form of `tracelint path` --------------===//
 #include "report/PathReport.h"
 
-#include "report/Format.h"
+#include "support/Format.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
 
 using namespace tracelint;
+using namespace tracelint::support;
 using namespace tracelint::analysis;
 
 static std::string pct(int64_t Ns, int64_t Of) {
-  return report::formatShare(Of > 0 ? double(Ns) / double(Of) : 0);
+  return support::formatShare(Of > 0 ? double(Ns) / double(Of) : 0);
 }
 
 static std::string name(const model::Trace &T, model::StringId Id,
                         size_t Width = 60) {
   if (Id == model::EmptyString)
     return "-";
-  return report::sanitize(T.Strings.get(Id), Width);
+  return support::sanitize(T.Strings.get(Id), Width);
 }
 
 static std::string targetLabel(const TargetInterval &X) {
@@ -29,7 +30,7 @@ void tracelint::report::writePathText(llvm::raw_ostream &OS, const Context &C,
                                       const PathAnalysis &A,
                                       llvm::StringRef Input) {
   const model::Trace &T = C.trace();
-  OS << "tracelint path: " << report::sanitize(Input) << "\n";
+  OS << "tracelint path: " << support::sanitize(Input) << "\n";
   if (A.Targets.empty() || A.Chosen >= A.Targets.size()) {
     OS << "cannot judge: the trace has no step or window to analyse\n";
     return;
@@ -152,7 +153,7 @@ void tracelint::report::writePathText(llvm::raw_ostream &OS, const Context &C,
     OS << "\nwhat-if bounds (remove the time; completion falls by at most)\n";
     for (const WhatIfResult &R : A.WhatIfs)
       OS << llvm::formatv("  {0,-44} {1,12}  {2,7}   -> {3}\n",
-                          report::sanitize(R.Query.describe(), 44),
+                          support::sanitize(R.Query.describe(), 44),
                           formatDuration(R.GainNs), pct(R.GainNs, P.LengthNs),
                           formatDuration(R.LengthNs));
   }

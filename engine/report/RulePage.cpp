@@ -4,14 +4,15 @@
 // serves the terminal and, as Markdown, docs/rules/<CODE>.md.
 //
 //===----------------------------------------------------------------------===//
-#include "report/Format.h"
 #include "report/LintReport.h"
+#include "support/Format.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
 using namespace tracelint;
+using namespace tracelint::support;
 using namespace tracelint::report;
 using rules::Aggregation;
 using rules::RuleSpec;

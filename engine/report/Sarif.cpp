@@ -8,8 +8,8 @@
 // be read, and rules that could not judge, are tool notifications.
 //
 //===----------------------------------------------------------------------===//
-#include "report/Escape.h"
 #include "report/LintWriters.h"
+#include "support/Escape.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -17,6 +17,7 @@
 #include "llvm/Support/JSON.h"
 
 using namespace tracelint;
+using namespace tracelint::support;
 using namespace tracelint::report;
 
 namespace {

@@ -1,6 +1,6 @@
 //===- report/StatsReport.cpp - Text form of `tracelint stats` ------------===//
 #include "report/StatsReport.h"
-#include "report/Format.h"
+#include "support/Format.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -9,6 +9,7 @@
 #include <optional>
 
 using namespace tracelint;
+using namespace tracelint::support;
 using namespace tracelint::report;
 using analysis::TraceStats;
 using model::Trace;

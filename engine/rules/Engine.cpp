@@ -4,7 +4,7 @@
 #include "analysis/PathAnalysis.h"
 #include "rules/Evaluator.h"
 
-#include "report/Format.h"
+#include "support/Format.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -321,28 +321,28 @@ Finding makeFinding(const Context &Ctx, const RuleSpec &Spec, const Config &Cfg,
   auto &V = D.Values;
   if (Capped) {
     // The detector's own figure was larger: every text shows the bound.
-    V["impact"] = report::formatDuration(F.ImpactNs);
-    V["impact_share"] = report::formatShare(F.ImpactShare);
+    V["impact"] = support::formatDuration(F.ImpactNs);
+    V["impact_share"] = support::formatShare(F.ImpactShare);
     D.ExtraEvidence.push_back(
         llvm::formatv("critical path: without {0} the steady steps would "
                       "complete at most {1} earlier (median), so the impact "
                       "is capped there{2}",
-                      F.PathQuery, report::formatDuration(F.ImpactNs),
+                      F.PathQuery, support::formatDuration(F.ImpactNs),
                       !UnderFloor ? std::string()
                       : RuleFloor
                           ? llvm::formatv(", under the rule's min-gain-share "
                                           "({0}), so the finding is info",
-                                          report::formatShare(Floor))
+                                          support::formatShare(Floor))
                                 .str()
                           : llvm::formatv(", under {0} of the target, too "
                                           "little to measure, so the finding "
                                           "is info",
-                                          report::formatShare(Floor))
+                                          support::formatShare(Floor))
                                 .str())
             .str());
   }
-  V.emplace("impact", report::formatDuration(F.ImpactNs));
-  V.emplace("impact_share", report::formatShare(F.ImpactShare));
+  V.emplace("impact", support::formatDuration(F.ImpactNs));
+  V.emplace("impact_share", support::formatShare(F.ImpactShare));
   // A detector writes {impact} and {impact_share} into a composed value
   // (a verdict) rather than its own figure, so that the sentence shows the
   // capped bound too. Only those two tokens are replaced: other values

@@ -7,8 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "rules/Evaluator.h"
+#include "support/Statistics.h"
 
-#include "report/Format.h"
+#include "support/Format.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -98,9 +99,9 @@ bool isDurationMeasure(Agg::Value V) {
 
 std::string formatMeasure(Agg::Value V, double X) {
   if (isDurationMeasure(V))
-    return report::formatDuration(int64_t(std::llround(X)));
+    return support::formatDuration(int64_t(std::llround(X)));
   if (V == Agg::Value::SumBytes)
-    return report::formatBytes(int64_t(std::llround(X)));
+    return support::formatBytes(int64_t(std::llround(X)));
   return formatCount(X);
 }
 
@@ -352,16 +353,16 @@ Detection Evaluation::detect(llvm::ArrayRef<Picked> Events, double Value,
   auto &V = D.Values;
   V["value"] = formatMeasure(A.Measure, Value);
   bool Relative = A.Relative != Agg::RelativeTo::None;
-  V["threshold"] = Relative ? report::formatShare(Threshold)
+  V["threshold"] = Relative ? support::formatShare(Threshold)
                             : formatMeasure(A.Measure, Threshold);
   V["count"] = std::to_string(Events.size());
-  V["total"] = report::formatDuration(Total);
-  V["max"] = report::formatDuration(Longest);
+  V["total"] = support::formatDuration(Total);
+  V["max"] = support::formatDuration(Longest);
   if (Relative && Base > 0)
-    V["share"] = report::formatShare(Value / Base) + " of " + BaseWords.str();
+    V["share"] = support::formatShare(Value / Base) + " of " + BaseWords.str();
   else if (isDurationMeasure(A.Measure) && Ctx.targetNs() > 0)
     V["share"] =
-        report::formatShare(Value / double(Ctx.targetNs())) + " of the " +
+        support::formatShare(Value / double(Ctx.targetNs())) + " of the " +
         (Ctx.targetKind() == analysis::TargetKind::MedianStep ? "median step"
                                                               : "window");
   else
@@ -375,7 +376,7 @@ Detection Evaluation::detect(llvm::ArrayRef<Picked> Events, double Value,
   else
     V["example"] = "none";
   V["steps"] = StepText.empty() ? "none" : StepText;
-  V["impact"] = report::formatDuration(D.ImpactNs);
+  V["impact"] = support::formatDuration(D.ImpactNs);
   V["target"] = Ctx.describeTarget();
   V["statistic"] = A.GroupBy == Agg::Per::Name ? "per name" : "in the trace";
   return D;
@@ -486,8 +487,7 @@ std::string Evaluation::run(std::vector<Detection> &Out) {
     Stat = Sorted.front();
     break;
   case Agg::Statistic::Median: {
-    size_t N = Sorted.size();
-    Stat = N % 2 ? Sorted[N / 2] : (Sorted[N / 2 - 1] + Sorted[N / 2]) / 2;
+    Stat = support::median(Sorted);
     break;
   }
   case Agg::Statistic::Total:

@@ -1,6 +1,6 @@
 //===- rules/Predictions.cpp ----------------------------------------------===//
 #include "rules/Predictions.h"
-#include "report/Format.h"
+#include "support/Format.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -103,9 +103,9 @@ static Verdict judgeMetric(const Finding &F, const analysis::TraceDiff &D,
   }
   int64_t Delta = D.Before.MedianNs - D.After.MedianNs; // > 0: faster
   int64_t Noise = metricNoiseNs(D.Before, D.After);
-  std::string Moved = Delta > 0 ? "fell " + report::formatDuration(Delta)
-                                : "rose " + report::formatDuration(-Delta);
-  std::string NoiseText = " (noise " + report::formatDuration(Noise) + ")";
+  std::string Moved = Delta > 0 ? "fell " + support::formatDuration(Delta)
+                                : "rose " + support::formatDuration(-Delta);
+  std::string NoiseText = " (noise " + support::formatDuration(Noise) + ")";
   if (F.ImpactNs <= 0) {
     if (std::llabs(Delta) <= Noise) {
       Reason = "unchanged within noise" + NoiseText +
@@ -116,7 +116,7 @@ static Verdict judgeMetric(const Finding &F, const analysis::TraceDiff &D,
              " although no change was predicted: something else changed";
     return Verdict::Inconclusive;
   }
-  std::string Bound = "at most " + report::formatDuration(F.ImpactNs);
+  std::string Bound = "at most " + support::formatDuration(F.ImpactNs);
   if (Delta > Noise) {
     if (Delta <= F.ImpactNs + F.ImpactNs / 4 + Noise) {
       Reason = Moved + ", within the predicted " + Bound;

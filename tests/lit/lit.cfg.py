@@ -34,6 +34,7 @@ for var in ["TRACELINT_CONFIG", "CLICOLOR_FORCE"]:
 config.substitutions.append(("%tracelint", config.tracelint_path))
 config.substitutions.append(("%fixtures", config.fixtures_dir))
 config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%scripts", os.path.join(config.tracelint_src_root, "scripts")))
 # %expect-exit CODE CMD...: succeeds only when CMD exits with exactly CODE.
 config.substitutions.insert(0, ("%expect-exit", "%s %s" % (
     config.python_executable,

@@ -1,5 +1,5 @@
 //===- CiFormatsTest.cpp - Baselines, escaping, SARIF/JUnit/Markdown ------===//
-#include "report/Escape.h"
+#include "support/Escape.h"
 #include "report/LintWriters.h"
 #include "rules/Baseline.h"
 #include "rules/Engine.h"
@@ -12,6 +12,7 @@
 
 using namespace tracelint;
 using namespace tracelint::report;
+using namespace tracelint::support;
 using rules::Finding;
 
 namespace {

@@ -1,9 +1,9 @@
 //===- FormatTest.cpp - Units and terminal-safe text ----------------------===//
-#include "report/Format.h"
+#include "support/Format.h"
 
 #include "gtest/gtest.h"
 
-using namespace tracelint::report;
+using namespace tracelint::support;
 
 namespace {
 

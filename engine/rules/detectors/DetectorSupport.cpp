@@ -1,7 +1,7 @@
 //===- rules/detectors/DetectorSupport.cpp --------------------------------===//
 #include "rules/detectors/DetectorSupport.h"
 
-#include "report/Format.h"
+#include "support/Format.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -19,17 +19,9 @@ double detect::optionOr(const RuleOptions &Opts, llvm::StringRef Name,
   return Opts.has(Name) ? Opts.number(Name) : Fallback;
 }
 
-std::string detect::dur(int64_t Ns) { return report::formatDuration(Ns); }
-std::string detect::pct(double F) { return report::formatShare(F); }
-std::string detect::bytes(int64_t B) { return report::formatBytes(B); }
-
-int64_t detect::median(std::vector<int64_t> V) {
-  if (V.empty())
-    return 0;
-  llvm::sort(V);
-  size_t N = V.size();
-  return N % 2 ? V[N / 2] : (V[N / 2 - 1] + V[N / 2]) / 2;
-}
+std::string detect::dur(int64_t Ns) { return support::formatDuration(Ns); }
+std::string detect::pct(double F) { return support::formatShare(F); }
+std::string detect::bytes(int64_t B) { return support::formatBytes(B); }
 
 size_t MeasureWindows::indexOf(int64_t At) const {
   auto It = llvm::partition_point(

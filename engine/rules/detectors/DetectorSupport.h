@@ -12,6 +12,7 @@
 #include "analysis/Context.h"
 #include "rules/Finding.h"
 #include "rules/RuleSpec.h"
+#include "support/Statistics.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLExtras.h"
@@ -35,8 +36,7 @@ std::string dur(int64_t Ns);
 std::string pct(double Fraction);
 std::string bytes(int64_t B);
 
-/// Median of \p V (mean of the middle two for an even count); 0 if empty.
-int64_t median(std::vector<int64_t> V);
+using support::median;
 
 /// The intervals a rule measures in: the steady steps (all steps after the
 /// first when there are at least three, else every step), or the whole

@@ -1,4 +1,5 @@
-//===- report/Escape.h - Untrusted text in structured formats ---*- C++ -*-===//
+//===- support/Escape.h - Untrusted text in structured formats ---*- C++
+//-*-===//
 //
 // Every string that comes from a trace (event, op and kernel names, file
 // names) is untrusted. Each output format has its own escaping, and each one
@@ -7,14 +8,14 @@
 // rules apply.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TRACELINT_REPORT_ESCAPE_H
-#define TRACELINT_REPORT_ESCAPE_H
+#ifndef TRACELINT_SUPPORT_ESCAPE_H
+#define TRACELINT_SUPPORT_ESCAPE_H
 
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
 
-namespace tracelint::report {
+namespace tracelint::support {
 
 /// Valid UTF-8 for llvm::json (which asserts on invalid input); invalid bytes
 /// become U+FFFD. Control characters are kept: JSON escapes them itself.
@@ -39,6 +40,6 @@ std::string markdownCode(llvm::StringRef S, bool InTable = false);
 /// unreserved set and '/' is percent-encoded.
 std::string pathToUri(llvm::StringRef Path);
 
-} // namespace tracelint::report
+} // namespace tracelint::support
 
 #endif

@@ -1,9 +1,11 @@
-//===- report/Format.cpp --------------------------------------------------===//
-#include "report/Format.h"
+//===- support/Format.cpp
+//--------------------------------------------------===//
+#include "support/Format.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace tracelint;
+using namespace tracelint::support;
 
 /// \p Value in units of \p Unit, with at most three decimals, choosing the
 /// first unit whose rounded value stays below 1000 (or the last one).
@@ -34,17 +36,17 @@ static std::string formatScaled(int64_t Value, const char *const Names[],
   return llvm::formatv("{0}{1} {2}", Sign, Abs, Names[0]).str();
 }
 
-std::string report::formatDuration(int64_t Ns) {
+std::string support::formatDuration(int64_t Ns) {
   static const char *const Units[] = {"ns", "us", "ms", "s"};
   return formatScaled(Ns, Units, 4);
 }
 
-std::string report::formatBytes(int64_t Bytes) {
+std::string support::formatBytes(int64_t Bytes) {
   static const char *const Units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
   return formatScaled(Bytes, Units, 6);
 }
 
-std::string report::formatShare(double Fraction) {
+std::string support::formatShare(double Fraction) {
   return llvm::formatv("{0:F1} %", Fraction * 100).str();
 }
 
@@ -85,7 +87,7 @@ static bool isInvisibleControl(uint32_t C) {
          C == 0x2028 || C == 0x2029 || C == 0xFEFF;
 }
 
-std::string report::sanitize(llvm::StringRef S, size_t MaxColumns) {
+std::string support::sanitize(llvm::StringRef S, size_t MaxColumns) {
   std::string Out;
   Out.reserve(S.size());
   size_t Columns = 0;
@@ -125,7 +127,7 @@ std::string report::sanitize(llvm::StringRef S, size_t MaxColumns) {
   return Out;
 }
 
-std::string report::escapeInvisibleInJson(llvm::StringRef Json) {
+std::string support::escapeInvisibleInJson(llvm::StringRef Json) {
   std::string Out;
   Out.reserve(Json.size());
   for (size_t I = 0; I < Json.size();) {
@@ -152,7 +154,7 @@ std::string report::escapeInvisibleInJson(llvm::StringRef Json) {
   return Out;
 }
 
-size_t report::displayWidth(llvm::StringRef Sanitized) {
+size_t support::displayWidth(llvm::StringRef Sanitized) {
   size_t N = 0;
   for (char C : Sanitized)
     N += (static_cast<uint8_t>(C) & 0xC0) != 0x80;

@@ -1,6 +1,7 @@
-//===- report/Escape.cpp --------------------------------------------------===//
-#include "report/Escape.h"
-#include "report/Format.h"
+//===- support/Escape.cpp
+//--------------------------------------------------===//
+#include "support/Escape.h"
+#include "support/Format.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
@@ -8,12 +9,13 @@
 #include <algorithm>
 
 using namespace tracelint;
+using namespace tracelint::support;
 
-std::string report::jsonText(llvm::StringRef S) {
+std::string support::jsonText(llvm::StringRef S) {
   return llvm::json::isUTF8(S) ? S.str() : llvm::json::fixUTF8(S);
 }
 
-std::string report::xmlText(llvm::StringRef S) {
+std::string support::xmlText(llvm::StringRef S) {
   std::string Clean = sanitize(S);
   std::string Out;
   Out.reserve(Clean.size());
@@ -52,7 +54,7 @@ std::string report::xmlText(llvm::StringRef S) {
   return Out;
 }
 
-std::string report::markdownText(llvm::StringRef S) {
+std::string support::markdownText(llvm::StringRef S) {
   // sanitize() turns line breaks into visible escapes, so the text never
   // starts a line: only inline constructs need escaping (emphasis, code,
   // links and images start with '[', HTML and autolinks with '<', tables
@@ -72,7 +74,7 @@ std::string report::markdownText(llvm::StringRef S) {
   return Out;
 }
 
-std::string report::markdownCode(llvm::StringRef S, bool InTable) {
+std::string support::markdownCode(llvm::StringRef S, bool InTable) {
   std::string Clean = sanitize(S);
   if (InTable) {
     std::string Piped;
@@ -103,7 +105,7 @@ std::string report::markdownCode(llvm::StringRef S, bool InTable) {
   return Out;
 }
 
-std::string report::pathToUri(llvm::StringRef Path) {
+std::string support::pathToUri(llvm::StringRef Path) {
   std::string Out;
   if (Path.startswith("/"))
     Out = "file://";

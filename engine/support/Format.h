@@ -1,4 +1,5 @@
-//===- report/Format.h - Human-readable numbers and safe text ---*- C++ -*-===//
+//===- support/Format.h - Human-readable numbers and safe text ---*- C++
+//-*-===//
 //
 // Shared by the text writers: every duration, size and share is written
 // through these helpers so that reports agree on units, and every string that
@@ -6,15 +7,15 @@
 // untrusted input and a kernel name may hold terminal escape sequences.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TRACELINT_REPORT_FORMAT_H
-#define TRACELINT_REPORT_FORMAT_H
+#ifndef TRACELINT_SUPPORT_FORMAT_H
+#define TRACELINT_SUPPORT_FORMAT_H
 
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
 #include <string>
 
-namespace tracelint::report {
+namespace tracelint::support {
 
 /// A duration in the largest unit that keeps it at least 1, with up to three
 /// decimals and no trailing zeros: "850 ns", "850 us", "12.345 ms", "1.2 s".
@@ -45,6 +46,6 @@ std::string escapeInvisibleInJson(llvm::StringRef Json);
 /// Columns taken by a sanitized string (one per code point).
 size_t displayWidth(llvm::StringRef Sanitized);
 
-} // namespace tracelint::report
+} // namespace tracelint::support
 
 #endif
