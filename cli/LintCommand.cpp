@@ -13,7 +13,7 @@
 #include "RuleSetup.h"
 #include "StepOption.h"
 
-#include "analysis/Context.h"
+#include "analysis/TraceIndex.h"
 #include "analysis/Stats.h"
 #include "import/Import.h"
 #include "report/LintReport.h"
@@ -236,7 +236,7 @@ bool tracelint::cli::lintInput(llvm::StringRef Input, const RuleSetup &Setup,
     return false;
   }
   Out.Trace = std::make_unique<model::Trace>(std::move(*Trace));
-  Out.Ctx = std::make_unique<analysis::Context>(*Out.Trace);
+  Out.Ctx = std::make_unique<analysis::TraceIndex>(*Out.Trace);
   Out.Stats = analysis::computeStats(*Out.Trace);
   Out.Result = rules::runRules(*Out.Ctx, Setup.Rules, Setup.Cfg, Input);
   return true;

@@ -11,7 +11,7 @@
 
 #include "RuleSetup.h"
 
-#include "analysis/Context.h"
+#include "analysis/TraceIndex.h"
 #include "analysis/Stats.h"
 #include "model/Trace.h"
 #include "rules/Engine.h"
@@ -31,7 +31,7 @@ llvm::Expected<RuleSetup> setupRulesFromOptions();
 /// One trace, imported, analysed and linted.
 struct LintedInput {
   std::unique_ptr<model::Trace> Trace;
-  std::unique_ptr<analysis::Context> Ctx;
+  std::unique_ptr<analysis::TraceIndex> Ctx;
   analysis::TraceStats Stats;
   rules::LintResult Result;
 };

@@ -3,7 +3,7 @@
 #include "Output.h"
 #include "StepOption.h"
 
-#include "analysis/Context.h"
+#include "analysis/TraceIndex.h"
 #include "analysis/PathAnalysis.h"
 #include "import/Import.h"
 #include "report/PathReport.h"
@@ -87,7 +87,7 @@ int tracelint::cli::runPath() {
     reportError(llvm::toString(std::move(E)));
     return ExitUsage;
   }
-  analysis::Context C(*Trace);
+  analysis::TraceIndex C(*Trace);
   analysis::PathModel M(C);
   analysis::PathAnalysis A = M.analyze(POpts);
   if (POpts.StepNumber && A.Chosen >= A.Targets.size()) {

@@ -11,7 +11,7 @@
 #ifndef TRACELINT_FUZZ_FUZZLINT_H
 #define TRACELINT_FUZZ_FUZZLINT_H
 
-#include "analysis/Context.h"
+#include "analysis/TraceIndex.h"
 #include "analysis/Stats.h"
 #include "model/Trace.h"
 #include "support/Escape.h"
@@ -49,7 +49,7 @@ inline size_t escapeAll(llvm::StringRef S) {
 inline void lintTrace(const model::Trace &T, llvm::StringRef Name) {
   analysis::TraceStats Stats = analysis::computeStats(T);
   (void)Stats;
-  analysis::Context Ctx(T);
+  analysis::TraceIndex Ctx(T);
   rules::Config Cfg;
   rules::LintResult Result = rules::runRules(Ctx, builtinRules(), Cfg, Name);
   size_t Bytes = 0;

@@ -58,7 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   }
   rules::Config Only;
   Only.Select = {Code};
-  analysis::Context Ctx(*Trace);
+  analysis::TraceIndex Ctx(*Trace);
   rules::LintResult R = rules::runRules(Ctx, Rules, Only, "fixed.json");
   (void)R;
   return 0;

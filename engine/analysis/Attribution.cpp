@@ -37,7 +37,7 @@ static BusyKind busyKindOf(model::EventKind K) {
   }
 }
 
-BusyAttribution::BusyAttribution(const Context &Ctx, const DependencyGraph &Gr)
+BusyAttribution::BusyAttribution(const TraceIndex &Ctx, const DependencyGraph &Gr)
     : C(Ctx), G(Gr) {
   const model::Trace &T = C.trace();
   // The host lane that submitted the most work to each device.

@@ -41,11 +41,11 @@ struct DeviceAttribution {
 /// Busy unions per device and kind, built once per trace.
 class BusyAttribution {
 public:
-  BusyAttribution(const Context &C, const DependencyGraph &G);
+  BusyAttribution(const TraceIndex &C, const DependencyGraph &G);
   std::vector<DeviceAttribution> attribute(model::Interval Range) const;
 
 private:
-  const Context &C;
+  const TraceIndex &C;
   const DependencyGraph &G;
   struct PerDevice {
     int32_t Device;

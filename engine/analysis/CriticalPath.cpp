@@ -13,7 +13,7 @@ using namespace tracelint;
 using namespace tracelint::analysis;
 using model::NoIndex;
 
-CriticalPath::CriticalPath(const Context &Ctx, const DependencyGraph &Gr)
+CriticalPath::CriticalPath(const TraceIndex &Ctx, const DependencyGraph &Gr)
     : C(Ctx), G(Gr) {}
 
 int64_t CriticalPath::run(const TargetInterval &X, const WhatIfQuery *Q,

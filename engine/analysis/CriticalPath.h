@@ -57,7 +57,7 @@ struct StepPath {
 
 class CriticalPath {
 public:
-  CriticalPath(const Context &C, const DependencyGraph &G);
+  CriticalPath(const TraceIndex &C, const DependencyGraph &G);
 
   /// The path of one target, attributed.
   StepPath analyze(const TargetInterval &X) const;
@@ -66,7 +66,7 @@ public:
   int64_t lengthWithout(const TargetInterval &X, const WhatIfQuery &Q) const;
 
 private:
-  const Context &C;
+  const TraceIndex &C;
   const DependencyGraph &G;
   mutable std::vector<int64_t> Dist;
   mutable std::vector<uint32_t> Stamp, Pred;

@@ -40,7 +40,7 @@ static bool isModelledWait(const HostWait &W) {
   return W.Kind == WaitKind::Explicit || W.Kind == WaitKind::BlockingCopy;
 }
 
-DependencyGraph::DependencyGraph(const Context &Ctx) : C(Ctx) {
+DependencyGraph::DependencyGraph(const TraceIndex &Ctx) : C(Ctx) {
   const model::Trace &T = C.trace();
   HostNodes.resize(T.Lanes.size(), {0, 0});
   WorkNodeOf.assign(T.Events.size(), NoIndex);

@@ -42,7 +42,7 @@
 #ifndef TRACELINT_ANALYSIS_DEPENDENCYGRAPH_H
 #define TRACELINT_ANALYSIS_DEPENDENCYGRAPH_H
 
-#include "analysis/Context.h"
+#include "analysis/TraceIndex.h"
 #include "analysis/PathCategory.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -81,7 +81,7 @@ struct HostSegment {
 class DependencyGraph {
 public:
   /// Builds the graph of the whole trace.
-  explicit DependencyGraph(const Context &C);
+  explicit DependencyGraph(const TraceIndex &C);
 
   size_t numNodes() const { return Time.size(); }
   int64_t time(uint32_t Node) const { return Time[Node]; }
@@ -108,7 +108,7 @@ public:
   uint64_t droppedEdges() const { return Dropped; }
 
 private:
-  const Context &C;
+  const TraceIndex &C;
   std::vector<int64_t> Time;
   std::vector<GraphEdge> Edges; ///< grouped by To
   std::vector<uint32_t> InBegin;
@@ -135,7 +135,7 @@ private:
   /// their edge in Pending.
   std::vector<size_t> Joins;
   /// Shorter stretches without recorded activity are the framework's own
-  /// time between ops, not waits (Context's launch-interval bound).
+  /// time between ops, not waits (TraceIndex's launch-interval bound).
   static constexpr int64_t MinJoinNs = 200'000;
   /// Device stream lanes by (device, stream), and per lane its work with the
   /// start of the launching call (built on first use). A std::map, because

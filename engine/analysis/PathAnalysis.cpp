@@ -9,7 +9,7 @@
 using namespace tracelint;
 using namespace tracelint::analysis;
 
-PathModel::PathModel(const Context &Ctx)
+PathModel::PathModel(const TraceIndex &Ctx)
     : C(Ctx), G(Ctx), CP(Ctx, G), Targets(targetIntervals(Ctx)) {}
 
 const std::vector<int64_t> &PathModel::lengths() const {

@@ -52,8 +52,8 @@ struct PathAnalysis {
 /// The graph and path of one trace, built once.
 class PathModel {
 public:
-  explicit PathModel(const Context &C);
-  const Context &context() const { return C; }
+  explicit PathModel(const TraceIndex &C);
+  const TraceIndex &context() const { return C; }
   const DependencyGraph &graph() const { return G; }
   const CriticalPath &path() const { return CP; }
   llvm::ArrayRef<TargetInterval> targets() const { return Targets; }
@@ -69,7 +69,7 @@ public:
   PathAnalysis analyze(const PathOptions &Opts) const;
 
 private:
-  const Context &C;
+  const TraceIndex &C;
   DependencyGraph G;
   CriticalPath CP;
   std::vector<TargetInterval> Targets;

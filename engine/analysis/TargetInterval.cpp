@@ -5,7 +5,7 @@ using namespace tracelint;
 using namespace tracelint::analysis;
 
 std::vector<TargetInterval>
-tracelint::analysis::targetIntervals(const Context &C) {
+tracelint::analysis::targetIntervals(const TraceIndex &C) {
   const model::Trace &T = C.trace();
   std::vector<TargetInterval> Out;
   if (!C.hasSteps()) {

@@ -11,7 +11,7 @@
 #ifndef TRACELINT_ANALYSIS_TARGETINTERVAL_H
 #define TRACELINT_ANALYSIS_TARGETINTERVAL_H
 
-#include "analysis/Context.h"
+#include "analysis/TraceIndex.h"
 
 #include <vector>
 
@@ -32,7 +32,7 @@ struct TargetInterval {
 /// One target per step in time order, or one for the window without steps.
 /// A step that submitted no device work keeps its host range (LastWork is
 /// NoIndex).
-std::vector<TargetInterval> targetIntervals(const Context &C);
+std::vector<TargetInterval> targetIntervals(const TraceIndex &C);
 
 } // namespace tracelint::analysis
 

@@ -43,7 +43,7 @@ analysis::teardownCategory(llvm::StringRef Name) {
   return std::nullopt;
 }
 
-int64_t analysis::lastSubmissionEnd(const Context &Ctx) {
+int64_t analysis::lastSubmissionEnd(const TraceIndex &Ctx) {
   const model::Trace &T = Ctx.trace();
   int64_t End = INT64_MIN;
   for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI)
@@ -52,7 +52,7 @@ int64_t analysis::lastSubmissionEnd(const Context &Ctx) {
   return End == INT64_MIN ? INT64_MAX : End;
 }
 
-std::vector<uint32_t> analysis::teardownCalls(const Context &Ctx) {
+std::vector<uint32_t> analysis::teardownCalls(const TraceIndex &Ctx) {
   const model::Trace &T = Ctx.trace();
   std::vector<uint32_t> Out;
   const int64_t Begin = lastSubmissionEnd(Ctx);

@@ -9,7 +9,7 @@
 #ifndef TRACELINT_ANALYSIS_TEARDOWN_H
 #define TRACELINT_ANALYSIS_TEARDOWN_H
 
-#include "analysis/Context.h"
+#include "analysis/TraceIndex.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -35,11 +35,11 @@ std::optional<TeardownCategory> teardownCategory(llvm::StringRef Name);
 
 /// The end of the window's last submission (a launch or copy call) on any
 /// host thread; INT64_MAX when no thread submits.
-int64_t lastSubmissionEnd(const Context &Ctx);
+int64_t lastSubmissionEnd(const TraceIndex &Ctx);
 
 /// The runtime and driver calls of a teardown category that start at or
 /// after lastSubmissionEnd(), as event indices in lane order.
-std::vector<uint32_t> teardownCalls(const Context &Ctx);
+std::vector<uint32_t> teardownCalls(const TraceIndex &Ctx);
 
 } // namespace tracelint::analysis
 

@@ -15,7 +15,7 @@ using namespace tracelint::analysis;
 using model::Event;
 using model::EventKind;
 
-MetricSummary analysis::summarizeMetric(const Context &Ctx) {
+MetricSummary analysis::summarizeMetric(const TraceIndex &Ctx) {
   MetricSummary M;
   M.Description = Ctx.describeTarget();
   std::vector<int64_t> D;
@@ -48,7 +48,7 @@ struct Totals {
 };
 
 /// Whole-trace counts that the inventory compares, keyed by a label.
-std::map<std::string, Totals> countsOf(const Context &Ctx,
+std::map<std::string, Totals> countsOf(const TraceIndex &Ctx,
                                        const TraceStats &S) {
   std::map<std::string, Totals> Out;
   Out["launch calls"].Count = int64_t(S.NumLaunchCalls);
@@ -183,8 +183,8 @@ void compareSettings(const model::Trace &B, const model::Trace &A,
 
 } // namespace
 
-TraceDiff analysis::diffTraces(const Context &Before, const TraceStats &SB,
-                               const Context &After, const TraceStats &SA) {
+TraceDiff analysis::diffTraces(const TraceIndex &Before, const TraceStats &SB,
+                               const TraceIndex &After, const TraceStats &SA) {
   TraceDiff D;
   D.Before = summarizeMetric(Before);
   D.After = summarizeMetric(After);

@@ -11,7 +11,7 @@
 #ifndef TRACELINT_ANALYSIS_TRACEDIFF_H
 #define TRACELINT_ANALYSIS_TRACEDIFF_H
 
-#include "analysis/Context.h"
+#include "analysis/TraceIndex.h"
 #include "analysis/Stats.h"
 
 #include <cstdint>
@@ -28,9 +28,9 @@ struct MetricSummary {
   /// Interquartile range of the steady steps (0 with fewer than 2).
   int64_t SpreadNs = 0;
   int64_t MinNs = 0, MaxNs = 0;
-  std::string Description; ///< Context::describeTarget()
+  std::string Description; ///< TraceIndex::describeTarget()
 };
-MetricSummary summarizeMetric(const Context &Ctx);
+MetricSummary summarizeMetric(const TraceIndex &Ctx);
 
 /// One kernel name present in either trace.
 struct KernelChange {
@@ -66,8 +66,8 @@ struct TraceDiff {
 
 /// \p SB and \p SA must be computed with StatsOptions::TopN = 0 (every
 /// kernel), or the inventory only covers the top ones.
-TraceDiff diffTraces(const Context &Before, const TraceStats &SB,
-                     const Context &After, const TraceStats &SA);
+TraceDiff diffTraces(const TraceIndex &Before, const TraceStats &SB,
+                     const TraceIndex &After, const TraceStats &SA);
 
 } // namespace tracelint::analysis
 

@@ -109,7 +109,7 @@ using support::median;
 /// window when the trace has no steps.
 class StepBuckets {
 public:
-  explicit StepBuckets(const Context &Ctx) : Ctx(Ctx) {
+  explicit StepBuckets(const TraceIndex &Ctx) : Ctx(Ctx) {
     size_t All = Ctx.steps().size();
     First = All - Ctx.steadySteps().size();
     Sums.assign(Ctx.hasSteps() ? All - First : 1, 0.0);
@@ -144,7 +144,7 @@ public:
   }
 
 private:
-  const Context &Ctx;
+  const TraceIndex &Ctx;
   size_t First = 0;
   std::vector<double> Sums;
 };
@@ -177,7 +177,7 @@ FeatureValue whole(double Value) {
 
 } // namespace
 
-FeatureValue analysis::measureFeature(const Context &Ctx, Feature F,
+FeatureValue analysis::measureFeature(const TraceIndex &Ctx, Feature F,
                                       llvm::StringRef Subject) {
   const model::Trace &T = Ctx.trace();
   const FeatureInfo &Info = featureInfo(F);

@@ -15,7 +15,7 @@
 #ifndef TRACELINT_ANALYSIS_TRACEFEATURES_H
 #define TRACELINT_ANALYSIS_TRACEFEATURES_H
 
-#include "analysis/Context.h"
+#include "analysis/TraceIndex.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -75,7 +75,7 @@ struct FeatureValue {
 
 /// Measures \p F on a trace. \p Subject is the finding's normalised subject
 /// (used by SubjectTime: the part after the last " > ").
-FeatureValue measureFeature(const Context &Ctx, Feature F,
+FeatureValue measureFeature(const TraceIndex &Ctx, Feature F,
                             llvm::StringRef Subject);
 
 } // namespace tracelint::analysis

@@ -119,7 +119,7 @@ std::string report::lintJsonObject(const LintedTrace &L, unsigned Indent) {
   std::string Out;
   llvm::raw_string_ostream OS(Out);
   llvm::json::OStream J(OS, 2);
-  const analysis::Context &Ctx = L.Ctx;
+  const analysis::TraceIndex &Ctx = L.Ctx;
   J.object([&] {
     J.attribute("input", text(L.Input));
     writeProducerJson(J, Ctx.trace());

@@ -11,7 +11,7 @@
 #ifndef TRACELINT_REPORT_LINTREPORT_H
 #define TRACELINT_REPORT_LINTREPORT_H
 
-#include "analysis/Context.h"
+#include "analysis/TraceIndex.h"
 #include "analysis/Stats.h"
 #include "rules/Catalogue.h"
 #include "rules/Engine.h"
@@ -27,7 +27,7 @@ namespace tracelint::report {
 /// One linted trace, as the writers see it.
 struct LintedTrace {
   std::string Input; ///< the path as given
-  const analysis::Context &Ctx;
+  const analysis::TraceIndex &Ctx;
   const analysis::TraceStats &Stats;
   const rules::LintResult &Result;
 };

@@ -10,11 +10,11 @@ namespace tracelint::report {
 
 /// The path of the analysed step as text: target, share of each category,
 /// top op -> launch -> kernel chains, device busy/idle, what-if bounds.
-void writePathText(llvm::raw_ostream &OS, const analysis::Context &C,
+void writePathText(llvm::raw_ostream &OS, const analysis::TraceIndex &C,
                    const analysis::PathAnalysis &A, llvm::StringRef Input);
 
 /// The same as JSON, keys in a fixed order, times in ns.
-void writePathJson(llvm::raw_ostream &OS, const analysis::Context &C,
+void writePathJson(llvm::raw_ostream &OS, const analysis::TraceIndex &C,
                    const analysis::PathAnalysis &A, llvm::StringRef Input);
 
 } // namespace tracelint::report

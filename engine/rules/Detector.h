@@ -11,7 +11,7 @@
 #ifndef TRACELINT_RULES_DETECTOR_H
 #define TRACELINT_RULES_DETECTOR_H
 
-#include "analysis/Context.h"
+#include "analysis/TraceIndex.h"
 #include "rules/Finding.h"
 #include "rules/RuleSpec.h"
 
@@ -25,7 +25,7 @@ namespace tracelint::rules {
 /// Runs one detector. Appends zero or more detections to \p Out. Returns a
 /// "cannot judge" reason instead when the trace cannot support the rule
 /// beyond what RuleSpec::Needs already checks (empty string: it ran).
-using DetectorFn = std::string (*)(const analysis::Context &Ctx,
+using DetectorFn = std::string (*)(const analysis::TraceIndex &Ctx,
                                    const RuleSpec &Spec,
                                    const RuleOptions &Opts,
                                    std::vector<Detection> &Out);

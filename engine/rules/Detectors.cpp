@@ -3,7 +3,7 @@
 // One table of every C++ detector, by the name that rule files give in
 // `[signature] detector = "NAME"`. Registration is explicit (no static
 // constructors). To add a detector:
-//   1. write `std::string runNAME(const analysis::Context &,
+//   1. write `std::string runNAME(const analysis::TraceIndex &,
 //      const RuleSpec &, const RuleOptions &, std::vector<Detection> &)` in
 //      engine/rules/detectors/<Name>.cpp and add that file to
 //      TRACELINT_DETECTOR_SOURCES in engine/rules/CMakeLists.txt;
@@ -23,7 +23,7 @@ using namespace tracelint::rules;
 
 namespace tracelint::rules {
 // Detector functions (DetectorFn), defined in engine/rules/detectors/*.cpp,
-// e.g. std::string runLaunchBound(const analysis::Context &Ctx,
+// e.g. std::string runLaunchBound(const analysis::TraceIndex &Ctx,
 //   const RuleSpec &Spec, const RuleOptions &Opts,
 //   std::vector<Detection> &Out);
 // Keep sorted by name.

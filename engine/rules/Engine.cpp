@@ -17,7 +17,7 @@
 
 using namespace tracelint;
 using namespace tracelint::rules;
-using analysis::Context;
+using analysis::TraceIndex;
 
 llvm::StringRef rules::needDescription(Need N) {
   switch (N) {
@@ -50,7 +50,7 @@ static bool anyArgs(const model::Trace &T,
   return llvm::any_of(T.Args, Pred);
 }
 
-std::string rules::missingNeed(const Context &Ctx, Need N) {
+std::string rules::missingNeed(const TraceIndex &Ctx, Need N) {
   const model::Trace &T = Ctx.trace();
   switch (N) {
   case Need::DeviceActivity:
@@ -206,7 +206,7 @@ struct Penalty {
   }
 };
 
-std::vector<Penalty> qualityPenalties(const Context &Ctx,
+std::vector<Penalty> qualityPenalties(const TraceIndex &Ctx,
                                       std::vector<std::string> &Notes) {
   std::vector<Penalty> Out;
   const model::Trace &T = Ctx.trace();
@@ -261,7 +261,7 @@ std::string formatFactor(double F) {
   return S;
 }
 
-Finding makeFinding(const Context &Ctx, const RuleSpec &Spec, const Config &Cfg,
+Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec, const Config &Cfg,
                     const RuleOptions &Opts, Detection D,
                     llvm::ArrayRef<Penalty> Penalties, int64_t PathBound,
                     std::string PathQuery) {
@@ -385,12 +385,12 @@ Finding makeFinding(const Context &Ctx, const RuleSpec &Spec, const Config &Cfg,
 
 } // namespace
 
-LintResult rules::runRules(const Context &Ctx, const Catalogue &Rules,
+LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
                            const Config &Cfg, llvm::StringRef TracePath) {
   return runRules(Ctx, Rules, Cfg, TracePath, findDetector);
 }
 
-LintResult rules::runRules(const Context &Ctx, const Catalogue &Rules,
+LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
                            const Config &Cfg, llvm::StringRef TracePath,
                            DetectorLookup Lookup) {
   LintResult R;

@@ -2,7 +2,7 @@
 #ifndef TRACELINT_RULES_ENGINE_H
 #define TRACELINT_RULES_ENGINE_H
 
-#include "analysis/Context.h"
+#include "analysis/TraceIndex.h"
 #include "rules/Catalogue.h"
 #include "rules/Config.h"
 #include "rules/Detector.h"
@@ -24,19 +24,19 @@ struct LintResult {
 /// Runs every enabled rule: checks its needs, runs its detector or the
 /// declarative evaluator, renders texts, applies trace-quality penalties,
 /// fingerprints and ranks.
-LintResult runRules(const analysis::Context &Ctx, const Catalogue &Rules,
+LintResult runRules(const analysis::TraceIndex &Ctx, const Catalogue &Rules,
                     const Config &Cfg, llvm::StringRef TracePath);
 
 /// The same with another detector table (tests register their own).
 using DetectorLookup = llvm::function_ref<DetectorFn(llvm::StringRef)>;
-LintResult runRules(const analysis::Context &Ctx, const Catalogue &Rules,
+LintResult runRules(const analysis::TraceIndex &Ctx, const Catalogue &Rules,
                     const Config &Cfg, llvm::StringRef TracePath,
                     DetectorLookup Lookup);
 
 /// Why \p Ctx cannot support a rule that needs \p N ("cannot judge: ..."),
 /// naming the missing data and the profiler option that records it; empty
 /// when the trace has it.
-std::string missingNeed(const analysis::Context &Ctx, Need N);
+std::string missingNeed(const analysis::TraceIndex &Ctx, Need N);
 /// What each need is and which profiler option records it, for rule pages.
 llvm::StringRef needDescription(Need N);
 

@@ -22,7 +22,7 @@
 
 using namespace tracelint;
 using namespace tracelint::rules;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::Event;
 using model::EventKind;
 
@@ -32,7 +32,7 @@ using Agg = Aggregation;
 
 struct Picked {
   uint32_t Index; ///< into Trace::Events
-  int Step;       ///< index into Context::steps(), or -1
+  int Step;       ///< index into TraceIndex::steps(), or -1
 };
 
 /// Decides the name predicates of a selector once per distinct name.
@@ -125,7 +125,7 @@ bool largerIsWorse(Agg::Compare Op) {
 }
 
 /// "#3, #5-#7, #9": step numbers as ranges of consecutive numbers.
-std::string stepList(const Context &Ctx, llvm::ArrayRef<int> StepIdx) {
+std::string stepList(const TraceIndex &Ctx, llvm::ArrayRef<int> StepIdx) {
   std::vector<int64_t> Nums;
   for (int I : StepIdx)
     Nums.push_back(Ctx.steps()[I].Number);
@@ -148,7 +148,7 @@ std::string stepList(const Context &Ctx, llvm::ArrayRef<int> StepIdx) {
 
 class Evaluation {
 public:
-  Evaluation(const Context &Ctx, const RuleSpec &Spec, const RuleOptions &Opts)
+  Evaluation(const TraceIndex &Ctx, const RuleSpec &Spec, const RuleOptions &Opts)
       : Ctx(Ctx), T(Ctx.trace()), Spec(Spec), Opts(Opts), S(Spec.Sig.Select),
         A(Spec.Sig.Aggregate) {}
 
@@ -169,7 +169,7 @@ private:
     return Literal;
   }
 
-  const Context &Ctx;
+  const TraceIndex &Ctx;
   const model::Trace &T;
   const RuleSpec &Spec;
   const RuleOptions &Opts;
@@ -531,7 +531,7 @@ std::string Evaluation::run(std::vector<Detection> &Out) {
   return "";
 }
 
-std::string rules::evaluateSignature(const Context &Ctx, const RuleSpec &Spec,
+std::string rules::evaluateSignature(const TraceIndex &Ctx, const RuleSpec &Spec,
                                      const RuleOptions &Opts,
                                      std::vector<Detection> &Out) {
   return Evaluation(Ctx, Spec, Opts).run(Out);

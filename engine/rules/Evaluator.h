@@ -8,7 +8,7 @@
 #ifndef TRACELINT_RULES_EVALUATOR_H
 #define TRACELINT_RULES_EVALUATOR_H
 
-#include "analysis/Context.h"
+#include "analysis/TraceIndex.h"
 #include "rules/Finding.h"
 #include "rules/RuleSpec.h"
 
@@ -24,7 +24,7 @@ constexpr double DeclarativeConfidence = 0.6;
 /// values first, for `>`/`>=` comparisons).
 constexpr size_t MaxDetectionsPerRule = 20;
 
-std::string evaluateSignature(const analysis::Context &Ctx,
+std::string evaluateSignature(const analysis::TraceIndex &Ctx,
                               const RuleSpec &Spec, const RuleOptions &Opts,
                               std::vector<Detection> &Out);
 

@@ -136,8 +136,8 @@ static Verdict judgeMetric(const Finding &F, const analysis::TraceDiff &D,
 }
 
 std::vector<PredictionCheck> rules::checkPredictions(
-    const Catalogue &Rules, const analysis::Context &Before,
-    const LintResult &FoundBefore, const analysis::Context &After,
+    const Catalogue &Rules, const analysis::TraceIndex &Before,
+    const LintResult &FoundBefore, const analysis::TraceIndex &After,
     const LintResult &FoundAfter, const analysis::TraceDiff &Diff) {
   std::vector<PredictionCheck> Out;
   for (const Finding &F : FoundBefore.Findings) {

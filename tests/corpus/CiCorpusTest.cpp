@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "CorpusCatalogue.h"
 #include "CorpusFiles.h"
-#include "analysis/Context.h"
+#include "analysis/TraceIndex.h"
 #include "analysis/Stats.h"
 #include "analysis/TraceDiff.h"
 #include "import/Import.h"
@@ -47,7 +47,7 @@ namespace {
 
 struct Linted {
   std::unique_ptr<model::Trace> Trace;
-  std::unique_ptr<analysis::Context> Ctx;
+  std::unique_ptr<analysis::TraceIndex> Ctx;
   rules::LintResult Result;
 };
 
@@ -58,7 +58,7 @@ bool lint(const std::string &Path, Linted &Out) {
     return false;
   }
   Out.Trace = std::make_unique<model::Trace>(std::move(*T));
-  Out.Ctx = std::make_unique<analysis::Context>(*Out.Trace);
+  Out.Ctx = std::make_unique<analysis::TraceIndex>(*Out.Trace);
   Out.Result = rules::runRules(*Out.Ctx, catalogue(), rules::Config(), Path);
   return true;
 }

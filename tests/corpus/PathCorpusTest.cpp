@@ -15,7 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CorpusFiles.h"
-#include "analysis/Context.h"
+#include "analysis/TraceIndex.h"
 #include "analysis/PathAnalysis.h"
 #include "import/Import.h"
 
@@ -46,7 +46,7 @@ TEST(PathCorpusTest, PathEqualsTargetOnEveryTrace) {
       llvm::consumeError(T.takeError());
       continue; // rejected inputs are the importer's tests
     }
-    Context C(*T);
+    TraceIndex C(*T);
     PathModel M(C);
     PathAnalysis A = M.analyze({});
     size_t Paths = 0;
@@ -82,7 +82,7 @@ TEST(PathCorpusTest, SimpleAddIsHostBound) {
     GTEST_SKIP() << "hta-critical-path-a100/simple_add not found";
   auto T = import::importTraceFile(F, {});
   ASSERT_TRUE(bool(T)) << llvm::toString(T.takeError());
-  Context C(*T);
+  TraceIndex C(*T);
   PathModel M(C);
   PathAnalysis A = M.analyze({});
   ASSERT_TRUE(A.Path.HasPath);

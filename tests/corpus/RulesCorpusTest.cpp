@@ -40,7 +40,7 @@
 //===----------------------------------------------------------------------===//
 #include "CorpusCatalogue.h"
 #include "CorpusFiles.h"
-#include "analysis/Context.h"
+#include "analysis/TraceIndex.h"
 #include "import/Import.h"
 #include "rules/Catalogue.h"
 #include "rules/Config.h"
@@ -244,7 +244,7 @@ void expectAllocatorAndCacheRules(const rules::LintResult &R,
 }
 
 void checkKnownFindings(llvm::StringRef P, const model::Trace &Trace,
-                        const analysis::Context &Ctx,
+                        const analysis::TraceIndex &Ctx,
                         const rules::LintResult &R) {
 
   for (const rules::Finding &F : R.Findings) {
@@ -436,7 +436,7 @@ void checkKnownFindings(llvm::StringRef P, const model::Trace &Trace,
 
 // --- N rules (communication and ranks) -------------------------------------
 void checkCommunicationRules(llvm::StringRef P, const model::Trace &Trace,
-                             const analysis::Context &Ctx,
+                             const analysis::TraceIndex &Ctx,
                              const rules::LintResult &R) {
   bool HasCollectives = Trace.countKind(model::EventKind::Collective) > 0;
   if (!HasCollectives) {
@@ -481,7 +481,7 @@ void checkCommunicationRules(llvm::StringRef P, const model::Trace &Trace,
 // --- D002 and L003-L005 (input transfer, host and launch overhead) --------
 void checkInputTransferAndLaunchRules(llvm::StringRef P,
                                       const model::Trace &Trace,
-                                      const analysis::Context &Ctx,
+                                      const analysis::TraceIndex &Ctx,
                                       const rules::LintResult &R) {
 
   // D002: the ResNet-50 runs copy input and labels at the step start and
@@ -541,7 +541,7 @@ void checkInputTransferAndLaunchRules(llvm::StringRef P,
 // records, and the PyTorch profiler's own frames lie outside the steady
 // steps: quiet.
 void checkStartupAndTeardownRules(llvm::StringRef P, const model::Trace &Trace,
-                                  const analysis::Context &Ctx,
+                                  const analysis::TraceIndex &Ctx,
                                   const rules::LintResult &R) {
   if (P.contains("hta-critical-path-a100/simple_add") ||
       P.contains("hta-critical-path-a100/alexnet") ||
@@ -584,7 +584,7 @@ TEST_P(RulesCorpus, FindingsMatchWhatIsKnown) {
     llvm::consumeError(Trace.takeError());
     GTEST_SKIP() << "not importable: " << Path;
   }
-  analysis::Context Ctx(*Trace);
+  analysis::TraceIndex Ctx(*Trace);
   rules::LintResult R =
       rules::runRules(Ctx, catalogue(), rules::Config(), Path);
   {

@@ -6,7 +6,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::EventKind;
 
 namespace {
@@ -60,7 +60,7 @@ model::Trace churnTrace(const Layout &L) {
 
 TEST(AllocatorChurnDetector, FiresOnEmptyCacheInTheLoop) {
   model::Trace T = churnTrace({});
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runAllocatorChurn, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -85,7 +85,7 @@ TEST(AllocatorChurnDetector, AWarmCacheIsQuiet) {
   L.AllocIn = {1};
   L.EmptyIn = {};
   model::Trace T = churnTrace(L);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runAllocatorChurn, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -98,7 +98,7 @@ TEST(AllocatorChurnDetector, ACacheGrowingInOneStepIsNotChurn) {
   L.AllocIn = {1, 3};
   L.EmptyIn = {3};
   model::Trace T = churnTrace(L);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runAllocatorChurn, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -110,7 +110,7 @@ TEST(AllocatorChurnDetector, HipAndDriverNamesCount) {
   L.Free = "cuMemFree_v2";
   L.EmptyIn = {};
   model::Trace T = churnTrace(L);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   // Without empty_cache only hipMalloc remains: 30 us, 0.3 % of the step.
   EXPECT_EQ(run(rules::runAllocatorChurn, Ctx, Out), "");
@@ -129,7 +129,7 @@ TEST(AllocatorChurnDetector, PinnedAndManagedAllocationsAreNotCounted) {
   L.Free = "cudaFreeHost";
   L.EmptyIn = {};
   model::Trace T = churnTrace(L);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(
       run(rules::runAllocatorChurn, Ctx, Out, {{"min-share-of-step", 0.0}}),
@@ -146,7 +146,7 @@ TEST(AllocatorChurnDetector, AFreeUnderBusyDeviceIsInfo) {
   L.SecondLaunchUs = 150;
   L.SecondEndUs = 10100;
   model::Trace T = churnTrace(L);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runAllocatorChurn, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -162,7 +162,7 @@ TEST(AllocatorChurnDetector, IdleAfterTheFreeUntilTheNextWorkIsTheBound) {
   Layout L;
   L.SecondLaunchUs = 150;
   model::Trace T = churnTrace(L);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runAllocatorChurn, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -174,7 +174,7 @@ TEST(AllocatorChurnDetector, WithoutStepsItCannotJudgeAndCountsTheCalls) {
   Layout L;
   L.Steps = false;
   model::Trace T = churnTrace(L);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   std::string Why = run(rules::runAllocatorChurn, Ctx, Out);
   EXPECT_NE(Why.find("cannot judge: the trace has no step markers"),
@@ -192,7 +192,7 @@ TEST(AllocatorChurnDetector, NoAllocatorCallsIsQuietEvenWithoutSteps) {
   L.AllocIn = {};
   L.EmptyIn = {};
   model::Trace T = churnTrace(L);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runAllocatorChurn, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -206,7 +206,7 @@ TEST(AllocatorChurnDetector, WithoutRuntimeCallsItCannotJudge) {
     M.add(S, EventKind::Kernel, "gemm", K * Ms + 10 * Us, K * Ms + 500 * Us);
   }
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   std::string Why = run(rules::runAllocatorChurn, Ctx, Out);
   EXPECT_NE(Why.find("no CUDA/HIP runtime or driver calls"), std::string::npos)

@@ -7,7 +7,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::EventKind;
 
 namespace {
@@ -41,7 +41,7 @@ model::Trace overlapTrace(bool Extra = false, int64_t CommStream = 20) {
 
 TEST(ExposedCommunicationDetector, MeasuresTheCollectiveTimeNoComputeCovers) {
   model::Trace T = overlapTrace();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runExposedCommunication, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -61,7 +61,7 @@ TEST(ExposedCommunicationDetector, MeasuresTheCollectiveTimeNoComputeCovers) {
 
 TEST(ExposedCommunicationDetector, OverlappingCollectivesAreAUnionNotASum) {
   model::Trace T = overlapTrace(/*Extra=*/true);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runExposedCommunication, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -74,7 +74,7 @@ TEST(ExposedCommunicationDetector, OverlappingCollectivesAreAUnionNotASum) {
 
 TEST(ExposedCommunicationDetector, SaysWhenCollectivesShareTheComputeStream) {
   model::Trace T = overlapTrace(false, /*CommStream=*/7);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runExposedCommunication, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -84,7 +84,7 @@ TEST(ExposedCommunicationDetector, SaysWhenCollectivesShareTheComputeStream) {
 
 TEST(ExposedCommunicationDetector, QuietBelowTheShare) {
   model::Trace T = overlapTrace();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   // 30 % exposed against a 35 % threshold.
   EXPECT_EQ(run(rules::runExposedCommunication, Ctx, Out,
@@ -108,7 +108,7 @@ TEST(ExposedCommunicationDetector, ALaggingDeviceCountsCollectivesByLaunch) {
              T0 + 13 * Ms, "cudaLaunchKernel", EventKind::Collective);
   }
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runExposedCommunication, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -128,13 +128,13 @@ TEST(ExposedCommunicationDetector, NoCollectivesIsQuietUnlessRanksAreDeclared) {
   }
   model::Trace T = M.finish();
   {
-    Context Ctx(T);
+    TraceIndex Ctx(T);
     std::vector<rules::Detection> Out;
     EXPECT_EQ(run(rules::runExposedCommunication, Ctx, Out), "");
     EXPECT_TRUE(Out.empty());
   }
   T.Source.WorldSize = 4;
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   std::string Why = run(rules::runExposedCommunication, Ctx, Out);
   EXPECT_NE(Why.find("cannot judge: distributedInfo gives a world size of 4"),
@@ -152,7 +152,7 @@ TEST(SingleRankDetector, FiresOnAWorldSizeAboveOne) {
   T.Source.Rank = 2;
   T.Source.WorldSize = 4;
   T.Source.DistributedBackend = "nccl";
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSingleRank, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -171,7 +171,7 @@ TEST(SingleRankDetector, FiresOnAWorldSizeAboveOne) {
 TEST(SingleRankDetector, ARankAboveZeroImpliesSeveralRanks) {
   model::Trace T = overlapTrace();
   T.Source.Rank = 1;
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSingleRank, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -181,7 +181,7 @@ TEST(SingleRankDetector, ARankAboveZeroImpliesSeveralRanks) {
 TEST(SingleRankDetector, CannotJudgeRankZeroOrCollectivesWithoutMetadata) {
   model::Trace T = overlapTrace();
   {
-    Context Ctx(T);
+    TraceIndex Ctx(T);
     std::vector<rules::Detection> Out;
     EXPECT_NE(run(rules::runSingleRank, Ctx, Out).find("no distributedInfo"),
               std::string::npos);
@@ -189,13 +189,13 @@ TEST(SingleRankDetector, CannotJudgeRankZeroOrCollectivesWithoutMetadata) {
   }
   T.Source.Rank = 0;
   {
-    Context Ctx(T);
+    TraceIndex Ctx(T);
     std::vector<rules::Detection> Out;
     EXPECT_NE(run(rules::runSingleRank, Ctx, Out).find("rank 0 but gives no"),
               std::string::npos);
   }
   T.Source.WorldSize = 1;
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSingleRank, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -237,7 +237,7 @@ model::Trace allToAllTrace(int64_t Bytes, llvm::StringRef Dims = "",
 
 TEST(LongSmallCollectiveDetector, ALongCollectiveWithFewBytesIsWaiting) {
   model::Trace T = allToAllTrace(24576);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runLongSmallCollective, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -255,7 +255,7 @@ TEST(LongSmallCollectiveDetector, ReadsThePayloadFromTheNcclRangeShapes) {
   // Two inputs: 6144 floats and 3 x 2 longs = 24576 + 48 bytes.
   model::Trace T =
       allToAllTrace(-1, "[[6144], [3, 2]]", R"(["float", "long int"])");
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runLongSmallCollective, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -267,20 +267,20 @@ TEST(LongSmallCollectiveDetector, ReadsThePayloadFromTheNcclRangeShapes) {
 TEST(LongSmallCollectiveDetector, QuietWhenTheBytesExplainTheTime) {
   // 8 MB in 4 ms: 2 GB/s, above the 1 GB/s line.
   model::Trace T = allToAllTrace(8'000'000);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runLongSmallCollective, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
   // A tiny but short collective is latency, not waiting.
   model::Trace Short = allToAllTrace(64, "", "", 500 * Us);
-  Context SCtx(Short);
+  TraceIndex SCtx(Short);
   EXPECT_EQ(run(rules::runLongSmallCollective, SCtx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
 TEST(LongSmallCollectiveDetector, CannotJudgeWithoutAPayload) {
   model::Trace T = allToAllTrace(-1);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   std::string Why = run(rules::runLongSmallCollective, Ctx, Out);
   EXPECT_NE(Why.find("cannot judge: none of the 4 communication kernels"),

@@ -55,7 +55,7 @@ model::Trace toy(int64_t LaunchMs, bool Wait) {
 
 struct PathRun {
   model::Trace T;
-  Context C;
+  TraceIndex C;
   PathModel M;
   PathAnalysis A;
   explicit PathRun(model::Trace Tr)

@@ -12,7 +12,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::EventKind;
 
 namespace {
@@ -53,7 +53,7 @@ model::Trace loaderTrace(bool Spill, uint32_t LoaderLane = ~0u,
 
 TEST(DataLoaderStallDetector, FiresOnIdleDeviceInsideTheLoader) {
   model::Trace T = loaderTrace(false);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   // Steps 2-4 measured: the loader's 4 ms are all idle (the previous
   // kernel ended at 9.01 ms of the previous step): 4 ms, 40.0 % of 10 ms.
   std::vector<rules::Detection> Out;
@@ -76,7 +76,7 @@ TEST(DataLoaderStallDetector, CountsOnlyTheIdlePartOfTheLoader) {
   // 1.51 ms of each later loader range: stall 4 - 1.51 = 2.49 ms, and the
   // device was busy 1.51 / 4 = 37.75 % of the loader time (steps 2-4).
   model::Trace T = loaderTrace(true);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runDataLoaderStall, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -93,7 +93,7 @@ TEST(DataLoaderStallDetector, NestedFramesCountOnce) {
   // A with_stack __next__ frame inside the range: the union is still 4 ms
   // and there is still one call per step.
   model::Trace T = loaderTrace(false, ~0u, /*PythonFrame=*/true);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   run(rules::runDataLoaderStall, Ctx, Out);
   ASSERT_EQ(Out.size(), 1u);
@@ -118,7 +118,7 @@ TEST(DataLoaderStallDetector, IgnoresLoadersOnThreadsThatDoNotSubmit) {
     }
     return M.finish();
   }();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   EXPECT_TRUE(rules::detect::dataLoaderEvents(Ctx).empty());
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runDataLoaderStall, Ctx, Out), "");
@@ -133,7 +133,7 @@ TEST(DataLoaderStallDetector, CannotJudgeWithoutHostRanges) {
     M.launch(S, "conv_kernel", K * Ms, K * Ms + 5 * Us, K * Ms + 5 * Us,
              K * Ms + 500 * Us);
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   std::string Why = run(rules::runDataLoaderStall, Ctx, Out);
   EXPECT_EQ(Why.rfind("cannot judge: the trace has no framework ops", 0), 0u)

@@ -10,7 +10,7 @@
 #ifndef TRACELINT_TESTS_UNIT_DETECTORTESTSUPPORT_H
 #define TRACELINT_TESTS_UNIT_DETECTORTESTSUPPORT_H
 
-#include "analysis/Context.h"
+#include "analysis/TraceIndex.h"
 #include "model/TraceBuilder.h"
 #include "rules/Detector.h"
 #include "rules/Finding.h"
@@ -94,7 +94,7 @@ public:
 
 /// Runs a detector with the options given (others take the detector's
 /// fallbacks, which equal the TOML defaults).
-inline std::string run(rules::DetectorFn Fn, const analysis::Context &Ctx,
+inline std::string run(rules::DetectorFn Fn, const analysis::TraceIndex &Ctx,
                        std::vector<rules::Detection> &Out,
                        std::vector<std::pair<std::string, double>> Opts = {}) {
   rules::RuleSpec Spec;

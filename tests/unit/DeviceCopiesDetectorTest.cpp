@@ -6,7 +6,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::EventKind;
 
 namespace {
@@ -40,7 +40,7 @@ model::Trace copyTrace(std::vector<const char *> Path, int64_t CopyUs,
 TEST(DeviceCopiesDetector, FiresOnAMaterializedView) {
   model::Trace T =
       copyTrace({"aten::reshape", "aten::clone", "aten::copy_"}, 100);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runDeviceCopies, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -56,7 +56,7 @@ TEST(DeviceCopiesDetector, FiresOnAMaterializedView) {
 TEST(DeviceCopiesDetector, ABareConversionIsLessCertain) {
   model::Trace T =
       copyTrace({"aten::to", "aten::_to_copy", "aten::copy_"}, 100);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runDeviceCopies, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -68,7 +68,7 @@ TEST(DeviceCopiesDetector, QuietWhenCopiesAreNegligible) {
   // 20 us of 920 us busy: 2.2 %, under the 3 % default.
   model::Trace T =
       copyTrace({"aten::contiguous", "aten::clone", "aten::copy_"}, 20);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runDeviceCopies, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -79,7 +79,7 @@ TEST(DeviceCopiesDetector, ACopyKernelOfAnotherOpIsNotAMaterialization) {
   model::Trace T = copyTrace(
       {"aten::cat"}, 300,
       "void at::native::(anonymous namespace)::CatArrayBatchedCopy<float>");
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runDeviceCopies, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -102,7 +102,7 @@ TEST(DeviceCopiesDetector, CountsDeviceToDeviceMemcpys) {
              &DtoD);
   }
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runDeviceCopies, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -119,7 +119,7 @@ TEST(DeviceCopiesDetector, QuietWhenCopiesAreNothingNextToTheStep) {
   // 10 % floor on the share of the step.
   model::Trace T =
       copyTrace({"aten::reshape", "aten::clone", "aten::copy_"}, 100);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runDeviceCopies, Ctx, Out, {{"min-share-of-step", 0.1}}),
             "");

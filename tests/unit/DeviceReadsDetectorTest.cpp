@@ -7,7 +7,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::EventKind;
 
 namespace {
@@ -46,7 +46,7 @@ TEST(DeviceReadsDetector, AnItemWithoutRuntimeCallsIsAValueRead) {
   model::Trace T = readTrace([](TraceMaker &M, uint32_t, int64_t T0) {
     M.op("aten::item", T0 + 200 * Us, T0 + 2100 * Us);
   });
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runDeviceReads, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -71,7 +71,7 @@ TEST(DeviceReadsDetector, ASynchronousDtoHCopyIsACopyRead) {
              T0 + 2100 * Us, T0 + 2 * Ms, T0 + 2100 * Us, "cudaMemcpy",
              EventKind::Memcpy, &A);
   });
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runDeviceReads, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -95,7 +95,7 @@ TEST(DeviceReadsDetector, ASyncInsideACopyToTheDeviceIsNotARead) {
              &A);
     M.runtime("cudaStreamSynchronize", T0 + 300 * Us, T0 + 2050 * Us);
   });
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   ASSERT_FALSE(Ctx.hostWaits().empty());
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runDeviceReads, Ctx, Out), "");
@@ -117,7 +117,7 @@ TEST(DeviceReadsDetector, ACpuCopyWithItsSyncCountsOnce) {
              &A);
     M.runtime("cudaStreamSynchronize", T0 + 300 * Us, T0 + 2050 * Us);
   });
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runDeviceReads, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -143,7 +143,7 @@ TEST(DeviceReadsDetector, AReadThroughABusyDeviceIsInfo) {
              T0 + 9500 * Us);
   }
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runDeviceReads, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -157,7 +157,7 @@ TEST(DeviceReadsDetector, ShortReadsStayQuiet) {
   model::Trace T = readTrace([](TraceMaker &M, uint32_t, int64_t T0) {
     M.op("aten::item", T0 + 2000 * Us, T0 + 2100 * Us);
   });
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runDeviceReads, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -170,7 +170,7 @@ TEST(DeviceReadsDetector, CannotJudgeWithoutDeviceActivity) {
     M.op("aten::item", K * Ms + 10 * Us, K * Ms + 500 * Us);
   }
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_NE(run(rules::runDeviceReads, Ctx, Out).find("cannot judge"),
             std::string::npos);
@@ -191,7 +191,7 @@ TEST(WaitsGainBound, WaitsBeforeTheSameWorkShareOneGap) {
   M.runtime("cudaStreamSynchronize", 10200 * Us, 10800 * Us);
   M.launch(S, "c", 11400 * Us, 11500 * Us, 11500 * Us, 12 * Ms);
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   ASSERT_EQ(Ctx.hostWaits().size(), 3u);
   llvm::ArrayRef<analysis::HostWait> W = Ctx.hostWaits();
   EXPECT_EQ(rules::detect::waitsGainBound(Ctx, W, {0, 13 * Ms}),

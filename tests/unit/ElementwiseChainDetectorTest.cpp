@@ -7,7 +7,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 
 namespace {
 
@@ -66,7 +66,7 @@ model::Trace chainTrace(const Layout &L = {}) {
 
 std::vector<rules::Detection> detect(const model::Trace &T,
                                      std::string *Why = nullptr) {
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   std::string R = run(rules::runElementwiseChain, Ctx, Out);
   if (Why)
@@ -162,7 +162,7 @@ TEST(ElementwiseChainDetector, CannotJudgeWithoutOps) {
 
 TEST(ElementwiseChainDetector, RespectsTheShareFloor) {
   model::Trace T = chainTrace();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(
       run(rules::runElementwiseChain, Ctx, Out, {{"min-share-of-busy", 0.2}}),

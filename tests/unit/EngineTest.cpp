@@ -124,7 +124,7 @@ RuleSpec rule(llvm::StringRef Signature, llvm::StringRef Code = "X001",
   return std::move(*Spec);
 }
 
-std::vector<Detection> evaluate(const analysis::Context &Ctx,
+std::vector<Detection> evaluate(const analysis::TraceIndex &Ctx,
                                 const RuleSpec &Spec,
                                 std::string *Why = nullptr) {
   std::vector<Detection> Out;
@@ -150,7 +150,7 @@ threshold = 4
 
 TEST(Evaluator, CountPerStepMax) {
   model::Trace T = makeTrace();
-  analysis::Context Ctx(T);
+  analysis::TraceIndex Ctx(T);
   ASSERT_EQ(Ctx.targetNs(), 10 * Ms);
   std::vector<Detection> D = evaluate(Ctx, rule(SyncsPerStep));
   ASSERT_EQ(D.size(), 1u);
@@ -177,7 +177,7 @@ TEST(Evaluator, CountPerStepMax) {
 
 TEST(Evaluator, StatisticsOverSteps) {
   model::Trace T = makeTrace();
-  analysis::Context Ctx(T);
+  analysis::TraceIndex Ctx(T);
   auto With = [&](llvm::StringRef Stat, llvm::StringRef Steps = "all") {
     std::string Sig = SyncsPerStep;
     Sig.insert(Sig.find("[signature.aggregate]"),
@@ -201,7 +201,7 @@ TEST(Evaluator, StatisticsOverSteps) {
 
 TEST(Evaluator, AnyOpInsideTheStep) {
   model::Trace T = makeTrace();
-  analysis::Context Ctx(T);
+  analysis::TraceIndex Ctx(T);
   std::vector<Detection> D = evaluate(
       Ctx, rule("[signature.select]\nkind = \"op\"\nname = \"aten::nonzero\"\n"
                 "inside = \"steps\"\n"));
@@ -218,7 +218,7 @@ TEST(Evaluator, AnyOpInsideTheStep) {
 
 TEST(Evaluator, PageableCopiesOverOneMegabyte) {
   model::Trace T = makeTrace();
-  analysis::Context Ctx(T);
+  analysis::TraceIndex Ctx(T);
   std::vector<Detection> D = evaluate(
       Ctx, rule("[signature.select]\nkind = \"memcpy\"\ncopy = "
                 "\"HtoD\"\nsrc = \"pageable\"\nmin-bytes = \"1MB\"\n"));
@@ -238,7 +238,7 @@ TEST(Evaluator, PageableCopiesOverOneMegabyte) {
 
 TEST(Evaluator, ShareOfDeviceBusy) {
   model::Trace T = makeTrace();
-  analysis::Context Ctx(T);
+  analysis::TraceIndex Ctx(T);
   ASSERT_EQ(Ctx.deviceBusyNs(), 10 * Ms);
   auto With = [&](llvm::StringRef Threshold) {
     return evaluate(
@@ -262,7 +262,7 @@ TEST(Evaluator, ShareOfDeviceBusy) {
 
 TEST(Evaluator, DeviceWorkBelongsToTheStepThatLaunchedIt) {
   model::Trace T = makeTrace();
-  analysis::Context Ctx(T);
+  analysis::TraceIndex Ctx(T);
   std::vector<Detection> D = evaluate(
       Ctx, rule("[signature.select]\nkind = \"kernel\"\nsteps = \"first\"\n"));
   ASSERT_EQ(D.size(), 1u);
@@ -272,7 +272,7 @@ TEST(Evaluator, DeviceWorkBelongsToTheStepThatLaunchedIt) {
 
 TEST(Evaluator, PerNameReportsEachName) {
   model::Trace T = makeTrace();
-  analysis::Context Ctx(T);
+  analysis::TraceIndex Ctx(T);
   std::vector<Detection> D = evaluate(
       Ctx, rule("[signature.select]\nkind = [\"kernel\", \"memcpy\"]\n"
                 "[signature.aggregate]\nper = \"name\"\nvalue = "
@@ -290,7 +290,7 @@ TEST(Evaluator, PerNameReportsEachName) {
 
 TEST(Evaluator, RegexIsMatchedPerName) {
   model::Trace T = makeTrace();
-  analysis::Context Ctx(T);
+  analysis::TraceIndex Ctx(T);
   std::vector<Detection> D =
       evaluate(Ctx, rule("[signature.select]\nname-regex = "
                          "\"^cuda(Stream|Device)Synchronize$\"\n"));
@@ -314,7 +314,7 @@ TEST(Evaluator, NestedQuantifiersDoNotBlowUp) {
   M.add(S, EventKind::Kernel, AllA + "!", Ms, 2 * Ms);
   M.add(S, EventKind::Kernel, "gemm", 2 * Ms, 3 * Ms);
   model::Trace T = M.B.finish();
-  analysis::Context Ctx(T);
+  analysis::TraceIndex Ctx(T);
   for (const char *Re : {"(a+)+$", "^(a|aa)+$", "^(a*)*$", "^(a|a?)+$"}) {
     auto Start = std::chrono::steady_clock::now();
     std::vector<Detection> D = evaluate(
@@ -334,7 +334,7 @@ TEST(Evaluator, NestedQuantifiersDoNotBlowUp) {
 
 TEST(Evaluator, ThresholdAndBoundsFromOptions) {
   model::Trace T = makeTrace();
-  analysis::Context Ctx(T);
+  analysis::TraceIndex Ctx(T);
   RuleSpec Spec = rule("[signature.select]\nkind = \"runtime\"\n"
                        "min-duration = \"min-wait\"\n"
                        "[signature.fires-when]\nthreshold = \"limit\"\n",
@@ -363,7 +363,7 @@ TEST(Evaluator, CannotJudge) {
   uint32_t H = M.host(1, 1);
   M.add(H, EventKind::Runtime, "cudaStreamSynchronize", 0, 1 * Ms);
   model::Trace T = M.B.finish();
-  analysis::Context Ctx(T);
+  analysis::TraceIndex Ctx(T);
   std::string Why;
   evaluate(Ctx,
            rule("[signature.select]\nkind = \"kernel\"\n[signature.aggregate]"
@@ -381,7 +381,7 @@ TEST(Engine, NeedsBecomeSkippedRulesWithReasons) {
   uint32_t H = M.host(1, 1);
   M.add(H, EventKind::Runtime, "cudaLaunchKernel", 0, 1 * Ms, 7);
   model::Trace T = M.B.finish();
-  analysis::Context Ctx(T);
+  analysis::TraceIndex Ctx(T);
   Catalogue C;
   ASSERT_FALSE(bool(C.add(rule(SyncsPerStep, "X001"))));
   ASSERT_FALSE(
@@ -415,7 +415,7 @@ TEST(Engine, FindingsAreRenderedAndPenalisedForTraceQuality) {
   T.Stats.TruncatedAtByte = 1234;
   T.Stats.add(model::ImportStat::Truncated);
   T.Stats.addAt(model::ImportStat::MalformedEvent, "event 9 at byte 700");
-  analysis::Context Ctx(T);
+  analysis::TraceIndex Ctx(T);
   Catalogue C;
   ASSERT_FALSE(bool(C.add(rule(SyncsPerStep, "X001"))));
   LintResult R = runRules(Ctx, C, Config(), "t.json");
@@ -443,7 +443,7 @@ TEST(Engine, FindingsAreRenderedAndPenalisedForTraceQuality) {
 }
 
 // A detector table of the test's own.
-std::string detectA(const analysis::Context &, const RuleSpec &,
+std::string detectA(const analysis::TraceIndex &, const RuleSpec &,
                     const RuleOptions &Opts, std::vector<Detection> &Out) {
   // Scores (impact x confidence): 4e6 x 0.5 = 2e6 ("b"), 2e6 x 1 = 2e6 ("a"),
   // 1e9 x 0.1 (impact clipped to the 10 ms target: 1e6).
@@ -465,7 +465,7 @@ std::string detectA(const analysis::Context &, const RuleSpec &,
   (void)Opts;
   return "";
 }
-std::string detectB(const analysis::Context &, const RuleSpec &,
+std::string detectB(const analysis::TraceIndex &, const RuleSpec &,
                     const RuleOptions &, std::vector<Detection> &Out) {
   Detection D;
   D.ImpactNs = 4 * Ms;
@@ -474,7 +474,7 @@ std::string detectB(const analysis::Context &, const RuleSpec &,
   Out.push_back(D);
   return "";
 }
-std::string detectNothing(const analysis::Context &, const RuleSpec &,
+std::string detectNothing(const analysis::TraceIndex &, const RuleSpec &,
                           const RuleOptions &, std::vector<Detection> &) {
   return "the trace has no collectives";
 }
@@ -503,7 +503,7 @@ RuleSpec detectorRule(llvm::StringRef Code, llvm::StringRef Detector) {
 
 TEST(Engine, RankingByScoreThenCodeThenSubject) {
   model::Trace T = makeTrace();
-  analysis::Context Ctx(T);
+  analysis::TraceIndex Ctx(T);
   Catalogue C;
   ASSERT_FALSE(bool(C.add(detectorRule("L002", "test-b"))));
   ASSERT_FALSE(bool(C.add(detectorRule("L001", "test-a"))));
@@ -607,7 +607,7 @@ model::Trace launchToy() {
   return B.finish();
 }
 
-std::string detectLaunchBlame(const analysis::Context &, const RuleSpec &,
+std::string detectLaunchBlame(const analysis::TraceIndex &, const RuleSpec &,
                               const RuleOptions &,
                               std::vector<Detection> &Out) {
   Detection D;
@@ -625,7 +625,7 @@ DetectorFn launchBlameDetectors(llvm::StringRef Name) {
 
 TEST(Engine, ImpactIsCappedByTheCriticalPath) {
   model::Trace T = launchToy();
-  analysis::Context Ctx(T);
+  analysis::TraceIndex Ctx(T);
   Catalogue C;
   RuleSpec S = detectorRule("L009", "test-launch");
   S.Sig.WhatIf.Categories.set(unsigned(analysis::PathCategory::Launch));

@@ -6,7 +6,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::EventKind;
 
 namespace {
@@ -36,7 +36,7 @@ model::Trace copyTrace(int64_t CopyStream, int64_t CopyAt) {
 
 TEST(ExposedCopiesDetector, ACopyBeforeTheKernelIsExposed) {
   model::Trace T = copyTrace(7, 300 * Us);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runExposedCopies, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -48,7 +48,7 @@ TEST(ExposedCopiesDetector, ACopyBeforeTheKernelIsExposed) {
 TEST(ExposedCopiesDetector, OnlyTheUnoverlappedPartCounts) {
   // A side-stream copy [1.0, 2.0) ms: half of it under the kernel.
   model::Trace T = copyTrace(9, 1 * Ms);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runExposedCopies, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -59,7 +59,7 @@ TEST(ExposedCopiesDetector, OnlyTheUnoverlappedPartCounts) {
 
 TEST(ExposedCopiesDetector, AnOverlappedCopyIsQuiet) {
   model::Trace T = copyTrace(9, 2 * Ms);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runExposedCopies, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());

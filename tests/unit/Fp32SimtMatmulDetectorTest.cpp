@@ -8,7 +8,7 @@
 using namespace tracelint;
 using namespace tracelint::testing;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 
 namespace {
 
@@ -133,7 +133,7 @@ model::Trace gemmTrace(const char *Gemm, int64_t GemmUs = 900,
 TEST(Fp32SimtMatmulDetector, FiresOnAVoltaSgemm) {
   model::Trace T = gemmTrace("volta_sgemm_128x64_nn");
   T.Devices.push_back(device(7, 0, "Tesla V100-SXM2-32GB"));
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runFp32SimtMatmul, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -152,7 +152,7 @@ TEST(Fp32SimtMatmulDetector, FiresOnAVoltaSgemm) {
 TEST(Fp32SimtMatmulDetector, AmpereGetsTF32Advice) {
   model::Trace T = gemmTrace("ampere_sgemm_128x64_nn");
   T.Devices.push_back(device(8, 0, "NVIDIA A100-SXM4-40GB"));
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runFp32SimtMatmul, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -163,7 +163,7 @@ TEST(Fp32SimtMatmulDetector, AmpereGetsTF32Advice) {
 TEST(Fp32SimtMatmulDetector, QuietWithoutTensorCores) {
   model::Trace T = gemmTrace("maxwell_sgemm_128x64_nn");
   T.Devices.push_back(device(6, 0, "Tesla P100-PCIE-16GB"));
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runFp32SimtMatmul, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -173,7 +173,7 @@ TEST(Fp32SimtMatmulDetector, QuietOnTensorCoreKernels) {
   model::Trace T =
       gemmTrace("sm80_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x16");
   T.Devices.push_back(device(8, 0, "NVIDIA A100-SXM4-40GB"));
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runFp32SimtMatmul, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -183,7 +183,7 @@ TEST(Fp32SimtMatmulDetector, QuietUnderTheBusyShare) {
   // 15 us of 315 us busy: 4.8 %, under the 5 % default.
   model::Trace T = gemmTrace("ampere_sgemm_32x32_sliced1x4_tn", 15);
   T.Devices.push_back(device(8, 0, "NVIDIA A100-SXM4-40GB"));
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runFp32SimtMatmul, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -191,7 +191,7 @@ TEST(Fp32SimtMatmulDetector, QuietUnderTheBusyShare) {
 
 TEST(Fp32SimtMatmulDetector, CannotJudgeWithoutDeviceProperties) {
   model::Trace T = gemmTrace("ampere_sgemm_128x64_nn");
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   std::string Why = run(rules::runFp32SimtMatmul, Ctx, Out);
   EXPECT_TRUE(llvm::StringRef(Why).startswith("cannot judge: 4 FP32 SIMT"))
@@ -205,7 +205,7 @@ TEST(Fp32SimtMatmulDetector, TF32ElsewhereLowersConfidence) {
       "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_16x6_tn_"
       "align4>(cutlass_80_tensorop_s1688gemm_64x64_16x6_tn_align4::Params)");
   T.Devices.push_back(device(8, 0, "NVIDIA A100-SXM4-40GB"));
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runFp32SimtMatmul, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -217,7 +217,7 @@ TEST(Fp32SimtMatmulDetector, AmdNeedsMfmaEvidence) {
   const char *Simt = "Cijk_Ailk_Bljk_SB_MT64x64x8_SE_K1";
   model::Trace T = gemmTrace(Simt);
   T.Devices.push_back(device(9, 0, "AMD Instinct MI250X"));
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   std::string Why = run(rules::runFp32SimtMatmul, Ctx, Out);
   EXPECT_TRUE(llvm::StringRef(Why).startswith("cannot judge")) << Why;
@@ -225,7 +225,7 @@ TEST(Fp32SimtMatmulDetector, AmdNeedsMfmaEvidence) {
   model::Trace T2 =
       gemmTrace(Simt, 900, "Cijk_Alik_Bljk_BBS_BH_MT64x64x64_MI16x16x16x1_SN");
   T2.Devices.push_back(device(9, 0, "AMD Instinct MI250X"));
-  Context Ctx2(T2);
+  TraceIndex Ctx2(T2);
   EXPECT_EQ(run(rules::runFp32SimtMatmul, Ctx2, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_NE(Out[0].Values.at("change").find("bfloat16"), std::string::npos);

@@ -6,7 +6,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 
 namespace {
 
@@ -50,7 +50,7 @@ model::Trace trace(Shape S, bool Steps = true) {
 
 TEST(GraphBreaksDetector, FiresOnANestedResumeRegion) {
   model::Trace T = trace(Shape::Break);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runGraphBreaks, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -68,7 +68,7 @@ TEST(GraphBreaksDetector, FiresOnANestedResumeRegion) {
 
 TEST(GraphBreaksDetector, QuietOnAFunctionCalledTwice) {
   model::Trace T = trace(Shape::Sequential);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runGraphBreaks, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -76,7 +76,7 @@ TEST(GraphBreaksDetector, QuietOnAFunctionCalledTwice) {
 
 TEST(GraphBreaksDetector, QuietOnOneGraph) {
   model::Trace T = trace(Shape::Single);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runGraphBreaks, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -85,7 +85,7 @@ TEST(GraphBreaksDetector, QuietOnOneGraph) {
 TEST(GraphBreaksDetector, UnderTheStepShareIsQuiet) {
   // 600 us of a 10 ms step is 6 %: quiet at a 10 % threshold.
   model::Trace T = trace(Shape::Break);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runGraphBreaks, Ctx, Out, {{"min-share-of-step", 0.1}}),
             "");
@@ -96,7 +96,7 @@ TEST(GraphBreaksDetector, WholeWindowWithoutSteps) {
   // Without steps the window is the target: 4 calls, 4 breaks, and the
   // cost is 4 x 600 us.
   model::Trace T = trace(Shape::Break, /*Steps=*/false);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runGraphBreaks, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);

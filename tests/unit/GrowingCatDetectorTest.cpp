@@ -8,7 +8,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 
 namespace {
 
@@ -46,7 +46,7 @@ std::string appendDims(int K) {
 
 TEST(GrowingCatDetector, FiresOnAppendsThatGrowByOneToken) {
   model::Trace T = decode(10, appendDims);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runGrowingCat, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -93,7 +93,7 @@ TEST(GrowingCatDetector, OneStepPerTokenMeasuresTheMedianStep) {
              H + 157 * Us);
   }
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runGrowingCat, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -110,7 +110,7 @@ TEST(GrowingCatDetector, QuietWhenTheCacheKeepsItsSize) {
   // A rolling window: the same cat at every token, nothing grows.
   model::Trace T =
       decode(10, [](int) { return "[[[1, 8, 31, 64], [1, 8, 1, 64]], []]"; });
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runGrowingCat, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -118,7 +118,7 @@ TEST(GrowingCatDetector, QuietWhenTheCacheKeepsItsSize) {
 
 TEST(GrowingCatDetector, QuietBelowTheMinimumRun) {
   model::Trace T = decode(7, appendDims);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runGrowingCat, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -133,7 +133,7 @@ TEST(GrowingCatDetector, QuietWhenSizesGrowUnevenly) {
   model::Trace T = decode(10, [&](int K) {
     return llvm::formatv("[[[4, {0}, 512], [4, 1, 512]], []]", Sizes[K]).str();
   });
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runGrowingCat, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -144,7 +144,7 @@ TEST(GrowingCatDetector, QuietWhenTheStepIsLargerThanMaxStep) {
     return llvm::formatv("[[[1, {0}, 64], [1, 64, 64]], []]", 64 * (K + 1))
         .str();
   });
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runGrowingCat, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -159,7 +159,7 @@ TEST(GrowingCatDetector, EqualInputShapesAreNotReadAsGrowth) {
     return llvm::formatv("[[[1, 8, {0}, 32], [1, 8, {0}, 32]], []]", 16 + K)
         .str();
   });
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runGrowingCat, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -181,7 +181,7 @@ TEST(GrowingCatDetector, ReadsTheConcatAliasOnce) {
              T0 + 35 * Us);
   }
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runGrowingCat, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -192,7 +192,7 @@ TEST(GrowingCatDetector, ReadsTheConcatAliasOnce) {
 
 TEST(GrowingCatDetector, CannotJudgeWithoutShapes) {
   model::Trace T = decode(10, [](int) { return std::string(); });
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   std::string Why = run(rules::runGrowingCat, Ctx, Out);
   EXPECT_TRUE(llvm::StringRef(Why).startswith(
@@ -204,7 +204,7 @@ TEST(GrowingCatDetector, CannotJudgeWithoutShapes) {
 
 TEST(GrowingCatDetector, CannotJudgeWhenListShapesWereNotRecorded) {
   model::Trace T = decode(10, [](int) { return "[[], []]"; });
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   std::string Why = run(rules::runGrowingCat, Ctx, Out);
   EXPECT_TRUE(llvm::StringRef(Why).startswith(
@@ -229,7 +229,7 @@ TEST(GrowingCatDetector, MalformedShapesAreCountedNotFatal) {
                        "[]"};
   for (const char *Text : Bad) {
     model::Trace T = decode(10, [&](int) { return std::string(Text); });
-    Context Ctx(T);
+    TraceIndex Ctx(T);
     std::vector<rules::Detection> Out;
     std::string Why = run(rules::runGrowingCat, Ctx, Out);
     EXPECT_TRUE(Out.empty()) << Text;
@@ -245,7 +245,7 @@ TEST(GrowingCatDetector, MalformedShapesAreCountedNotFatal) {
     return K == 5 ? std::string("[[[1, 8, 21, 64], [1, 8, 1, 64]]")
                   : appendDims(K);
   });
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runGrowingCat, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());

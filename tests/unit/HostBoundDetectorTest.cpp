@@ -14,7 +14,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::EventKind;
 
 namespace {
@@ -44,7 +44,7 @@ model::Trace hostWorkTrace(EventKind WorkKind, llvm::StringRef Work) {
 
 TEST(HostBoundDetector, FiresWithTheOpThatHeldTheHost) {
   model::Trace T = hostWorkTrace(EventKind::Op, "aten::sort");
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runHostBoundGaps, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -72,7 +72,7 @@ TEST(HostBoundDetector, LeavesDataLoaderTimeToD001) {
   model::Trace T = hostWorkTrace(
       EventKind::Annotation,
       "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runHostBoundGaps, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -87,7 +87,7 @@ TEST(HostBoundDetector, LeavesRuntimeCallsToOtherRules) {
   // A 1.2 ms cudaMalloc between the launches: allocator time (and lazy
   // loading inside launch calls) is not Python or CPU-op work.
   model::Trace T = hostWorkTrace(EventKind::Runtime, "cudaMalloc");
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   run(rules::runHostBoundGaps, Ctx, Out);
   EXPECT_TRUE(Out.empty());
@@ -108,7 +108,7 @@ TEST(HostBoundDetector, QuietOnLaunchOverhead) {
     }
   }
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runHostBoundGaps, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -121,7 +121,7 @@ TEST(HostBoundDetector, CannotJudgeWithoutCorrelation) {
   M.runtime("cudaLaunchKernel", 5 * Us, 10 * Us);
   M.add(S, EventKind::Kernel, "gemm", 10 * Us, 300 * Us);
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   std::string Why = run(rules::runHostBoundGaps, Ctx, Out);
   EXPECT_EQ(Why.rfind("cannot judge: no device work is linked", 0), 0u) << Why;

@@ -6,7 +6,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::EventKind;
 
 namespace {
@@ -76,7 +76,7 @@ model::Trace stepsTrace(const Layout &L) {
 
 TEST(HostFilledTensorDetector, FiresOnAHostFactoryFollowedByACopy) {
   model::Trace T = stepsTrace({});
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runHostFilledTensor, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -110,7 +110,7 @@ TEST(HostFilledTensorDetector, MatchingShapesConfirmTheLink) {
   L.CopyDims = "[[1, 77], [], [], [], [], []]";
   L.Between = 1; // torch.tensor records a detach_ between the two
   model::Trace T = stepsTrace(L);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runHostFilledTensor, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -126,7 +126,7 @@ TEST(HostFilledTensorDetector, DifferentShapesBreakTheLink) {
   L.FactoryDims = "[[1, 4]]";
   L.CopyDims = "[[1, 77], [], [], [], [], []]";
   model::Trace T = stepsTrace(L);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runHostFilledTensor, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -139,7 +139,7 @@ TEST(HostFilledTensorDetector, AGeneratedFillShowsItsShapeThroughItsFill) {
   L.FillDims = "[[5, 128], [], [], []]";
   L.CopyDims = "[[5, 128], [], [], [], [], []]";
   model::Trace T = stepsTrace(L);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runHostFilledTensor, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -149,7 +149,7 @@ TEST(HostFilledTensorDetector, AGeneratedFillShowsItsShapeThroughItsFill) {
   L.FillDims = "[[1], [], [], []]";
   L.CopyDims = "[[32, 3, 224, 224], [], [], [], [], []]";
   model::Trace T2 = stepsTrace(L);
-  Context Ctx2(T2);
+  TraceIndex Ctx2(T2);
   Out.clear();
   EXPECT_EQ(run(rules::runHostFilledTensor, Ctx2, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -159,7 +159,7 @@ TEST(HostFilledTensorDetector, ABatchFromTheDataLoaderBreaksTheLink) {
   Layout L;
   L.LoaderBetween = true;
   model::Trace T = stepsTrace(L);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runHostFilledTensor, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -169,7 +169,7 @@ TEST(HostFilledTensorDetector, AFactoryOnTheDeviceIsQuiet) {
   Layout L;
   L.FactoryLaunches = true;
   model::Trace T = stepsTrace(L);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runHostFilledTensor, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -179,7 +179,7 @@ TEST(HostFilledTensorDetector, TooManyOpsBetweenOrAnotherContainerAreQuiet) {
   Layout Far;
   Far.Between = 3;
   model::Trace T = stepsTrace(Far);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runHostFilledTensor, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -191,7 +191,7 @@ TEST(HostFilledTensorDetector, TooManyOpsBetweenOrAnotherContainerAreQuiet) {
   Layout Apart;
   Apart.CopyInAnnotation = true;
   model::Trace T2 = stepsTrace(Apart);
-  Context Ctx2(T2);
+  TraceIndex Ctx2(T2);
   Out.clear();
   EXPECT_EQ(run(rules::runHostFilledTensor, Ctx2, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -199,7 +199,7 @@ TEST(HostFilledTensorDetector, TooManyOpsBetweenOrAnotherContainerAreQuiet) {
 
 TEST(HostFilledTensorDetector, UnderTheShareFloorItIsQuiet) {
   model::Trace T = stepsTrace({});
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   // 200 us is 10 % of the 2 ms step.
   EXPECT_EQ(
@@ -224,7 +224,7 @@ TEST(HostFilledTensorDetector, WithoutFrameworkOpsItCannotJudge) {
              T0 + 530 * Us);
   }
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_NE(run(rules::runHostFilledTensor, Ctx, Out)
                 .find("cannot judge: the trace records no framework ops"),

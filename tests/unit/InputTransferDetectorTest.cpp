@@ -6,7 +6,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::EventKind;
 
 namespace {
@@ -59,7 +59,7 @@ model::Trace transferTrace(Variant V, bool Steps = true, bool Directed = true) {
 
 TEST(InputTransferDetector, AWaitAfterAPinnedCopyFires) {
   model::Trace T = transferTrace(Variant::Synced);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSyncInputTransfer, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -74,7 +74,7 @@ TEST(InputTransferDetector, AWaitAfterAPinnedCopyFires) {
 
 TEST(InputTransferDetector, ANonBlockingCopyIsQuiet) {
   model::Trace T = transferTrace(Variant::NonBlocking);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSyncInputTransfer, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -84,7 +84,7 @@ TEST(InputTransferDetector, PageableStagingIsLeftToM002) {
   // The pageable call blocks [0.2, 1.41): the 0.61 ms of idle behind
   // it is M002's, and nothing else waits.
   model::Trace T = transferTrace(Variant::Pageable);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSyncInputTransfer, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -94,7 +94,7 @@ TEST(InputTransferDetector, ASyncAfterAPageableCopyCountsOnlyItsOwnPart) {
   // The pageable call [0.2, 1.41) claims min(1.21, 0.61) = 0.61 ms for M002;
   // the sync [1.415, 1.42) adds nothing M002 does not already claim.
   model::Trace T = transferTrace(Variant::PageableSynced);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSyncInputTransfer, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -108,7 +108,7 @@ TEST(InputTransferDetector, ASyncAfterAPageableCopyCountsOnlyItsOwnPart) {
 
 TEST(InputTransferDetector, TheThresholdDecides) {
   model::Trace T = transferTrace(Variant::Synced);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(
       run(rules::runSyncInputTransfer, Ctx, Out, {{"min-share-of-step", 0.07}}),
@@ -118,7 +118,7 @@ TEST(InputTransferDetector, TheThresholdDecides) {
 
 TEST(InputTransferDetector, CannotJudgeWithoutSteps) {
   model::Trace T = transferTrace(Variant::Synced, /*Steps=*/false);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_NE(run(rules::runSyncInputTransfer, Ctx, Out)
                 .find("cannot judge: the trace has no step markers"),
@@ -128,7 +128,7 @@ TEST(InputTransferDetector, CannotJudgeWithoutSteps) {
 
 TEST(InputTransferDetector, CannotJudgeCopiesWithoutDirection) {
   model::Trace T = transferTrace(Variant::Synced, true, /*Directed=*/false);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_NE(run(rules::runSyncInputTransfer, Ctx, Out)
                 .find("do not say their direction"),

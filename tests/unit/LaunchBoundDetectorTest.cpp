@@ -1,4 +1,4 @@
-//===- LaunchBoundDetectorTest.cpp - L001 and Context::attributeIdle ------===//
+//===- LaunchBoundDetectorTest.cpp - L001 and TraceIndex::attributeIdle ------===//
 //
 // Each test lays out a timeline by hand; the expected figures are worked out
 // in the comments from the event times.
@@ -11,7 +11,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 using analysis::IdleBreakdown;
 using model::EventKind;
 using model::Interval;
@@ -46,7 +46,7 @@ model::Trace launchBoundTrace(int Steps) {
 
 TEST(LaunchBoundDetector, FiresOnShortKernelsBehindTheLaunchPath) {
   model::Trace T = launchBoundTrace(4);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   // Steps 2-4 are measured (the first is left to U001): 900, 900 and
   // 900 - 35 us of launch-path idle; the median is 900 us of a 1 ms step.
   IdleBreakdown B = Ctx.attributeIdle(0, Ctx.steps()[1].Range);
@@ -92,7 +92,7 @@ TEST(LaunchBoundDetector, QuietWhenShortKernelsKeepTheDeviceBusy) {
     }
   }
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   IdleBreakdown B = Ctx.attributeIdle(0, Ctx.steps()[1].Range);
   EXPECT_EQ(B.IdleNs, 35 * Us);
   std::vector<rules::Detection> Out;
@@ -117,7 +117,7 @@ TEST(LaunchBoundDetector, QuietWhenTheHostIsBusyElsewhere) {
     }
   }
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   IdleBreakdown B = Ctx.attributeIdle(0, Ctx.steps()[1].Range);
   // Step 2 starts at 10 ms; the last kernel of step 1 ended at 8.965 ms.
   // Gap [10, 18.01) ms: from the step start to the first launch (18 ms) the
@@ -152,7 +152,7 @@ TEST(LaunchBoundDetector, AttributesIdleToWaitsQueuesAndMissingLinks) {
   // Finally the gap [0, 5) before A is inside A's own launch call.
   M.launch(S, "E", 900 * Us, 2900 * Us, 2900 * Us, 2910 * Us);
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   IdleBreakdown B = Ctx.attributeIdle(0, {0, 2910 * Us});
   EXPECT_EQ(B.HostWaitNs, 20 * Us);
   EXPECT_EQ(B.QueuedNs, 100 * Us);
@@ -169,7 +169,7 @@ TEST(LaunchBoundDetector, WorkStartingLongAfterItsLaunchIsHeldBack) {
   uint32_t S = M.stream(0, 7);
   M.launch(S, "k", 10 * Us, 15 * Us, 8 * Ms, 8 * Ms + 10 * Us);
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   IdleBreakdown B = Ctx.attributeIdle(0, {0, 8 * Ms});
   // [0, 10) us: before the only launch, no earlier submission: other work.
   EXPECT_EQ(B.HostOtherNs, 10 * Us);
@@ -184,7 +184,7 @@ TEST(LaunchBoundDetector, CannotJudgeWithoutLinksOrDevice) {
   M.add(S, EventKind::Kernel, "k", 10 * Us, 20 * Us); // no correlation
   M.runtime("cudaLaunchKernel", 0, 5 * Us);
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_NE(run(rules::runLaunchBound, Ctx, Out).find("cannot judge"),
             std::string::npos);
@@ -192,7 +192,7 @@ TEST(LaunchBoundDetector, CannotJudgeWithoutLinksOrDevice) {
   TraceMaker HostOnly;
   HostOnly.runtime("cudaLaunchKernel", 0, 5 * Us);
   model::Trace T2 = HostOnly.finish();
-  Context Ctx2(T2);
+  TraceIndex Ctx2(T2);
   EXPECT_EQ(run(rules::runLaunchBound, Ctx2, Out),
             "cannot judge: the trace has no device activity");
   EXPECT_TRUE(Out.empty());
@@ -200,7 +200,7 @@ TEST(LaunchBoundDetector, CannotJudgeWithoutLinksOrDevice) {
 
 TEST(LaunchBoundDetector, OptionsMoveTheThreshold) {
   model::Trace T = launchBoundTrace(4);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   // 90 % launch-path idle is under a 95 % threshold.
   EXPECT_EQ(run(rules::runLaunchBound, Ctx, Out, {{"min-idle-share", 0.95}}),
@@ -228,7 +228,7 @@ TEST(LaunchBoundDetector, LongHostWorkAfterAWaitIsNotRefill) {
   M.runtime("cudaStreamSynchronize", 10 * Us, 500 * Us);
   M.launch(S, "B", 1500 * Us, 1505 * Us, 1505 * Us, 1600 * Us);
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   IdleBreakdown B = Ctx.attributeIdle(0, {5 * Us, 1600 * Us});
   EXPECT_EQ(B.HostWaitNs, 0);
   EXPECT_EQ(B.HostOtherNs, 1000 * Us);

@@ -74,7 +74,7 @@ why = "they take time"
 
 struct Fixture {
   model::Trace T = makeTrace();
-  analysis::Context Ctx{T};
+  analysis::TraceIndex Ctx{T};
   analysis::TraceStats Stats = analysis::computeStats(T);
   rules::Catalogue Cat;
   rules::LintResult Result;

@@ -6,7 +6,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::EventKind;
 
 namespace {
@@ -66,7 +66,7 @@ model::Trace memoryTrace(const Layout &L) {
 
 TEST(MemoryCapacityDetector, FiresOnRetriesNearCapacity) {
   model::Trace T = memoryTrace({});
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runMemoryNearCapacity, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -84,7 +84,7 @@ TEST(MemoryCapacityDetector, NearCapacityWithoutRetriesIsARiskAtInfo) {
   Layout L;
   L.Retry = false;
   model::Trace T = memoryTrace(L);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runMemoryNearCapacity, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -97,7 +97,7 @@ TEST(MemoryCapacityDetector, RoomAndNoRetriesIsQuiet) {
   L.Retry = false;
   L.Reserved = 30 * GB;
   model::Trace T = memoryTrace(L);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runMemoryNearCapacity, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -108,7 +108,7 @@ TEST(MemoryCapacityDetector, OneFreeIsNotARetry) {
   L.Frees = 1;
   L.Reserved = 30 * GB;
   model::Trace T = memoryTrace(L);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runMemoryNearCapacity, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -119,7 +119,7 @@ TEST(MemoryCapacityDetector, RetriesFireBelowTheThreshold) {
   Layout L;
   L.Reserved = 30 * GB;
   model::Trace T = memoryTrace(L);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runMemoryNearCapacity, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -130,7 +130,7 @@ TEST(MemoryCapacityDetector, CannotJudgeWithoutMemoryEventsAndCountsRetries) {
   Layout L;
   L.Memory = false;
   model::Trace T = memoryTrace(L);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   std::string Why = run(rules::runMemoryNearCapacity, Ctx, Out);
   EXPECT_NE(Why.find("no memory events; profile with profile_memory=True"),
@@ -143,7 +143,7 @@ TEST(MemoryCapacityDetector, CannotJudgeHostMemoryOnly) {
   Layout L;
   L.MemoryDevice = -1;
   model::Trace T = memoryTrace(L);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   std::string Why = run(rules::runMemoryNearCapacity, Ctx, Out);
   EXPECT_NE(Why.find("all host (CPU) memory"), std::string::npos) << Why;
@@ -153,7 +153,7 @@ TEST(MemoryCapacityDetector, CannotJudgeWithoutCapacity) {
   Layout L;
   L.Capacity = false;
   model::Trace T = memoryTrace(L);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   std::string Why = run(rules::runMemoryNearCapacity, Ctx, Out);
   EXPECT_NE(Why.find("does not give the memory capacity of device 0"),

@@ -6,7 +6,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 
 namespace {
 
@@ -37,7 +37,7 @@ model::Trace productTrace(const char *Dims, const char *Types) {
 TEST(MisalignedMatmulDetector, FiresOnAnOddVocabulary) {
   model::Trace T = productTrace("[[512, 768], [768, 50257]]",
                                 "[\"c10::BFloat16\", \"c10::BFloat16\"]");
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runMisalignedMatmul, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -51,7 +51,7 @@ TEST(MisalignedMatmulDetector, FiresOnAnOddVocabulary) {
 TEST(MisalignedMatmulDetector, QuietWhenAligned) {
   model::Trace T = productTrace("[[513, 768], [768, 50264]]",
                                 "[\"c10::Half\", \"c10::Half\"]");
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runMisalignedMatmul, Ctx, Out), "");
   EXPECT_TRUE(Out.empty()); // M = 513 does not matter
@@ -60,7 +60,7 @@ TEST(MisalignedMatmulDetector, QuietWhenAligned) {
 TEST(MisalignedMatmulDetector, QuietInFP32) {
   model::Trace T =
       productTrace("[[512, 1000], [1000, 50257]]", "[\"float\", \"float\"]");
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runMisalignedMatmul, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -68,7 +68,7 @@ TEST(MisalignedMatmulDetector, QuietInFP32) {
 
 TEST(MisalignedMatmulDetector, CannotJudgeWithoutShapes) {
   model::Trace T = productTrace(nullptr, nullptr);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   std::string Why = run(rules::runMisalignedMatmul, Ctx, Out);
   EXPECT_TRUE(llvm::StringRef(Why).startswith("cannot judge: 4 matrix-product"))

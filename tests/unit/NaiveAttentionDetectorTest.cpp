@@ -6,7 +6,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 
 namespace {
 
@@ -44,7 +44,7 @@ model::Trace attentionTrace(const char *First = "aten::matmul",
 
 TEST(NaiveAttentionDetector, FiresOnProductSoftmaxProduct) {
   model::Trace T = attentionTrace();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runNaiveAttention, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -64,7 +64,7 @@ TEST(NaiveAttentionDetector, FiresOnProductSoftmaxProduct) {
 TEST(NaiveAttentionDetector, QuietWithoutASecondProduct) {
   // A classifier head: a product, then a softmax, then no product.
   model::Trace T = attentionTrace("aten::matmul", "aten::softmax", "aten::add");
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runNaiveAttention, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -74,7 +74,7 @@ TEST(NaiveAttentionDetector, QuietOnFusedAttention) {
   model::Trace T = attentionTrace("aten::matmul",
                                   "aten::_scaled_dot_product_flash_attention",
                                   "aten::matmul");
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runNaiveAttention, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -82,7 +82,7 @@ TEST(NaiveAttentionDetector, QuietOnFusedAttention) {
 
 TEST(NaiveAttentionDetector, QuietUnderTheBusyShare) {
   model::Trace T = attentionTrace();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(
       run(rules::runNaiveAttention, Ctx, Out, {{"min-share-of-busy", 0.5}}),
@@ -96,7 +96,7 @@ TEST(NaiveAttentionDetector, CannotJudgeWithoutOps) {
   M.step(1, 0, 2 * Ms);
   M.launch(S, "softmax_warp_forward", 10 * Us, 15 * Us, 15 * Us, 300 * Us);
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   std::string Why = run(rules::runNaiveAttention, Ctx, Out);
   EXPECT_TRUE(llvm::StringRef(Why).startswith(

@@ -7,7 +7,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::EventKind;
 
 namespace {
@@ -54,7 +54,7 @@ model::Trace optimizerTrace(Variant V) {
 
 TEST(OptimizerStormDetector, APerParameterLoopFires) {
   model::Trace T = optimizerTrace(Variant::Single);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSingleTensorOptimizer, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -70,7 +70,7 @@ TEST(OptimizerStormDetector, TimeUnderOtherDeviceWorkIsNotCounted) {
   // The 60 kernels queue behind the backward kernel and run [9.0, 9.12):
   // only those 120 us are left of the span [5.0, 9.12).
   model::Trace T = optimizerTrace(Variant::Hidden);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSingleTensorOptimizer, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -83,7 +83,7 @@ TEST(OptimizerStormDetector, TimeUnderOtherDeviceWorkIsNotCounted) {
 
 TEST(OptimizerStormDetector, ForeachKernelsAreQuiet) {
   model::Trace T = optimizerTrace(Variant::Foreach);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSingleTensorOptimizer, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -91,7 +91,7 @@ TEST(OptimizerStormDetector, ForeachKernelsAreQuiet) {
 
 TEST(OptimizerStormDetector, TooFewKernelsAreQuiet) {
   model::Trace T = optimizerTrace(Variant::Single);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(
       run(rules::runSingleTensorOptimizer, Ctx, Out, {{"min-kernels", 61}}),
@@ -101,7 +101,7 @@ TEST(OptimizerStormDetector, TooFewKernelsAreQuiet) {
 
 TEST(OptimizerStormDetector, CannotJudgeWithoutOptimizerRanges) {
   model::Trace T = optimizerTrace(Variant::NoRange);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_NE(run(rules::runSingleTensorOptimizer, Ctx, Out)
                 .find("cannot judge: the trace has no optimizer step ranges"),

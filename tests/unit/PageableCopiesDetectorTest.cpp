@@ -6,7 +6,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::EventKind;
 using model::MemoryKind;
 
@@ -39,7 +39,7 @@ model::Trace batchTrace(MemoryKind Host, int64_t CallEnd = 1600 * Us,
 
 TEST(PageableCopiesDetector, FiresOnABlockingPageableCopy) {
   model::Trace T = batchTrace(MemoryKind::Pageable);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runPageableCopies, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -58,7 +58,7 @@ TEST(PageableCopiesDetector, FiresOnABlockingPageableCopy) {
 TEST(PageableCopiesDetector, ADtoHIntoPageableMemoryCounts) {
   model::Trace T = batchTrace(MemoryKind::Pageable, 1600 * Us, 1710 * Us,
                               model::CopyKind::DtoH);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runPageableCopies, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -67,7 +67,7 @@ TEST(PageableCopiesDetector, ADtoHIntoPageableMemoryCounts) {
 
 TEST(PageableCopiesDetector, PinnedCopiesAreQuiet) {
   model::Trace T = batchTrace(MemoryKind::Pinned, 210 * Us);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runPageableCopies, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -78,7 +78,7 @@ TEST(PageableCopiesDetector, UnderTheGainFloorItIsInfo) {
   // the blocked call is followed by is [0.2, 0.4) ms before the copy, so
   // the bound is 0.2 ms, 2 % of the step: at the default floor, a warning.
   model::Trace T = batchTrace(MemoryKind::Pageable, 1600 * Us, 1600 * Us);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runPageableCopies, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -95,7 +95,7 @@ TEST(PageableCopiesDetector, UnderTheGainFloorItIsInfo) {
 
 TEST(PageableCopiesDetector, RocmHostMemoryCannotBeJudged) {
   model::Trace T = batchTrace(MemoryKind::Host);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   std::string Why = run(rules::runPageableCopies, Ctx, Out);
   EXPECT_NE(Why.find("cannot judge"), std::string::npos);
@@ -106,7 +106,7 @@ TEST(PageableCopiesDetector, RocmHostMemoryCannotBeJudged) {
 TEST(PageableCopiesDetector, ShortBlocksStayQuiet) {
   // A call blocking 0.1 ms per 10 ms step: 1 %, under the 2 % default.
   model::Trace T = batchTrace(MemoryKind::Pageable, 300 * Us);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runPageableCopies, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());

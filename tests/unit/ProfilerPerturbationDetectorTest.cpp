@@ -7,7 +7,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::EventKind;
 
 namespace {
@@ -36,7 +36,7 @@ TEST(ProfilerPerturbationDetector, OverheadInsideStepsIsAWarning) {
       M.add(M.Host, EventKind::Overhead, "CUPTI Buffer flush", T0 + 720 * Us,
             T0 + 920 * Us);
   });
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runProfilerPerturbation, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -61,7 +61,7 @@ TEST(ProfilerPerturbationDetector, ProfilerFramesCountOtherFramesDoNot) {
     M.add(M.Host, EventKind::Python, "train.py(10): forward", T0 + 20 * Us,
           T0 + 900 * Us);
   });
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runProfilerPerturbation, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -80,7 +80,7 @@ TEST(ProfilerPerturbationDetector, SmallOrOutsideOverheadIsQuiet) {
       M.add(M.Host, EventKind::Overhead, "CUPTI Buffer flush", 5100 * Us,
             6 * Ms);
   });
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runProfilerPerturbation, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -105,7 +105,7 @@ TEST(ProfilerPerturbationDetector, EdgeOverheadOfAWindowIsANote) {
   M.add(M.Host, EventKind::Overhead, "CUDA profiling data flush", 6 * Ms,
         7 * Ms);
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runProfilerPerturbation, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);

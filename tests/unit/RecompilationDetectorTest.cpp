@@ -6,7 +6,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 
 namespace {
 
@@ -54,7 +54,7 @@ TEST(RecompilationDetector, FiresOnCompilationInLaterSteps) {
                           compiling("Torch-Compiled Region: 0/1"),
                           StepPlan{"Torch-Compiled Region: 0/1"},
                           compiling("Torch-Compiled Region: 0/2")});
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runRecompilation, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -77,7 +77,7 @@ TEST(RecompilationDetector, OneRecompileDoesNotMoveTheMedian) {
                           compiling("Torch-Compiled Region: 0/1"),
                           StepPlan{"Torch-Compiled Region: 0/1"},
                           StepPlan{"Torch-Compiled Region: 0/1"}});
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runRecompilation, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -88,7 +88,7 @@ TEST(RecompilationDetector, OneRecompileDoesNotMoveTheMedian) {
 TEST(RecompilationDetector, QuietWhenOnlyTheFirstStepCompiles) {
   model::Trace T =
       trace({compiling("Torch-Compiled Region: 0/0"), StepPlan{}, StepPlan{}});
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runRecompilation, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -99,7 +99,7 @@ TEST(RecompilationDetector, LateRecompiledVariantWithoutCompileTime) {
   // window, or not recorded. Reported, with less confidence.
   model::Trace T = trace({StepPlan{}, StepPlan{},
                           StepPlan{"Torch-Compiled Region: 0/1"}, StepPlan{}});
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runRecompilation, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -113,7 +113,7 @@ TEST(RecompilationDetector, NewFrameFirstRunLateIsQuiet) {
   // step did not reach, compiled earlier.
   model::Trace T = trace({StepPlan{}, StepPlan{},
                           StepPlan{"Torch-Compiled Region: 1/0"}, StepPlan{}});
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runRecompilation, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -125,7 +125,7 @@ TEST(RecompilationDetector, PythonFramesOfTheCompilerCount) {
   P.CompileKind = model::EventKind::Python;
   model::Trace T = trace({compiling("Torch-Compiled Region: 0/0"), P,
                           StepPlan{"Torch-Compiled Region: 0/1"}});
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runRecompilation, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -140,7 +140,7 @@ TEST(RecompilationDetector, RuntimeFramesOfTheCompilerDoNotCount) {
   P.Compile = "torch/_inductor/compile_fx.py(1777): static_input";
   P.CompileKind = model::EventKind::Python;
   model::Trace T = trace({compiling("Torch-Compiled Region: 0/0"), P, P});
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runRecompilation, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -150,7 +150,7 @@ TEST(RecompilationDetector, CannotJudgeWithoutSteps) {
   model::Trace T = trace({compiling("Torch-Compiled Region: 0/0"),
                           compiling("Torch-Compiled Region: 0/1")},
                          /*Steps=*/false);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   std::string Why = run(rules::runRecompilation, Ctx, Out);
   EXPECT_NE(Why.find("cannot judge"), std::string::npos) << Why;
@@ -164,7 +164,7 @@ TEST(RecompilationDetector, QuietWithoutCompiledCode) {
   M.op("aten::add", 0, 10 * Us);
   M.launch(S, "add_kernel", 2 * Us, 5 * Us, 5 * Us, 15 * Us);
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runRecompilation, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());

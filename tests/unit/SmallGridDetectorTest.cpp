@@ -6,7 +6,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 
 namespace {
 
@@ -69,7 +69,7 @@ model::Trace trace(const Layout &L) {
 TEST(SmallGridDetector, FiresOnAHalfEmptyGrid) {
   model::Trace T = trace({});
   T.Devices.push_back(device(0, 108, "NVIDIA A100-SXM4-40GB"));
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSmallGrid, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -91,7 +91,7 @@ TEST(SmallGridDetector, QuietWhenTheGridFillsTheDevice) {
   L.Grid = 216;
   model::Trace T = trace(L);
   T.Devices.push_back(device(0, 108, "NVIDIA A100-SXM4-40GB"));
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSmallGrid, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -103,7 +103,7 @@ TEST(SmallGridDetector, QuietWhenOtherWorkFillsTheIdleSMs) {
   L.Overlap = true;
   model::Trace T = trace(L);
   T.Devices.push_back(device(0, 108, "NVIDIA A100-SXM4-40GB"));
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSmallGrid, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -115,7 +115,7 @@ TEST(SmallGridDetector, ShortKernelsAreNotJudged) {
   L.LongUs = 40;
   model::Trace T = trace(L);
   T.Devices.push_back(device(0, 108, "NVIDIA A100-SXM4-40GB"));
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSmallGrid, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -125,7 +125,7 @@ TEST(SmallGridDetector, UsesKinetoBlocksPerSMWithoutProperties) {
   Layout L;
   L.BlocksPerSM = 0.25f;
   model::Trace T = trace(L);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSmallGrid, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -137,7 +137,7 @@ TEST(SmallGridDetector, UsesKinetoBlocksPerSMWithoutProperties) {
 
 TEST(SmallGridDetector, CannotJudgeWithoutSMCount) {
   model::Trace T = trace({});
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   std::string Why = run(rules::runSmallGrid, Ctx, Out);
   EXPECT_TRUE(llvm::StringRef(Why).startswith(
@@ -152,7 +152,7 @@ TEST(SmallGridDetector, CannotJudgeWithoutGrids) {
   L.WithGrid = false;
   model::Trace T = trace(L);
   T.Devices.push_back(device(0, 108, "NVIDIA A100-SXM4-40GB"));
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   std::string Why = run(rules::runSmallGrid, Ctx, Out);
   EXPECT_NE(Why.find("records no launch grid"), std::string::npos) << Why;
@@ -168,7 +168,7 @@ TEST(SmallGridDetector, HipGridsFollowTheLaunchApi) {
   L.Call = "hipExtModuleLaunchKernel";
   model::Trace T = trace(L);
   T.Devices.push_back(device(0, 304, "AMD Instinct MI300X"));
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSmallGrid, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -177,7 +177,7 @@ TEST(SmallGridDetector, HipGridsFollowTheLaunchApi) {
   L.Call = "hipLaunchKernel";
   model::Trace T2 = trace(L);
   T2.Devices.push_back(device(0, 304, "AMD Instinct MI300X"));
-  Context Ctx2(T2);
+  TraceIndex Ctx2(T2);
   Out.clear();
   EXPECT_EQ(run(rules::runSmallGrid, Ctx2, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -190,7 +190,7 @@ TEST(SmallGridDetector, DeviceNumberedUnlikeItsProperties) {
   L.Device = 2;
   model::Trace T = trace(L);
   T.Devices.push_back(device(0, 108, "NVIDIA A100-SXM4-40GB"));
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSmallGrid, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);

@@ -7,7 +7,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::EventKind;
 
 namespace {
@@ -31,7 +31,7 @@ model::Trace firstStepTrace() {
 
 TEST(StartupArtifactsDetector, AFirstStepOutlierIsStartupOfASteadyTarget) {
   model::Trace T = firstStepTrace();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runStartupArtifacts, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -63,7 +63,7 @@ TEST(StartupArtifactsDetector, AGraphCaptureWindowIsStartup) {
   M.runtime("cudaGraphInstantiate", 3 * Ms, 4 * Ms);
   M.runtime("cudaDeviceSynchronize", 4 * Ms, 10 * Ms);
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runStartupArtifacts, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -93,7 +93,7 @@ TEST(StartupArtifactsDetector, RecurringCallsAreNotStartup) {
              T0 + 805 * Us);
   }
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   EXPECT_TRUE(rules::detect::scanStartup(Ctx).Found.empty());
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runStartupArtifacts, Ctx, Out), "");
@@ -112,7 +112,7 @@ TEST(StartupArtifactsDetector, CompiledCallsAreNotCompilation) {
   M.add(M.Host, EventKind::Annotation, "_compile.compile_inner (dynamo_timed)",
         2 * Ms, 9 * Ms);
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   rules::detect::StartupScan Scan = rules::detect::scanStartup(Ctx);
   ASSERT_EQ(Scan.Found.size(), 1u);
   EXPECT_EQ(T.name(T.Events[Scan.Found[0].Index]),
@@ -130,7 +130,7 @@ TEST(StartupArtifactsDetector, QuietOnASteadyWindow) {
     M.launch(S, "k", T0 + 5 * Us, T0 + 10 * Us, T0 + 10 * Us, T0 + 900 * Us);
   }
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runStartupArtifacts, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -142,7 +142,7 @@ TEST(StartupArtifactsDetector, ASlowFirstLaunchLoadsItsModule) {
   M.launch(S, "k", 0, 300 * Ms, 300 * Ms, 301 * Ms);
   M.launch(S, "k", 302 * Ms, 302 * Ms + 5 * Us, 302 * Ms + 5 * Us, 303 * Ms);
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   rules::detect::StartupScan Scan = rules::detect::scanStartup(Ctx);
   ASSERT_EQ(Scan.Found.size(), 1u);
   EXPECT_EQ(Scan.Found[0].Cat, rules::detect::ContextAndModules);

@@ -12,7 +12,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 using rules::detect::DecodeLoop;
 using rules::detect::DecodeLoopOptions;
 using rules::detect::findDecodeLoop;
@@ -61,7 +61,7 @@ TEST(StaticDecodeDetector, FindsThePeriodAndSplitsTheIdle) {
   // waits), and the 10 us launch call (launch): 11 x 5 us = 55 us of host
   // waits, 1465 us of launch path.
   model::Trace T = decodeTrace(12, 4);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::optional<DecodeLoop> L = findDecodeLoop(Ctx, 0, DecodeLoopOptions{});
   ASSERT_TRUE(L.has_value());
   EXPECT_EQ(L->Period, 8u);
@@ -96,7 +96,7 @@ TEST(StaticDecodeDetector, PrefillIsNotPartOfTheLoop) {
   // loop begins with the first token's first kernel (510 us), and the
   // prefill's distinct names never repeat.
   model::Trace T = decodeTrace(12, 4, 4, 500 * Us);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::optional<DecodeLoop> L = findDecodeLoop(Ctx, 0, DecodeLoopOptions{});
   ASSERT_TRUE(L.has_value());
   EXPECT_EQ(L->Range.Begin, 510 * Us);
@@ -107,7 +107,7 @@ TEST(StaticDecodeDetector, QuietOnALayerStackThatNeverReadsBack) {
   // The same launch-bound repeats without a host read per repeat: a stack
   // of identical layers inside one forward pass, not a token loop.
   model::Trace T = decodeTrace(12, 4, 0, 0, /*Reads=*/false);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::optional<DecodeLoop> L = findDecodeLoop(Ctx, 0, DecodeLoopOptions{});
   ASSERT_TRUE(L.has_value());
   EXPECT_EQ(L->Reads, 0u);
@@ -121,7 +121,7 @@ TEST(StaticDecodeDetector, QuietWhenTheDeviceIsBusy) {
   // 30 us kernels behind a 20 us launch cadence queue up: the loop is found
   // but its device idles only before the first kernel.
   model::Trace T = decodeTrace(12, 30);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::optional<DecodeLoop> L = findDecodeLoop(Ctx, 0, DecodeLoopOptions{});
   ASSERT_TRUE(L.has_value());
   EXPECT_FALSE(L->LaunchBound);
@@ -133,7 +133,7 @@ TEST(StaticDecodeDetector, QuietWhenTheDeviceIsBusy) {
 TEST(StaticDecodeDetector, QuietOnTooFewTokens) {
   // 7 repeats < min-tokens 8; with min-tokens 4 the same loop fires.
   model::Trace T = decodeTrace(7, 4);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   EXPECT_FALSE(findDecodeLoop(Ctx, 0, DecodeLoopOptions{}).has_value());
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runStaticDecode, Ctx, Out), "");
@@ -152,7 +152,7 @@ TEST(StaticDecodeDetector, CannotJudgeWithoutCorrelation) {
       M.add(S, model::EventKind::Kernel, Kernels[I], C + 10 * Us, C + 14 * Us);
     }
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_NE(run(rules::runStaticDecode, Ctx, Out).find("cannot judge"),
             std::string::npos);
@@ -164,7 +164,7 @@ TEST(StaticDecodeDetector, LaunchBoundLeavesTheLoopToL004) {
   // window); L001 leaves the reported loop out and finds only the 10 us
   // before it, so exactly one of the two rules claims the time.
   model::Trace T = decodeTrace(12, 4);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> L001, L004;
   EXPECT_EQ(run(rules::runLaunchBound, Ctx, L001), "");
   EXPECT_EQ(run(rules::runStaticDecode, Ctx, L004), "");
@@ -172,7 +172,7 @@ TEST(StaticDecodeDetector, LaunchBoundLeavesTheLoopToL004) {
   EXPECT_EQ(L004.size(), 1u);
   // Below min-tokens L004 stays quiet, and L001 keeps the time.
   model::Trace Short = decodeTrace(7, 4);
-  Context ShortCtx(Short);
+  TraceIndex ShortCtx(Short);
   L001.clear();
   L004.clear();
   EXPECT_EQ(run(rules::runLaunchBound, ShortCtx, L001), "");
@@ -194,7 +194,7 @@ TEST(StaticDecodeDetector, OneRepeatPerStepIsNotADecode) {
     }
   }
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::optional<DecodeLoop> L = findDecodeLoop(Ctx, 0, DecodeLoopOptions{});
   ASSERT_TRUE(L.has_value());
   EXPECT_FALSE(L->LaunchBound);

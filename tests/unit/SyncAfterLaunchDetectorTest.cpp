@@ -6,7 +6,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 
 namespace {
 
@@ -34,7 +34,7 @@ model::Trace loop(int SyncEvery, int64_t KernelUs = 40, int Launches = 20) {
 
 TEST(SyncAfterLaunchDetector, FiresOnALaunchWaitLoop) {
   model::Trace T = loop(1);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSyncAfterLaunch, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -57,7 +57,7 @@ TEST(SyncAfterLaunchDetector, EveryOtherLaunchIsStillSerial) {
   // 10 of 20 launches are followed by a wait: 50 %, at the default share,
   // and 10 per step, at the default count.
   model::Trace T = loop(2);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSyncAfterLaunch, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -67,7 +67,7 @@ TEST(SyncAfterLaunchDetector, EveryOtherLaunchIsStillSerial) {
 
 TEST(SyncAfterLaunchDetector, OneWaitPerStepIsNotThePattern) {
   model::Trace T = loop(20);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSyncAfterLaunch, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -83,7 +83,7 @@ TEST(SyncAfterLaunchDetector, OneWaitPerStepIsNotThePattern) {
 TEST(SyncAfterLaunchDetector, FewLaunchesPerStepStayQuiet) {
   // Every launch waits, but only 5 per step: single waits (S001's).
   model::Trace T = loop(1, 40, 5);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSyncAfterLaunch, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -93,7 +93,7 @@ TEST(SyncAfterLaunchDetector, ABusyDeviceLeavesNothingToGain) {
   // Kernels of 99 us: the device is busy 1.98 ms of each 2 ms step, idle
   // 20 us (1 %), under the 2 % floor on the gain.
   model::Trace T = loop(1, 99);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSyncAfterLaunch, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -119,7 +119,7 @@ TEST(SyncAfterLaunchDetector, AnotherThreadsWaitsDoNotSerialise) {
     }
   }
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSyncAfterLaunch, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -147,7 +147,7 @@ TEST(SyncAfterLaunchDetector, BlockingCopiesAreWaitsNotLaunches) {
     }
   }
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSyncAfterLaunch, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -164,7 +164,7 @@ TEST(SyncAfterLaunchDetector, CannotJudgeWithoutDeviceActivity) {
     M.runtime("cudaStreamSynchronize", K * Ms + 21 * Us, K * Ms + 90 * Us);
   }
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_NE(run(rules::runSyncAfterLaunch, Ctx, Out).find("cannot judge"),
             std::string::npos);

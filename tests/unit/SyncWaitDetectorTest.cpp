@@ -6,7 +6,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 using analysis::WaitKind;
 using model::EventKind;
 
@@ -37,7 +37,7 @@ model::Trace waitingTrace(int64_t SecondKernelEnd = 6 * Ms) {
 
 TEST(SyncWaitDetector, FiresWithTheIdleTimeTheWaitCaused) {
   model::Trace T = waitingTrace();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   // The op's own runtime wait replaces it: one explicit wait per step.
   ASSERT_EQ(Ctx.hostWaits().size(), 4u);
   EXPECT_EQ(Ctx.hostWaits()[0].Kind, WaitKind::Explicit);
@@ -71,7 +71,7 @@ TEST(SyncWaitDetector, AWaitThatRevealsDeviceWorkHasASmallImpact) {
              T0 + 9900 * Us);
   }
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSyncWait, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -96,7 +96,7 @@ TEST(SyncWaitDetector, TheFinalFlushIsLeftToU002) {
   // After the last step: a 4 ms cudaDeviceSynchronize. In the steps: none.
   M.runtime("cudaDeviceSynchronize", 30 * Ms, 34 * Ms);
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSyncWait, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -121,7 +121,7 @@ TEST(SyncWaitDetector, WithoutStepsTheLastWaitAfterAllLaunchesIsAFlush) {
   M.launch(S, "b", 3 * Ms, 3010 * Us, 3010 * Us, 5 * Ms);
   M.runtime("hipDeviceSynchronize", 3020 * Us, 5 * Ms); // nothing follows
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runTeardownFlush, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -148,7 +148,7 @@ TEST(SyncWaitDetector, RecordsAndStreamWaitsAreNotHostWaits) {
     M.runtime("cudaEventQuery", T0 + 6 * Ms, T0 + 8 * Ms);
   }
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   EXPECT_TRUE(Ctx.hostWaits().empty());
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSyncWait, Ctx, Out), "");
@@ -178,7 +178,7 @@ TEST(SyncWaitDetector, ClassifiesWaits) {
   M.op("aten::nonzero", 90, 91);
   M.op("aten::add", 100, 101);
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<std::pair<std::string, WaitKind>> Got;
   for (const model::Event &E : T.events(T.Lanes[M.Host]))
     Got.push_back({T.name(E).str(), Ctx.waitKind(E)});
@@ -203,7 +203,7 @@ TEST(SyncWaitDetector, CannotJudgeWithoutDeviceActivity) {
   M.step(1, 0, 10 * Ms);
   M.runtime("cudaStreamSynchronize", 1 * Ms, 9 * Ms);
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSyncWait, Ctx, Out),
             "cannot judge: the trace has no device activity");
@@ -212,7 +212,7 @@ TEST(SyncWaitDetector, CannotJudgeWithoutDeviceActivity) {
 
 TEST(SyncWaitDetector, QuietUnderTheThreshold) {
   model::Trace T = waitingTrace();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runSyncWait, Ctx, Out, {{"min-share-of-step", 0.2}}),
             "");

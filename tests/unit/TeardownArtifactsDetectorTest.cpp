@@ -8,7 +8,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::EventKind;
 
 namespace {
@@ -50,7 +50,7 @@ TEST(TeardownArtifactsDetector, NamesTeardownCallsByCategory) {
 
 TEST(TeardownArtifactsDetector, ATeardownStormEndsAWindowWithoutSteps) {
   model::Trace T = teardownTrace(false);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   EXPECT_EQ(analysis::lastSubmissionEnd(Ctx), 4010 * Us);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runTeardownArtifacts, Ctx, Out), "");
@@ -76,7 +76,7 @@ TEST(TeardownArtifactsDetector, ATeardownStormEndsAWindowWithoutSteps) {
 
 TEST(TeardownArtifactsDetector, TeardownAfterTheStepsChangesNoStep) {
   model::Trace T = teardownTrace(true);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runTeardownArtifacts, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -88,7 +88,7 @@ TEST(TeardownArtifactsDetector, TeardownAfterTheStepsChangesNoStep) {
 TEST(TeardownArtifactsDetector, TeardownInsideTheLastStepInflatesIt) {
   // The last step's range runs to 7 ms and so holds two of the frees.
   model::Trace T = teardownTrace(true, 7 * Ms);
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runTeardownArtifacts, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -109,7 +109,7 @@ TEST(TeardownArtifactsDetector, FreesBetweenLaunchesAreNotTeardown) {
              T0 + 990 * Us);
   }
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runTeardownArtifacts, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -121,7 +121,7 @@ TEST(TeardownArtifactsDetector, ShortTeardownIsNotReported) {
   M.launch(S, "k", 0, 5 * Us, 5 * Us, 500 * Us);
   M.runtime("cudaFree", 600 * Us, 900 * Us);
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runTeardownArtifacts, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());

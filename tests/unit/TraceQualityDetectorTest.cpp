@@ -6,7 +6,7 @@
 
 using namespace tracelint;
 using namespace tracelint::testing;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::EventKind;
 
 namespace {
@@ -17,7 +17,7 @@ TEST(TraceQualityDetector, NoDeviceActivityAlthoughLaunchesExist) {
   M.runtime("cudaLaunchKernel", 10 * Us, 15 * Us);
   M.runtime("cudaLaunchKernel", 20 * Us, 25 * Us);
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runTraceNoDevice, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -30,7 +30,7 @@ TEST(TraceQualityDetector, ACpuOnlyTraceIsNotMissingItsDevice) {
   M.step(1, 0, Ms);
   M.op("aten::add", 10 * Us, 20 * Us);
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runTraceNoDevice, Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
@@ -41,7 +41,7 @@ TEST(TraceQualityDetector, NoStepMarkers) {
   uint32_t S = M.stream(0, 7);
   M.launch(S, "k", 0, 5 * Us, 5 * Us, 2 * Ms);
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run(rules::runTraceNoSteps, Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
@@ -59,7 +59,7 @@ TEST(TraceQualityDetector, DamageIsReportedByKind) {
   M.B.stats().TruncatedAtByte = 12345;
   M.B.stats().addAt(model::ImportStat::Truncated, "event 7 at byte 12345");
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   EXPECT_TRUE(Ctx.quality().Truncated);
   EXPECT_EQ(Ctx.quality().DeviceBeforeLaunch, 2u);
   std::vector<rules::Detection> Out;
@@ -79,7 +79,7 @@ TEST(TraceQualityDetector, ShortWindow) {
       M.step(K + 1, K * Ms, (K + 1) * Ms);
     M.op("aten::add", 0, 10 * Us);
     model::Trace T = M.finish();
-    Context Ctx(T);
+    TraceIndex Ctx(T);
     std::vector<rules::Detection> Out;
     EXPECT_EQ(run(rules::runTraceShortWindow, Ctx, Out), "");
     EXPECT_EQ(Out.size(), Steps == 1 || Steps == 2 ? 1u : 0u) << Steps;
@@ -92,7 +92,7 @@ TEST(TraceQualityDetector, PenaltiesLowerConfidenceVisibly) {
   M.step(1, 0, Ms);
   M.launch(S, "k", 10 * Us, 15 * Us, 15 * Us, 20 * Us);
   model::Trace T = M.finish();
-  Context Ctx(T);
+  TraceIndex Ctx(T);
   std::vector<analysis::ConfidencePenalty> P = Ctx.confidencePenalties();
   ASSERT_EQ(P.size(), 1u);
   EXPECT_DOUBLE_EQ(P[0].Factor, 0.7);

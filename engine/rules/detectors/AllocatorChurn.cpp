@@ -32,7 +32,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using analysis::HostWait;
 using model::Event;
 using model::EventKind;
@@ -78,7 +78,7 @@ struct PathGroup {
 
 } // namespace
 
-std::string rules::runAllocatorChurn(const Context &Ctx, const RuleSpec &,
+std::string rules::runAllocatorChurn(const TraceIndex &Ctx, const RuleSpec &,
                                      const RuleOptions &Opts,
                                      std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

@@ -13,7 +13,7 @@
 namespace tracelint::rules {
 
 #define TRACELINT_DETECTOR(Fn)                                                 \
-  std::string Fn(const analysis::Context &Ctx, const RuleSpec &Spec,           \
+  std::string Fn(const analysis::TraceIndex &Ctx, const RuleSpec &Spec,           \
                  const RuleOptions &Opts, std::vector<Detection> &Out)
 
 /// "allocator-churn" (M004): allocator calls and empty_cache in the steady

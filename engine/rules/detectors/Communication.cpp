@@ -24,7 +24,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::Event;
 using model::EventKind;
 using model::Interval;
@@ -51,7 +51,7 @@ struct DeviceComm {
   IntervalSet Compute;
 };
 
-std::vector<DeviceComm> splitDeviceWork(const Context &Ctx) {
+std::vector<DeviceComm> splitDeviceWork(const TraceIndex &Ctx) {
   const model::Trace &T = Ctx.trace();
   std::vector<DeviceComm> Out;
   for (int32_t D : Ctx.devices()) {
@@ -72,7 +72,7 @@ std::vector<DeviceComm> splitDeviceWork(const Context &Ctx) {
 
 } // namespace
 
-std::string rules::runExposedCommunication(const Context &Ctx, const RuleSpec &,
+std::string rules::runExposedCommunication(const TraceIndex &Ctx, const RuleSpec &,
                                            const RuleOptions &Opts,
                                            std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();
@@ -263,7 +263,7 @@ std::string rules::runExposedCommunication(const Context &Ctx, const RuleSpec &,
   return "";
 }
 
-std::string rules::runSingleRank(const Context &Ctx, const RuleSpec &,
+std::string rules::runSingleRank(const TraceIndex &Ctx, const RuleSpec &,
                                  const RuleOptions &,
                                  std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();
@@ -387,7 +387,7 @@ int64_t tensorBytes(llvm::StringRef Dims, llvm::StringRef Types) {
 /// A collective kernel's payload in bytes and where it came from: the
 /// kernel's own message size, or the tensors of the `nccl:*` range that
 /// encloses its launch call (record_shapes). -1 when neither is recorded.
-int64_t collectivePayload(const Context &Ctx, const Event &E,
+int64_t collectivePayload(const TraceIndex &Ctx, const Event &E,
                           llvm::StringRef &From) {
   const model::Trace &T = Ctx.trace();
   if (const model::EventArgs *A = T.args(E); A && A->Bytes >= 0) {
@@ -414,7 +414,7 @@ int64_t collectivePayload(const Context &Ctx, const Event &E,
 
 } // namespace
 
-std::string rules::runLongSmallCollective(const Context &Ctx, const RuleSpec &,
+std::string rules::runLongSmallCollective(const TraceIndex &Ctx, const RuleSpec &,
                                           const RuleOptions &Opts,
                                           std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

@@ -25,7 +25,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::Event;
 using model::Interval;
 using model::IntervalSet;
@@ -67,7 +67,7 @@ struct DeviceStall {
 
 } // namespace
 
-std::string rules::runDataLoaderStall(const Context &Ctx, const RuleSpec &,
+std::string rules::runDataLoaderStall(const TraceIndex &Ctx, const RuleSpec &,
                                       const RuleOptions &Opts,
                                       std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

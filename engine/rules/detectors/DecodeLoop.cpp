@@ -7,7 +7,7 @@
 // reduce-overhead mode, with a static KV cache so the shapes never change)
 // and replay it. The detector finds the repeating sequence by the names of
 // the device work (constant period, identical names), splits the idle time
-// inside it with Context::attributeIdle, and fires when the launch path
+// inside it with TraceIndex::attributeIdle, and fires when the launch path
 // explains most of it. It claims only the launch-attributed idle inside the
 // loop; L001 leaves that time to this rule.
 //
@@ -26,7 +26,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using analysis::IdleBreakdown;
 using model::Event;
 using model::Interval;
@@ -60,7 +60,7 @@ std::vector<Interval> detect::intervalMinus(Interval R, Interval Cut) {
 }
 
 std::optional<DecodeLoop>
-detect::findDecodeLoop(const Context &Ctx, int32_t Device,
+detect::findDecodeLoop(const TraceIndex &Ctx, int32_t Device,
                        const DecodeLoopOptions &Opts) {
   const model::Trace &T = Ctx.trace();
   llvm::ArrayRef<uint32_t> Work = Ctx.deviceWork(Device);
@@ -166,7 +166,7 @@ detect::findDecodeLoop(const Context &Ctx, int32_t Device,
 }
 
 std::optional<DecodeLoop>
-detect::findReportedDecodeLoop(const Context &Ctx, int32_t Device,
+detect::findReportedDecodeLoop(const TraceIndex &Ctx, int32_t Device,
                                const DecodeLoopOptions &Opts) {
   std::optional<DecodeLoop> L = findDecodeLoop(Ctx, Device, Opts);
   if (!L || !L->LaunchBound)
@@ -187,7 +187,7 @@ detect::findReportedDecodeLoop(const Context &Ctx, int32_t Device,
 }
 
 namespace {
-void report(const Context &Ctx, const DecodeLoop &L, const DecodeLoopOptions &O,
+void report(const TraceIndex &Ctx, const DecodeLoop &L, const DecodeLoopOptions &O,
             const MeasureWindows &Win, std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();
   Detection Det;
@@ -248,7 +248,7 @@ void report(const Context &Ctx, const DecodeLoop &L, const DecodeLoopOptions &O,
 }
 } // namespace
 
-std::string rules::runStaticDecode(const Context &Ctx, const RuleSpec &,
+std::string rules::runStaticDecode(const TraceIndex &Ctx, const RuleSpec &,
                                    const RuleOptions &Opts,
                                    std::vector<Detection> &Out) {
   if (!Ctx.hasDeviceActivity())

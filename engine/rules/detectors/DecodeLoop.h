@@ -11,7 +11,7 @@
 #ifndef TRACELINT_RULES_DETECTORS_DECODELOOP_H
 #define TRACELINT_RULES_DETECTORS_DECODELOOP_H
 
-#include "analysis/Context.h"
+#include "analysis/TraceIndex.h"
 #include "rules/Detector.h"
 
 #include <optional>
@@ -70,13 +70,13 @@ struct DecodeLoop {
 /// The longest repeated static sequence of device work on \p Device (most
 /// operations covered; ties: the shorter period), or none when no sequence
 /// of at least MinKernels operations repeats MinRepeats times in a row.
-std::optional<DecodeLoop> findDecodeLoop(const analysis::Context &Ctx,
+std::optional<DecodeLoop> findDecodeLoop(const analysis::TraceIndex &Ctx,
                                          int32_t Device,
                                          const DecodeLoopOptions &Opts);
 
 /// findDecodeLoop, plus the gain on the measured windows (PerWindowNs,
 /// GainNs, Reported).
-std::optional<DecodeLoop> findReportedDecodeLoop(const analysis::Context &Ctx,
+std::optional<DecodeLoop> findReportedDecodeLoop(const analysis::TraceIndex &Ctx,
                                                  int32_t Device,
                                                  const DecodeLoopOptions &Opts);
 

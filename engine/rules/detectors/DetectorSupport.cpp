@@ -48,7 +48,7 @@ void MeasureWindows::describeInto(
   Values["metric"] = Steps ? "median step time" : "the window's length";
 }
 
-MeasureWindows detect::measureWindows(const analysis::Context &Ctx) {
+MeasureWindows detect::measureWindows(const analysis::TraceIndex &Ctx) {
   MeasureWindows W;
   if (!Ctx.hasSteps()) {
     W.Ranges.push_back(Ctx.window());
@@ -110,7 +110,7 @@ std::vector<std::string> detect::namesByCount(const model::Trace &T,
   return Out;
 }
 
-WorkMeasure detect::measureWork(const analysis::Context &Ctx,
+WorkMeasure detect::measureWork(const analysis::TraceIndex &Ctx,
                                 const MeasureWindows &Win,
                                 llvm::ArrayRef<uint32_t> Work) {
   const model::Trace &T = Ctx.trace();
@@ -136,7 +136,7 @@ WorkMeasure detect::measureWork(const analysis::Context &Ctx,
   return M;
 }
 
-ExampleEvent detect::example(const analysis::Context &Ctx,
+ExampleEvent detect::example(const analysis::TraceIndex &Ctx,
                              const model::Event &E) {
   const model::Trace &T = Ctx.trace();
   ExampleEvent X;
@@ -183,7 +183,7 @@ uint32_t detect::opContainer(const model::Trace &T, const model::Event &E) {
   return model::NoIndex;
 }
 
-bool detect::isFlushWait(const analysis::Context &Ctx,
+bool detect::isFlushWait(const analysis::TraceIndex &Ctx,
                          const analysis::HostWait &W) {
   if (Ctx.hasSteps())
     return W.Range.Begin >= Ctx.steps().back().Range.End;
@@ -210,7 +210,7 @@ bool detect::isDataLoaderRange(const model::Trace &T, const model::Event &E) {
          Name.endswith(": __next__");
 }
 
-std::vector<uint32_t> detect::dataLoaderEvents(const analysis::Context &Ctx) {
+std::vector<uint32_t> detect::dataLoaderEvents(const analysis::TraceIndex &Ctx) {
   const model::Trace &T = Ctx.trace();
   bool AnyFeeds = false;
   for (uint32_t L = 0; L < T.Lanes.size() && !AnyFeeds; ++L)
@@ -230,7 +230,7 @@ std::vector<uint32_t> detect::dataLoaderEvents(const analysis::Context &Ctx) {
   return Out;
 }
 
-model::IntervalSet detect::dataLoaderRanges(const analysis::Context &Ctx) {
+model::IntervalSet detect::dataLoaderRanges(const analysis::TraceIndex &Ctx) {
   const model::Trace &T = Ctx.trace();
   std::vector<model::Interval> Parts;
   for (uint32_t I : dataLoaderEvents(Ctx))
@@ -238,7 +238,7 @@ model::IntervalSet detect::dataLoaderRanges(const analysis::Context &Ctx) {
   return model::IntervalSet::unionOf(std::move(Parts));
 }
 
-int64_t detect::waitsGainBound(const analysis::Context &Ctx,
+int64_t detect::waitsGainBound(const analysis::TraceIndex &Ctx,
                                llvm::ArrayRef<analysis::HostWait> Waits,
                                model::Interval Range) {
   const model::Trace &T = Ctx.trace();

@@ -9,7 +9,7 @@
 #ifndef TRACELINT_RULES_DETECTORS_DETECTORSUPPORT_H
 #define TRACELINT_RULES_DETECTORS_DETECTORSUPPORT_H
 
-#include "analysis/Context.h"
+#include "analysis/TraceIndex.h"
 #include "rules/Finding.h"
 #include "rules/RuleSpec.h"
 #include "support/Statistics.h"
@@ -56,7 +56,7 @@ struct MeasureWindows {
   /// window's length").
   void describeInto(std::map<std::string, std::string> &Values) const;
 };
-MeasureWindows measureWindows(const analysis::Context &Ctx);
+MeasureWindows measureWindows(const analysis::TraceIndex &Ctx);
 
 /// Selected device work measured in a rule's windows: unions, so that
 /// concurrent events are never counted twice.
@@ -75,7 +75,7 @@ struct WorkMeasure {
 /// Measures the device events \p Work (indices into the trace) in \p Win.
 /// An event belongs to the window that its start falls in; events outside
 /// every window are ignored.
-WorkMeasure measureWork(const analysis::Context &Ctx, const MeasureWindows &Win,
+WorkMeasure measureWork(const analysis::TraceIndex &Ctx, const MeasureWindows &Win,
                         llvm::ArrayRef<uint32_t> Work);
 
 /// A what-if query naming the events \p Events (indices into the trace), for
@@ -115,7 +115,7 @@ rankByKey(const std::map<std::string, Group> &Groups, KeyFn Key) {
 }
 
 /// An example event for the report.
-ExampleEvent example(const analysis::Context &Ctx, const model::Event &E);
+ExampleEvent example(const analysis::TraceIndex &Ctx, const model::Event &E);
 
 /// The innermost framework op enclosing (or equal to) \p E on its lane, or
 /// nullptr.
@@ -132,7 +132,7 @@ uint32_t opContainer(const model::Trace &T, const model::Event &E);
 /// of the profiled window: it starts after the last step ends, or, without
 /// steps, no host call submits device work after it returns. Such a wait is
 /// a profiling/teardown artifact, not an application defect.
-bool isFlushWait(const analysis::Context &Ctx, const analysis::HostWait &W);
+bool isFlushWait(const analysis::TraceIndex &Ctx, const analysis::HostWait &W);
 
 /// True for a host range that marks the input pipeline producing a batch:
 /// the `enumerate(DataLoader)#<Iter>.__next__` and `enumerate(DataPipe)#...`
@@ -145,9 +145,9 @@ bool isDataLoaderRange(const model::Trace &T, const model::Event &E);
 /// trace without runtime calls), as event indices in lane order. Ranges on
 /// a thread that does not feed the device (a prefetching thread) do not
 /// hold the device back and are left out.
-std::vector<uint32_t> dataLoaderEvents(const analysis::Context &Ctx);
+std::vector<uint32_t> dataLoaderEvents(const analysis::TraceIndex &Ctx);
 /// The union of the ranges of dataLoaderEvents().
-model::IntervalSet dataLoaderRanges(const analysis::Context &Ctx);
+model::IntervalSet dataLoaderRanges(const analysis::TraceIndex &Ctx);
 
 /// An upper bound on the gain, inside \p Range, from removing the host waits
 /// \p Waits (any lanes; the parts outside the range are ignored). Removing a
@@ -158,7 +158,7 @@ model::IntervalSet dataLoaderRanges(const analysis::Context &Ctx);
 /// first start to that work); idle time that an earlier group already
 /// claimed is not counted again. The sum is taken on each device fed by the
 /// waiting threads, and the largest is returned.
-int64_t waitsGainBound(const analysis::Context &Ctx,
+int64_t waitsGainBound(const analysis::TraceIndex &Ctx,
                        llvm::ArrayRef<analysis::HostWait> Waits,
                        model::Interval Range);
 

@@ -23,7 +23,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::Event;
 using model::EventKind;
 using model::Interval;
@@ -69,7 +69,7 @@ struct PathGroup {
 
 } // namespace
 
-std::string rules::runDeviceCopies(const Context &Ctx, const RuleSpec &,
+std::string rules::runDeviceCopies(const TraceIndex &Ctx, const RuleSpec &,
                                    const RuleOptions &Opts,
                                    std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

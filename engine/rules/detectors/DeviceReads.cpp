@@ -32,7 +32,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using analysis::HostWait;
 using model::Event;
 using model::EventKind;
@@ -95,7 +95,7 @@ enum class ReadKind { ValueOp, CopyToHost };
 
 /// Whether wait \p W reads a device value on the host, and through which
 /// op: sets \p Reader to the event whose op path names the read.
-std::optional<ReadKind> readOf(const Context &Ctx, const HostWait &W,
+std::optional<ReadKind> readOf(const TraceIndex &Ctx, const HostWait &W,
                                const Event *&Reader) {
   const model::Trace &T = Ctx.trace();
   const Event &E = T.Events[W.Event];
@@ -122,7 +122,7 @@ struct PathGroup {
 
 } // namespace
 
-std::string rules::runDeviceReads(const Context &Ctx, const RuleSpec &,
+std::string rules::runDeviceReads(const TraceIndex &Ctx, const RuleSpec &,
                                   const RuleOptions &Opts,
                                   std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

@@ -33,7 +33,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::Event;
 using model::EventKind;
 
@@ -87,7 +87,7 @@ struct Chain {
 
 } // namespace
 
-std::string rules::runElementwiseChain(const Context &Ctx, const RuleSpec &,
+std::string rules::runElementwiseChain(const TraceIndex &Ctx, const RuleSpec &,
                                        const RuleOptions &Opts,
                                        std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

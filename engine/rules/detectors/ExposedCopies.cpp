@@ -28,7 +28,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::Event;
 using model::EventKind;
 using model::Interval;
@@ -50,7 +50,7 @@ struct PathGroup {
 
 } // namespace
 
-std::string rules::runExposedCopies(const Context &Ctx, const RuleSpec &,
+std::string rules::runExposedCopies(const TraceIndex &Ctx, const RuleSpec &,
                                     const RuleOptions &Opts,
                                     std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

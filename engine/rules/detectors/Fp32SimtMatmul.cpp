@@ -28,7 +28,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::Event;
 using model::EventKind;
 
@@ -71,7 +71,7 @@ struct NameGroup {
 
 } // namespace
 
-std::string rules::runFp32SimtMatmul(const Context &Ctx, const RuleSpec &,
+std::string rules::runFp32SimtMatmul(const TraceIndex &Ctx, const RuleSpec &,
                                      const RuleOptions &Opts,
                                      std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

@@ -28,7 +28,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::Event;
 using model::EventKind;
 
@@ -61,7 +61,7 @@ struct Call {
 
 } // namespace
 
-std::string rules::runGraphBreaks(const Context &Ctx, const RuleSpec &,
+std::string rules::runGraphBreaks(const TraceIndex &Ctx, const RuleSpec &,
                                   const RuleOptions &Opts,
                                   std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

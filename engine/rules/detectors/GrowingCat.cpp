@@ -34,7 +34,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::Event;
 using model::EventKind;
 
@@ -162,7 +162,7 @@ int64_t levelDeviceNs(const model::Trace &T, const Chain &Ch, const Level &L) {
 
 } // namespace
 
-std::string rules::runGrowingCat(const Context &Ctx, const RuleSpec &,
+std::string rules::runGrowingCat(const TraceIndex &Ctx, const RuleSpec &,
                                  const RuleOptions &Opts,
                                  std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

@@ -5,7 +5,7 @@
 // waited the launching thread went for longer than max-launch-interval
 // without submitting anything (Python logic, CPU ops, logging, host-side
 // preprocessing), or sat in one launch call far longer than a launch
-// (Context::attributeIdle counts both as HostOther). L001 owns the
+// (TraceIndex::attributeIdle counts both as HostOther). L001 owns the
 // launch-path share and S001 the host waits; the part that lies inside
 // data-loader ranges is left to D001, and the part inside start-up work or
 // inside a runtime or driver call (lazy loading in a long launch call,
@@ -28,7 +28,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using analysis::IdleBreakdown;
 using model::Event;
 using model::Interval;
@@ -66,7 +66,7 @@ struct DeviceFigures {
 
 } // namespace
 
-std::string rules::runHostBoundGaps(const Context &Ctx, const RuleSpec &,
+std::string rules::runHostBoundGaps(const TraceIndex &Ctx, const RuleSpec &,
                                     const RuleOptions &Opts,
                                     std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

@@ -37,7 +37,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using analysis::HostWait;
 using model::Event;
 using model::EventKind;
@@ -147,7 +147,7 @@ struct Site {
 
 } // namespace
 
-std::string rules::runHostFilledTensor(const Context &Ctx, const RuleSpec &,
+std::string rules::runHostFilledTensor(const TraceIndex &Ctx, const RuleSpec &,
                                        const RuleOptions &Opts,
                                        std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

@@ -43,7 +43,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using analysis::HostWait;
 using model::Event;
 using model::EventKind;
@@ -73,7 +73,7 @@ struct StepFigures {
 
 } // namespace
 
-std::string rules::runSyncInputTransfer(const Context &Ctx, const RuleSpec &,
+std::string rules::runSyncInputTransfer(const TraceIndex &Ctx, const RuleSpec &,
                                         const RuleOptions &Opts,
                                         std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

@@ -6,7 +6,7 @@
 // ends with work that the host submitted late, and while the device waited
 // the launching thread was inside launch calls or in the short stretches
 // between them (not blocked in a synchronization, not in a long stretch of
-// other host work). Context::attributeIdle does that split; this detector
+// other host work). TraceIndex::attributeIdle does that split; this detector
 // reads it per step, takes the median, and checks that kernels are short
 // against the launch cadence (otherwise the host would run ahead). The
 // launch-path idle inside a repeated static decode loop that L004 reports
@@ -30,7 +30,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using analysis::IdleBreakdown;
 using model::Event;
 using model::Interval;
@@ -70,7 +70,7 @@ void addBreakdown(IdleBreakdown &Sum, IdleBreakdown &&B) {
 
 } // namespace
 
-std::string rules::runLaunchBound(const Context &Ctx, const RuleSpec &,
+std::string rules::runLaunchBound(const TraceIndex &Ctx, const RuleSpec &,
                                   const RuleOptions &Opts,
                                   std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

@@ -30,7 +30,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using analysis::HostWait;
 using model::Event;
 using model::EventKind;
@@ -50,7 +50,7 @@ struct Retry {
 /// True when nothing but allocator calls happens between \p A and \p B on
 /// their lane: the same enclosing event, and (without one) no submission in
 /// between.
-bool sameRequest(const Context &Ctx, const Event &A, const Event &B) {
+bool sameRequest(const TraceIndex &Ctx, const Event &A, const Event &B) {
   if (A.Parent != B.Parent)
     return false;
   if (A.Parent != model::NoIndex)
@@ -63,7 +63,7 @@ bool sameRequest(const Context &Ctx, const Event &A, const Event &B) {
   return true;
 }
 
-std::vector<Retry> findRetries(const Context &Ctx, unsigned MinFrees) {
+std::vector<Retry> findRetries(const TraceIndex &Ctx, unsigned MinFrees) {
   const model::Trace &T = Ctx.trace();
   std::vector<Retry> Out;
   for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI) {
@@ -127,7 +127,7 @@ std::string retryNote(const std::vector<Retry> &Retries) {
 
 } // namespace
 
-std::string rules::runMemoryNearCapacity(const Context &Ctx, const RuleSpec &,
+std::string rules::runMemoryNearCapacity(const TraceIndex &Ctx, const RuleSpec &,
                                          const RuleOptions &Opts,
                                          std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

@@ -26,7 +26,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::Event;
 using model::EventKind;
 
@@ -55,7 +55,7 @@ struct ShapeGroup {
 
 } // namespace
 
-std::string rules::runMisalignedMatmul(const Context &Ctx, const RuleSpec &,
+std::string rules::runMisalignedMatmul(const TraceIndex &Ctx, const RuleSpec &,
                                        const RuleOptions &Opts,
                                        std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

@@ -30,7 +30,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::Event;
 using model::EventKind;
 
@@ -92,7 +92,7 @@ struct Instance {
 
 } // namespace
 
-std::string rules::runNaiveAttention(const Context &Ctx, const RuleSpec &,
+std::string rules::runNaiveAttention(const TraceIndex &Ctx, const RuleSpec &,
                                      const RuleOptions &Opts,
                                      std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

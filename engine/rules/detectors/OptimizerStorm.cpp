@@ -33,7 +33,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::Event;
 using model::EventKind;
 using model::Interval;
@@ -78,7 +78,7 @@ struct WindowFigures {
 
 } // namespace
 
-std::string rules::runSingleTensorOptimizer(const Context &Ctx,
+std::string rules::runSingleTensorOptimizer(const TraceIndex &Ctx,
                                             const RuleSpec &,
                                             const RuleOptions &Opts,
                                             std::vector<Detection> &Out) {

@@ -29,7 +29,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using analysis::HostWait;
 using model::Event;
 using model::EventKind;
@@ -55,7 +55,7 @@ struct PathGroup {
 
 } // namespace
 
-std::string rules::runPageableCopies(const Context &Ctx, const RuleSpec &,
+std::string rules::runPageableCopies(const TraceIndex &Ctx, const RuleSpec &,
                                      const RuleOptions &Opts,
                                      std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

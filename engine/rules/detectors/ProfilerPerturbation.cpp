@@ -27,7 +27,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::Event;
 using model::EventKind;
 using model::Interval;
@@ -75,7 +75,7 @@ OverheadKind classify(const Event &E, llvm::StringRef Name) {
 
 } // namespace
 
-std::string rules::runProfilerPerturbation(const Context &Ctx, const RuleSpec &,
+std::string rules::runProfilerPerturbation(const TraceIndex &Ctx, const RuleSpec &,
                                            const RuleOptions &Opts,
                                            std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

@@ -31,7 +31,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::Event;
 using model::EventKind;
 
@@ -95,7 +95,7 @@ std::string firstShapes(const model::Trace &T, uint32_t Region) {
 
 } // namespace
 
-std::string rules::runRecompilation(const Context &Ctx, const RuleSpec &,
+std::string rules::runRecompilation(const TraceIndex &Ctx, const RuleSpec &,
                                     const RuleOptions &Opts,
                                     std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

@@ -26,7 +26,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::Event;
 using model::EventKind;
 
@@ -113,7 +113,7 @@ int64_t blockCount(const model::EventArgs &A, GridUnit Unit) {
 
 } // namespace
 
-std::string rules::runSmallGrid(const Context &Ctx, const RuleSpec &,
+std::string rules::runSmallGrid(const TraceIndex &Ctx, const RuleSpec &,
                                 const RuleOptions &Opts,
                                 std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

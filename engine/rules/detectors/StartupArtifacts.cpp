@@ -26,12 +26,12 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::Event;
 using model::EventKind;
 using model::Interval;
 
-std::string rules::runStartupArtifacts(const Context &Ctx, const RuleSpec &,
+std::string rules::runStartupArtifacts(const TraceIndex &Ctx, const RuleSpec &,
                                        const RuleOptions &Opts,
                                        std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

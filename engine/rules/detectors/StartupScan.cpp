@@ -14,7 +14,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::Event;
 using model::EventKind;
 using model::Interval;
@@ -115,7 +115,7 @@ bool isCompilationEvent(const Event &E, llvm::StringRef Name) {
 
 } // namespace
 
-TeardownScan detect::scanTeardown(const Context &Ctx) {
+TeardownScan detect::scanTeardown(const TraceIndex &Ctx) {
   const model::Trace &T = Ctx.trace();
   TeardownScan Scan;
   Scan.Begin = analysis::lastSubmissionEnd(Ctx);
@@ -132,7 +132,7 @@ TeardownScan detect::scanTeardown(const Context &Ctx) {
   return Scan;
 }
 
-StartupScan detect::scanStartup(const Context &Ctx, double MinShare,
+StartupScan detect::scanStartup(const TraceIndex &Ctx, double MinShare,
                                 double WindowShare) {
   const model::Trace &T = Ctx.trace();
   StartupScan Scan;
@@ -213,7 +213,7 @@ StartupScan detect::scanStartup(const Context &Ctx, double MinShare,
   return Scan;
 }
 
-std::string detect::startupWindowReason(const Context &Ctx) {
+std::string detect::startupWindowReason(const TraceIndex &Ctx) {
   StartupScan Scan = scanStartup(Ctx);
   if (!Scan.WindowIsStartup)
     return "";

@@ -13,7 +13,7 @@
 #ifndef TRACELINT_RULES_DETECTORS_STARTUPSCAN_H
 #define TRACELINT_RULES_DETECTORS_STARTUPSCAN_H
 
-#include "analysis/Context.h"
+#include "analysis/TraceIndex.h"
 #include "analysis/Teardown.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -65,13 +65,13 @@ struct StartupScan {
   bool WindowIsStartup = false;
 };
 
-StartupScan scanStartup(const analysis::Context &Ctx,
+StartupScan scanStartup(const analysis::TraceIndex &Ctx,
                         double MinShare = DefaultMinStartupShare,
                         double WindowShare = DefaultStartupWindowShare);
 
 /// The "cannot judge" reason for a steady-state rule on a start-up window,
 /// or "" when the window is not start-up.
-std::string startupWindowReason(const analysis::Context &Ctx);
+std::string startupWindowReason(const analysis::TraceIndex &Ctx);
 
 struct TeardownEvent {
   uint32_t Index = model::NoIndex;
@@ -91,7 +91,7 @@ struct TeardownScan {
   int64_t TeardownNs = 0;
 };
 
-TeardownScan scanTeardown(const analysis::Context &Ctx);
+TeardownScan scanTeardown(const analysis::TraceIndex &Ctx);
 
 } // namespace tracelint::rules::detect
 

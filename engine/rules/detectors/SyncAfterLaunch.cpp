@@ -35,7 +35,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using analysis::HostWait;
 using model::Event;
 using model::EventKind;
@@ -45,7 +45,7 @@ namespace {
 
 /// A host call that queues a kernel (or a collective kernel) and returns
 /// without waiting: a launch, as opposed to a blocking copy.
-bool isKernelLaunch(const Context &Ctx, const Event &E) {
+bool isKernelLaunch(const TraceIndex &Ctx, const Event &E) {
   const model::Trace &T = Ctx.trace();
   if (Ctx.waitKind(E) != analysis::WaitKind::None)
     return false;
@@ -70,7 +70,7 @@ struct WaitGroup {
 
 } // namespace
 
-std::string rules::runSyncAfterLaunch(const Context &Ctx, const RuleSpec &,
+std::string rules::runSyncAfterLaunch(const TraceIndex &Ctx, const RuleSpec &,
                                       const RuleOptions &Opts,
                                       std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

@@ -29,7 +29,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using analysis::HostWait;
 using model::Event;
 using model::Interval;
@@ -43,7 +43,7 @@ struct WaitCost {
   int64_t Impact = 0;     ///< min(wait, IdleDuring + Refill)
 };
 
-WaitCost costOn(const Context &Ctx, int32_t Device, const Interval &Wait,
+WaitCost costOn(const TraceIndex &Ctx, int32_t Device, const Interval &Wait,
                 int64_t WindowEnd) {
   const model::IntervalSet &Busy = Ctx.deviceBusy(Device);
   WaitCost C;
@@ -68,7 +68,7 @@ struct Group {
 
 } // namespace
 
-std::string rules::runSyncWait(const Context &Ctx, const RuleSpec &,
+std::string rules::runSyncWait(const TraceIndex &Ctx, const RuleSpec &,
                                const RuleOptions &Opts,
                                std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();
@@ -250,7 +250,7 @@ std::string rules::runSyncWait(const Context &Ctx, const RuleSpec &,
   return "";
 }
 
-std::string rules::runTeardownFlush(const Context &Ctx, const RuleSpec &,
+std::string rules::runTeardownFlush(const TraceIndex &Ctx, const RuleSpec &,
                                     const RuleOptions &Opts,
                                     std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

@@ -22,11 +22,11 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using model::Event;
 using model::Interval;
 
-std::string rules::runTeardownArtifacts(const Context &Ctx, const RuleSpec &,
+std::string rules::runTeardownArtifacts(const TraceIndex &Ctx, const RuleSpec &,
                                         const RuleOptions &Opts,
                                         std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();

@@ -2,8 +2,8 @@
 //
 // What the trace cannot support. These findings carry no impact: they say
 // which other judgements the trace cannot back, and why. The facts come from
-// Context::quality(); the engine lowers other rules' confidence from
-// Context::confidencePenalties(), so the two always agree.
+// TraceIndex::quality(); the engine lowers other rules' confidence from
+// TraceIndex::confidencePenalties(), so the two always agree.
 //
 //===----------------------------------------------------------------------===//
 #include "rules/detectors/BuiltinDetectors.h"
@@ -14,7 +14,7 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::Context;
+using analysis::TraceIndex;
 using analysis::TraceQuality;
 
 namespace {
@@ -32,7 +32,7 @@ Detection qualityDetection(std::string Subject, double Confidence = 0.95) {
 
 } // namespace
 
-std::string rules::runTraceNoDevice(const Context &Ctx, const RuleSpec &,
+std::string rules::runTraceNoDevice(const TraceIndex &Ctx, const RuleSpec &,
                                     const RuleOptions &,
                                     std::vector<Detection> &Out) {
   const TraceQuality &Q = Ctx.quality();
@@ -59,7 +59,7 @@ std::string rules::runTraceNoDevice(const Context &Ctx, const RuleSpec &,
   return "";
 }
 
-std::string rules::runTraceNoSteps(const Context &Ctx, const RuleSpec &,
+std::string rules::runTraceNoSteps(const TraceIndex &Ctx, const RuleSpec &,
                                    const RuleOptions &,
                                    std::vector<Detection> &Out) {
   if (Ctx.hasSteps() || Ctx.trace().Events.empty())
@@ -72,7 +72,7 @@ std::string rules::runTraceNoSteps(const Context &Ctx, const RuleSpec &,
   return "";
 }
 
-std::string rules::runTraceDamage(const Context &Ctx, const RuleSpec &,
+std::string rules::runTraceDamage(const TraceIndex &Ctx, const RuleSpec &,
                                   const RuleOptions &Opts,
                                   std::vector<Detection> &Out) {
   const TraceQuality &Q = Ctx.quality();
@@ -167,7 +167,7 @@ std::string rules::runTraceDamage(const Context &Ctx, const RuleSpec &,
   return "";
 }
 
-std::string rules::runTraceShortWindow(const Context &Ctx, const RuleSpec &,
+std::string rules::runTraceShortWindow(const TraceIndex &Ctx, const RuleSpec &,
                                        const RuleOptions &Opts,
                                        std::vector<Detection> &Out) {
   const double MinSteps = optionOr(Opts, "min-steps", 3);

@@ -1,5 +1,5 @@
-//===- analysis/Context.cpp -----------------------------------------------===//
-#include "analysis/Context.h"
+//===- analysis/TraceIndex.cpp --------------------------------------------===//
+#include "analysis/TraceIndex.h"
 #include "support/Statistics.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -17,7 +17,7 @@ static std::string formatMs(int64_t Ns) {
   return llvm::formatv("{0:f3} ms", double(Ns) / 1e6).str();
 }
 
-Context::Context(const model::Trace &Tr) : T(Tr) {
+TraceIndex::TraceIndex(const model::Trace &Tr) : T(Tr) {
   for (const model::Step &S : T.Steps)
     Steps.push_back({S.Number, {S.Start, S.End}, false});
   llvm::sort(Steps, [](const StepWindow &A, const StepWindow &B) {
@@ -64,7 +64,7 @@ Context::Context(const model::Trace &Tr) : T(Tr) {
   computeQuality();
 }
 
-void Context::computeQuality() {
+void TraceIndex::computeQuality() {
   using model::ImportStat;
   const model::ImportStats &S = T.Stats;
   TraceQuality &Q = Quality;
@@ -102,7 +102,7 @@ void Context::computeQuality() {
   Q.DeclaredDevices = T.Devices.size();
 }
 
-std::vector<ConfidencePenalty> Context::confidencePenalties() const {
+std::vector<ConfidencePenalty> TraceIndex::confidencePenalties() const {
   const TraceQuality &Q = Quality;
   std::vector<ConfidencePenalty> Out;
   // Above a few percent, unlinked or early device work means the links
@@ -138,7 +138,7 @@ std::vector<ConfidencePenalty> Context::confidencePenalties() const {
   return Out;
 }
 
-std::string Context::describeTarget() const {
+std::string TraceIndex::describeTarget() const {
   if (Target == TargetKind::MedianStep)
     return llvm::formatv("median step time {0} ({1} steps)", formatMs(TargetNs),
                          Steps.size())
@@ -147,7 +147,7 @@ std::string Context::describeTarget() const {
       .str();
 }
 
-int Context::stepAt(int64_t Time) const {
+int TraceIndex::stepAt(int64_t Time) const {
   auto It = llvm::upper_bound(Steps, Time, [](int64_t V, const StepWindow &S) {
     return V < S.Range.Begin;
   });
@@ -157,13 +157,13 @@ int Context::stepAt(int64_t Time) const {
   return Time < It->Range.End ? int(It - Steps.begin()) : -1;
 }
 
-llvm::ArrayRef<StepWindow> Context::steadySteps() const {
+llvm::ArrayRef<StepWindow> TraceIndex::steadySteps() const {
   if (Steps.size() < 2)
     return Steps;
   return llvm::ArrayRef<StepWindow>(Steps).drop_front();
 }
 
-const model::IntervalSet &Context::deviceBusy(int32_t Device) const {
+const model::IntervalSet &TraceIndex::deviceBusy(int32_t Device) const {
   static const model::IntervalSet Empty;
   auto It = llvm::lower_bound(DeviceIds, Device);
   if (It == DeviceIds.end() || *It != Device)
@@ -171,13 +171,13 @@ const model::IntervalSet &Context::deviceBusy(int32_t Device) const {
   return BusyPerDevice[It - DeviceIds.begin()];
 }
 
-llvm::ArrayRef<int64_t> Context::selfTimes() const {
+llvm::ArrayRef<int64_t> TraceIndex::selfTimes() const {
   if (!Self)
     Self = model::exclusiveTimes(T);
   return *Self;
 }
 
-std::string Context::describeLane(const model::Lane &L) const {
+std::string TraceIndex::describeLane(const model::Lane &L) const {
   switch (L.Kind) {
   case model::LaneKind::DeviceStream:
     return llvm::formatv("device {0} stream {1}", L.Device, L.Stream).str();
@@ -199,14 +199,14 @@ std::string Context::describeLane(const model::Lane &L) const {
   return "";
 }
 
-double Context::traceTimestampUs(const Event &E) const {
+double TraceIndex::traceTimestampUs(const Event &E) const {
   // OriginNs is absolute (epoch or the producer's base); the file's ts is
   // relative to baseTimeNanoseconds when it had one, which the model folds
   // into OriginNs, so report absolute microseconds.
   return double(T.OriginNs + E.Start) / 1000.0;
 }
 
-std::string Context::opPath(const Event &E, unsigned MaxDepth) const {
+std::string TraceIndex::opPath(const Event &E, unsigned MaxDepth) const {
   llvm::SmallVector<llvm::StringRef, 8> Names;
   const Event *Cur = &E;
   while (Cur && Names.size() < MaxDepth) {
@@ -278,7 +278,7 @@ static bool isImplicitSyncOpName(llvm::StringRef Name) {
          Name == "aten::nonzero" || Name == "aten::is_nonzero";
 }
 
-bool Context::isSubmission(const Event &E) const {
+bool TraceIndex::isSubmission(const Event &E) const {
   if (E.Kind != EventKind::Runtime && E.Kind != EventKind::Driver)
     return false;
   for (uint32_t D : T.deviceWorkOf(E))
@@ -287,7 +287,7 @@ bool Context::isSubmission(const Event &E) const {
   return model::isLaunchCallName(T.name(E));
 }
 
-WaitKind Context::waitKind(const Event &E) const {
+WaitKind TraceIndex::waitKind(const Event &E) const {
   llvm::StringRef Name = T.name(E);
   if (E.Kind == EventKind::Op)
     return isImplicitSyncOpName(Name) ? WaitKind::ImplicitOp : WaitKind::None;
@@ -309,7 +309,7 @@ WaitKind Context::waitKind(const Event &E) const {
   return WaitKind::None;
 }
 
-const Context::HostIndex &Context::hostIndex() const {
+const TraceIndex::HostIndex &TraceIndex::hostIndex() const {
   if (Host)
     return *Host;
   HostIndex H;
@@ -365,11 +365,11 @@ const Context::HostIndex &Context::hostIndex() const {
   return *Host;
 }
 
-llvm::ArrayRef<HostWait> Context::hostWaits() const {
+llvm::ArrayRef<HostWait> TraceIndex::hostWaits() const {
   return hostIndex().Waits;
 }
 
-llvm::ArrayRef<HostWait> Context::hostWaits(uint32_t HostLane) const {
+llvm::ArrayRef<HostWait> TraceIndex::hostWaits(uint32_t HostLane) const {
   const HostIndex &H = hostIndex();
   if (HostLane >= H.WaitRange.size())
     return {};
@@ -377,21 +377,21 @@ llvm::ArrayRef<HostWait> Context::hostWaits(uint32_t HostLane) const {
   return llvm::ArrayRef<HostWait>(H.Waits).slice(B, E - B);
 }
 
-llvm::ArrayRef<uint32_t> Context::submissions(uint32_t HostLane) const {
+llvm::ArrayRef<uint32_t> TraceIndex::submissions(uint32_t HostLane) const {
   const HostIndex &H = hostIndex();
   if (HostLane >= H.Submissions.size())
     return {};
   return H.Submissions[HostLane];
 }
 
-llvm::ArrayRef<int32_t> Context::devicesFedBy(uint32_t HostLane) const {
+llvm::ArrayRef<int32_t> TraceIndex::devicesFedBy(uint32_t HostLane) const {
   const HostIndex &H = hostIndex();
   if (HostLane >= H.Fed.size())
     return {};
   return H.Fed[HostLane];
 }
 
-const std::vector<uint32_t> &Context::workOf(int32_t Device) const {
+const std::vector<uint32_t> &TraceIndex::workOf(int32_t Device) const {
   if (!WorkByDevice) {
     std::vector<std::vector<uint32_t>> W(DeviceIds.size());
     for (const model::Lane &L : T.Lanes) {
@@ -420,11 +420,11 @@ const std::vector<uint32_t> &Context::workOf(int32_t Device) const {
   return (*WorkByDevice)[It - DeviceIds.begin()];
 }
 
-llvm::ArrayRef<uint32_t> Context::deviceWork(int32_t Device) const {
+llvm::ArrayRef<uint32_t> TraceIndex::deviceWork(int32_t Device) const {
   return workOf(Device);
 }
 
-uint32_t Context::nextDeviceWork(int32_t Device, int64_t Time) const {
+uint32_t TraceIndex::nextDeviceWork(int32_t Device, int64_t Time) const {
   const std::vector<uint32_t> &W = workOf(Device);
   auto It = llvm::partition_point(
       W, [&](uint32_t I) { return T.Events[I].Start < Time; });
@@ -435,7 +435,7 @@ uint32_t Context::nextDeviceWork(int32_t Device, int64_t Time) const {
 // Device idle attribution
 //===----------------------------------------------------------------------===//
 
-IdleBreakdown Context::attributeIdle(int32_t Device, Interval Window,
+IdleBreakdown TraceIndex::attributeIdle(int32_t Device, Interval Window,
                                      const IdleOptions &Opts) const {
   IdleBreakdown Out;
   const model::IntervalSet &Busy = deviceBusy(Device);

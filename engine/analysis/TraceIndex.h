@@ -1,4 +1,4 @@
-//===- analysis/Context.h - What every rule reads ---------------*- C++ -*-===//
+//===- analysis/TraceIndex.h - What every rule reads ---------------*- C++ -*-===//
 //
 // Computed once per trace and shared by all rules: the target metric (median
 // step time, or the window when there are no steps), step windows, device
@@ -6,8 +6,8 @@
 // judge this trace at all.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TRACELINT_ANALYSIS_CONTEXT_H
-#define TRACELINT_ANALYSIS_CONTEXT_H
+#ifndef TRACELINT_ANALYSIS_TRACEINDEX_H
+#define TRACELINT_ANALYSIS_TRACEINDEX_H
 
 #include "model/Intervals.h"
 #include "model/Trace.h"
@@ -152,9 +152,9 @@ struct ConfidencePenalty {
   std::vector<std::string> Affects;
 };
 
-class Context {
+class TraceIndex {
 public:
-  explicit Context(const model::Trace &T);
+  explicit TraceIndex(const model::Trace &T);
 
   const model::Trace &trace() const { return T; }
 
