@@ -80,8 +80,8 @@ int tracelint::cli::runDiff() {
   // The inventory needs every kernel, not the top ten.
   analysis::StatsOptions All;
   All.TopN = 0;
-  analysis::TraceStats SB = analysis::computeStats(*Before.Trace, All);
-  analysis::TraceStats SA = analysis::computeStats(*After.Trace, All);
+  analysis::TraceStats SB = analysis::computeStats(*Before.Ctx, All);
+  analysis::TraceStats SA = analysis::computeStats(*After.Ctx, All);
   analysis::TraceDiff D = analysis::diffTraces(*Before.Ctx, SB, *After.Ctx, SA);
   std::vector<rules::PredictionCheck> Checks = rules::checkPredictions(
       Setup->Rules, *Before.Ctx, Before.Result, *After.Ctx, After.Result, D);

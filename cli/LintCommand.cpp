@@ -13,8 +13,8 @@
 #include "RuleSetup.h"
 #include "StepOption.h"
 
-#include "analysis/TraceIndex.h"
 #include "analysis/Stats.h"
+#include "analysis/TraceIndex.h"
 #include "import/Import.h"
 #include "report/LintReport.h"
 #include "report/LintWriters.h"
@@ -237,7 +237,7 @@ bool tracelint::cli::lintInput(llvm::StringRef Input, const RuleSetup &Setup,
   }
   Out.Trace = std::make_unique<model::Trace>(std::move(*Trace));
   Out.Ctx = std::make_unique<analysis::TraceIndex>(*Out.Trace);
-  Out.Stats = analysis::computeStats(*Out.Trace);
+  Out.Stats = analysis::computeStats(*Out.Ctx);
   Out.Result = rules::runRules(*Out.Ctx, Setup.Rules, Setup.Cfg, Input);
   return true;
 }
@@ -295,7 +295,7 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
     }
     report::LintOutcome O;
     O.Input = Input;
-    O.Target = In.Ctx->describeTarget();
+    O.Target = In.Result.Target.Description;
     for (const rules::RuleSpec &R : Setup->Rules.rules())
       if (Setup->Cfg.isEnabled(R, Input))
         O.RulesRun.push_back(R.Code);
@@ -319,7 +319,7 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
     for (const rules::Finding &F : Result.Findings)
       if (failsAt(F.Sev))
         Exit = std::max<int>(Exit, ExitFindings);
-    report::LintedTrace L{Input, *In.Ctx, In.Stats, Result};
+    report::LintedTrace L{Input, *In.Trace, In.Stats, Result};
     if (OutputFormat == Format::Json) {
       Reports.push_back(report::lintJsonObject(L, 4));
     } else if (OutputFormat == Format::Text) {

@@ -3,8 +3,8 @@
 #include "Output.h"
 #include "StepOption.h"
 
-#include "analysis/TraceIndex.h"
 #include "analysis/PathAnalysis.h"
+#include "analysis/TraceIndex.h"
 #include "import/Import.h"
 #include "report/PathReport.h"
 

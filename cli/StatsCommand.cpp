@@ -6,8 +6,8 @@
 
 #include "analysis/Stats.h"
 #include "import/Import.h"
-#include "support/Format.h"
 #include "report/StatsReport.h"
+#include "support/Format.h"
 
 #include "llvm/Support/CommandLine.h"
 

@@ -10,95 +10,37 @@ using namespace tracelint;
 using namespace tracelint::analysis;
 using model::Interval;
 
-llvm::StringRef tracelint::analysis::busyKindName(BusyKind K) {
-  switch (K) {
-  case BusyKind::Compute:
-    return "compute";
-  case BusyKind::Copy:
-    return "copy";
-  case BusyKind::Memset:
-    return "memset";
-  case BusyKind::Communication:
-    return "communication";
-  }
-  return "";
-}
-
-static BusyKind busyKindOf(model::EventKind K) {
-  switch (K) {
-  case model::EventKind::Memcpy:
-    return BusyKind::Copy;
-  case model::EventKind::Memset:
-    return BusyKind::Memset;
-  case model::EventKind::Collective:
-    return BusyKind::Communication;
-  default:
-    return BusyKind::Compute;
-  }
-}
-
-BusyAttribution::BusyAttribution(const TraceIndex &Ctx, const DependencyGraph &Gr)
-    : C(Ctx), G(Gr) {
-  const model::Trace &T = C.trace();
-  // The host lane that submitted the most work to each device.
-  llvm::DenseMap<int32_t, llvm::DenseMap<uint32_t, uint64_t>> Feeders;
-  for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI) {
-    if (T.Lanes[LI].Kind != model::LaneKind::HostThread)
-      continue;
-    for (uint32_t I : C.submissions(LI))
-      for (uint32_t W : T.deviceWorkOf(T.Events[I])) {
-        const model::Lane &DL = T.laneOf(T.Events[W]);
-        if (DL.Kind == model::LaneKind::DeviceStream)
-          ++Feeders[DL.Device][LI];
-      }
-  }
-  for (int32_t D : C.devices()) {
-    PerDevice P;
-    P.Device = D;
-    uint64_t Most = 0;
-    for (auto &F : Feeders[D])
-      if (F.second > Most || (F.second == Most && F.first < P.HostLane)) {
-        Most = F.second;
-        P.HostLane = F.first;
-      }
-    std::array<std::vector<Interval>, NumBusyKinds> Parts;
-    for (uint32_t I : C.deviceWork(D)) {
-      const model::Event &E = T.Events[I];
-      Parts[unsigned(busyKindOf(E.Kind))].push_back({E.Start, E.end()});
-    }
-    P.All = C.deviceBusy(D);
-    for (unsigned K = 0; K < NumBusyKinds; ++K)
-      P.Kind[K] = model::IntervalSet::unionOf(std::move(Parts[K]));
-    Devices.push_back(std::move(P));
-  }
-}
+BusyAttribution::BusyAttribution(const TraceIndex &Ctx,
+                                 const DependencyGraph &Gr)
+    : C(Ctx), G(Gr) {}
 
 std::vector<DeviceAttribution>
 BusyAttribution::attribute(Interval Range) const {
   std::vector<DeviceAttribution> Out;
-  for (const PerDevice &P : Devices) {
+  for (int32_t D : C.devices()) {
+    const uint32_t HostLane = C.mainFeeder(D);
+    const model::IntervalSet &All = C.deviceBusy(D);
     DeviceAttribution A;
-    A.Device = P.Device;
-    A.HostLane = P.HostLane;
-    A.BusyNs = P.All.lengthWithin(Range);
+    A.Device = D;
+    A.HostLane = HostLane;
+    A.BusyNs = All.lengthWithin(Range);
     for (unsigned K = 0; K < NumBusyKinds; ++K)
-      A.BusyByKind[K] = P.Kind[K].lengthWithin(Range);
+      A.BusyByKind[K] = C.deviceBusy(D, BusyKind(K)).lengthWithin(Range);
     A.IdleNs = Range.length() - A.BusyNs;
     // Walk the idle gaps and the host stretches together.
-    llvm::ArrayRef<Interval> Busy = P.All.parts();
+    llvm::ArrayRef<Interval> Busy = All.parts();
     auto BI = std::upper_bound(
         Busy.begin(), Busy.end(), Range.Begin,
         [](int64_t V, const Interval &I) { return V < I.End; });
     size_t NumSegs = 0, SI = 0;
-    if (P.HostLane != model::NoIndex) {
-      NumSegs = G.numHostSegments(P.HostLane);
-      SI = G.firstHostSegmentAfter(P.HostLane, Range.Begin);
+    if (HostLane != model::NoIndex) {
+      NumSegs = G.numHostSegments(HostLane);
+      SI = G.firstHostSegmentAfter(HostLane, Range.Begin);
     }
     llvm::DenseMap<model::StringId, int64_t> Other;
     int64_t Cursor = Range.Begin;
     auto Gap = [&](Interval Gp) {
-      while (SI < NumSegs &&
-             G.hostSegment(P.HostLane, SI).Range.End <= Gp.Begin)
+      while (SI < NumSegs && G.hostSegment(HostLane, SI).Range.End <= Gp.Begin)
         ++SI;
       int64_t At = Gp.Begin;
       for (size_t K = SI; At < Gp.End; ++K) {
@@ -106,7 +48,7 @@ BusyAttribution::attribute(Interval Range) const {
           A.IdleByHost[unsigned(PathCategory::HostUntraced)] += Gp.End - At;
           break;
         }
-        HostSegment S = G.hostSegment(P.HostLane, K);
+        HostSegment S = G.hostSegment(HostLane, K);
         if (S.Range.Begin >= Gp.End) {
           A.IdleByHost[unsigned(PathCategory::HostUntraced)] += Gp.End - At;
           break;

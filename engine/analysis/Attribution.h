@@ -20,10 +20,6 @@
 
 namespace tracelint::analysis {
 
-enum class BusyKind : uint8_t { Compute, Copy, Memset, Communication };
-constexpr unsigned NumBusyKinds = 4;
-llvm::StringRef busyKindName(BusyKind K);
-
 struct DeviceAttribution {
   int32_t Device = -1;
   uint32_t HostLane = model::NoIndex; ///< the thread that feeds it most
@@ -38,7 +34,8 @@ struct DeviceAttribution {
   std::vector<std::pair<model::StringId, int64_t>> IdleOtherWork;
 };
 
-/// Busy unions per device and kind, built once per trace.
+/// Each device's busy and idle time inside a range, from the trace index's
+/// busy unions and the graph's host stretches.
 class BusyAttribution {
 public:
   BusyAttribution(const TraceIndex &C, const DependencyGraph &G);
@@ -47,13 +44,6 @@ public:
 private:
   const TraceIndex &C;
   const DependencyGraph &G;
-  struct PerDevice {
-    int32_t Device;
-    uint32_t HostLane = model::NoIndex;
-    model::IntervalSet All;
-    std::array<model::IntervalSet, NumBusyKinds> Kind;
-  };
-  std::vector<PerDevice> Devices;
 };
 
 } // namespace tracelint::analysis

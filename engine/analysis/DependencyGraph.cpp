@@ -15,11 +15,6 @@ using model::Event;
 using model::EventKind;
 using model::NoIndex;
 
-bool tracelint::analysis::isDataLoaderName(llvm::StringRef Name) {
-  return Name.contains("DataLoader") || Name.contains("dataloader") ||
-         Name.contains("_DataLoaderIter");
-}
-
 static PathCategory deviceCategory(EventKind K) {
   switch (K) {
   case EventKind::Memcpy:
@@ -44,7 +39,6 @@ DependencyGraph::DependencyGraph(const TraceIndex &Ctx) : C(Ctx) {
   const model::Trace &T = C.trace();
   HostNodes.resize(T.Lanes.size(), {0, 0});
   WorkNodeOf.assign(T.Events.size(), NoIndex);
-  LoaderName.assign(T.Strings.size(), -1);
   for (const model::Step &S : T.Steps)
     if (S.Event != NoIndex &&
         !llvm::is_contained(StepLanes, T.Events[S.Event].Lane))
@@ -64,14 +58,6 @@ DependencyGraph::DependencyGraph(const TraceIndex &Ctx) : C(Ctx) {
 uint32_t DependencyGraph::addNode(int64_t T) {
   Time.push_back(T);
   return uint32_t(Time.size() - 1);
-}
-
-bool DependencyGraph::isLoader(model::StringId Id) {
-  if (Id >= LoaderName.size())
-    return false;
-  if (LoaderName[Id] < 0)
-    LoaderName[Id] = isDataLoaderName(C.trace().Strings.get(Id));
-  return LoaderName[Id];
 }
 
 uint32_t DependencyGraph::hostNodeAt(uint32_t Lane, int64_t T) const {
@@ -186,11 +172,11 @@ void DependencyGraph::buildHost(uint32_t LI) {
     int64_t A = Points[P], B = Points[P + 1];
     while (Next < L.End && T.Events[Next].Start <= A) {
       Stack.push_back(Next);
-      LoadersOpen += isLoader(T.Events[Next].Name);
+      LoadersOpen += C.isDataLoaderRange(T.Events[Next]);
       ++Next;
     }
     while (!Stack.empty() && T.Events[Stack.back()].end() <= A) {
-      LoadersOpen -= isLoader(T.Events[Stack.back()].Name);
+      LoadersOpen -= C.isDataLoaderRange(T.Events[Stack.back()]);
       Stack.pop_back();
     }
     while (WI < Waits.size() && Waits[WI].Range.End <= A)

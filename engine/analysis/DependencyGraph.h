@@ -42,8 +42,8 @@
 #ifndef TRACELINT_ANALYSIS_DEPENDENCYGRAPH_H
 #define TRACELINT_ANALYSIS_DEPENDENCYGRAPH_H
 
-#include "analysis/TraceIndex.h"
 #include "analysis/PathCategory.h"
+#include "analysis/TraceIndex.h"
 
 #include "llvm/ADT/ArrayRef.h"
 
@@ -120,8 +120,6 @@ private:
   /// Per host lane: its node ids [begin, end), in time order.
   std::vector<std::pair<uint32_t, uint32_t>> HostNodes;
   /// Per string id: 1 when it names a data-loader range, 0 not, -1 unknown.
-  std::vector<int8_t> LoaderName;
-  bool isLoader(model::StringId Id);
   uint64_t Dropped = 0;
 
   std::vector<GraphEdge> Pending;
@@ -160,9 +158,6 @@ private:
   void finish();
   void order();
 };
-
-/// True for host ranges that load data (DataLoader iterators and workers).
-bool isDataLoaderName(llvm::StringRef Name);
 
 } // namespace tracelint::analysis
 

@@ -13,19 +13,23 @@ PathModel::PathModel(const TraceIndex &Ctx)
     : C(Ctx), G(Ctx), CP(Ctx, G), Targets(targetIntervals(Ctx)) {}
 
 const std::vector<int64_t> &PathModel::lengths() const {
-  if (Lengths.size() != Targets.size()) {
+  return Lengths.get([&] {
     WhatIfQuery None;
-    Lengths.clear();
+    std::vector<int64_t> Out;
     for (const TargetInterval &X : Targets)
-      Lengths.push_back(CP.lengthWithout(X, None));
-  }
-  return Lengths;
+      Out.push_back(CP.lengthWithout(X, None));
+    return Out;
+  });
 }
 
 std::vector<size_t> PathModel::steadyTargets() const {
   const auto &L = lengths();
   std::vector<size_t> Out;
-  size_t First = Targets.size() >= 2 ? 1 : 0;
+  // The steady steps of the trace index (TraceIndex::steadySteps); without
+  // steps the one target is the window.
+  size_t First = 0;
+  if (Targets.size() == C.steps().size())
+    First = C.steps().size() - C.steadySteps().size();
   for (size_t I = First; I < Targets.size(); ++I)
     if (L[I] >= 0)
       Out.push_back(I);

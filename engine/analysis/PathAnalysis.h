@@ -16,6 +16,7 @@
 #include "analysis/DependencyGraph.h"
 #include "analysis/TargetInterval.h"
 #include "analysis/WhatIf.h"
+#include "support/Lazy.h"
 
 #include <memory>
 #include <optional>
@@ -57,8 +58,8 @@ public:
   const DependencyGraph &graph() const { return G; }
   const CriticalPath &path() const { return CP; }
   llvm::ArrayRef<TargetInterval> targets() const { return Targets; }
-  /// Indices into targets() of the steady steps with a path: all but the
-  /// first when there are at least two.
+  /// Indices into targets() of the steady steps (TraceIndex::steadySteps)
+  /// that have a path.
   std::vector<size_t> steadyTargets() const;
   /// The median over the steady steps of the gain of \p Q; -1 when no step
   /// has a path.
@@ -73,7 +74,7 @@ private:
   DependencyGraph G;
   CriticalPath CP;
   std::vector<TargetInterval> Targets;
-  mutable std::vector<int64_t> Lengths; ///< computed on first use
+  support::Lazy<std::vector<int64_t>> Lengths; ///< computed on first use
   const std::vector<int64_t> &lengths() const;
 };
 

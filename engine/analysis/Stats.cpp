@@ -41,71 +41,46 @@ static StepStats computeSteps(const Trace &T) {
   return S;
 }
 
-namespace {
-/// Device-work intervals of one device, overall and per category.
-struct DeviceParts {
-  DeviceStats Stats;
-  std::vector<Interval> All, Compute, Copy, Memset, Communication;
-};
-} // namespace
-
 static std::optional<double> shareOf(int64_t Part, int64_t Whole) {
   if (Whole <= 0)
     return std::nullopt;
   return double(Part) / double(Whole);
 }
 
-static void computeDevices(const Trace &T, TraceStats &S) {
-  std::map<int32_t, DeviceParts> ByDevice;
+/// Per device: the stream and event counts from the lanes, the busy unions
+/// from the trace index (the same unions every rule and `path` read).
+static void computeDevices(const TraceIndex &Ctx, TraceStats &S) {
+  const Trace &T = Ctx.trace();
+  std::map<int32_t, DeviceStats> ByDevice;
   for (const model::Lane &L : T.Lanes) {
     if (L.Kind != model::LaneKind::DeviceStream)
       continue;
-    DeviceParts &D = ByDevice[L.Device];
-    D.Stats.Device = L.Device;
-    ++D.Stats.NumStreams;
+    DeviceStats &D = ByDevice[L.Device];
+    D.Device = L.Device;
+    ++D.NumStreams;
     for (const Event &E : T.events(L)) {
       if (!model::isDeviceWork(E.Kind))
         continue;
       Interval I{E.Start, E.end()};
-      if (!D.Stats.HasWork) {
-        D.Stats.HasWork = true;
-        D.Stats.Active = I;
+      if (!D.HasWork) {
+        D.HasWork = true;
+        D.Active = I;
       }
-      ++D.Stats.NumWorkEvents;
-      D.Stats.Active.Begin = std::min(D.Stats.Active.Begin, I.Begin);
-      D.Stats.Active.End = std::max(D.Stats.Active.End, I.End);
-      D.All.push_back(I);
-      switch (E.Kind) {
-      case EventKind::Kernel:
-        D.Compute.push_back(I);
-        break;
-      case EventKind::Memcpy:
-        D.Copy.push_back(I);
-        break;
-      case EventKind::Memset:
-        D.Memset.push_back(I);
-        break;
-      case EventKind::Collective:
-        D.Communication.push_back(I);
-        break;
-      default:
-        break;
-      }
+      ++D.NumWorkEvents;
+      D.Active.Begin = std::min(D.Active.Begin, I.Begin);
+      D.Active.End = std::max(D.Active.End, I.End);
     }
   }
 
   Interval Window = S.Window;
   bool HasSteps = S.Steps.Count != 0;
-  for (auto &Entry : ByDevice) {
-    DeviceParts &D = Entry.second;
-    DeviceStats &DS = D.Stats;
-    IntervalSet Busy = IntervalSet::unionOf(std::move(D.All));
+  for (auto &[Id, DS] : ByDevice) {
+    const IntervalSet &Busy = Ctx.deviceBusy(Id);
     DS.BusyNs = Busy.length();
-    DS.ComputeNs = IntervalSet::unionOf(std::move(D.Compute)).length();
-    DS.CopyNs = IntervalSet::unionOf(std::move(D.Copy)).length();
-    DS.MemsetNs = IntervalSet::unionOf(std::move(D.Memset)).length();
-    DS.CommunicationNs =
-        IntervalSet::unionOf(std::move(D.Communication)).length();
+    DS.ComputeNs = Ctx.deviceBusy(Id, BusyKind::Compute).length();
+    DS.CopyNs = Ctx.deviceBusy(Id, BusyKind::Copy).length();
+    DS.MemsetNs = Ctx.deviceBusy(Id, BusyKind::Memset).length();
+    DS.CommunicationNs = Ctx.deviceBusy(Id, BusyKind::Communication).length();
     if (DS.HasWork) {
       DS.IdleNs = Busy.idleWithin(Window);
       DS.BusyShare = shareOf(Busy.lengthWithin(Window), Window.length());
@@ -201,8 +176,9 @@ struct Grouped {
 };
 } // namespace
 
-static void computeNamed(const Trace &T, const StatsOptions &Opts,
+static void computeNamed(const TraceIndex &Ctx, const StatsOptions &Opts,
                          TraceStats &S) {
+  const Trace &T = Ctx.trace();
   Grouped Kernels, Calls, OsCalls;
   for (const Event &E : T.Events) {
     switch (E.Kind) {
@@ -214,7 +190,7 @@ static void computeNamed(const Trace &T, const StatsOptions &Opts,
     case EventKind::Runtime:
     case EventKind::Driver:
       ++S.NumRuntimeCalls;
-      if (model::isLaunchCallName(T.name(E)))
+      if (Ctx.is(E, model::NameClass::LaunchCall))
         ++S.NumLaunchCalls;
       Calls.add((uint64_t(E.Kind) << 32) | E.Name, E);
       break;
@@ -308,8 +284,9 @@ static void computeCopies(const Trace &T, TraceStats &S) {
     Op.TimeShare = shareOf(Op.TotalNs, Total);
 }
 
-TraceStats tracelint::analysis::computeStats(const Trace &T,
+TraceStats tracelint::analysis::computeStats(const TraceIndex &Ctx,
                                              const StatsOptions &Opts) {
+  const Trace &T = Ctx.trace();
   TraceStats S;
   S.NumEvents = T.Events.size();
   S.Window = {T.WindowStart, T.WindowEnd};
@@ -335,8 +312,8 @@ TraceStats tracelint::analysis::computeStats(const Trace &T,
   }
 
   S.Steps = computeSteps(T);
-  computeDevices(T, S);
-  computeNamed(T, Opts, S);
+  computeDevices(Ctx, S);
+  computeNamed(Ctx, Opts, S);
   computeCopies(T, S);
 
   for (unsigned I = 0; I < model::NumImportStats; ++I) {
@@ -345,4 +322,9 @@ TraceStats tracelint::analysis::computeStats(const Trace &T,
       S.Import.push_back({Stat, N});
   }
   return S;
+}
+
+TraceStats tracelint::analysis::computeStats(const Trace &T,
+                                             const StatsOptions &Opts) {
+  return computeStats(TraceIndex(T), Opts);
 }

@@ -10,6 +10,7 @@
 #ifndef TRACELINT_ANALYSIS_STATS_H
 #define TRACELINT_ANALYSIS_STATS_H
 
+#include "analysis/TraceIndex.h"
 #include "model/Intervals.h"
 #include "model/Trace.h"
 
@@ -175,6 +176,10 @@ struct TraceStats {
   std::vector<ImportCount> Import;
 };
 
+/// The statistics of the trace behind \p Ctx; device busy time is read from
+/// the index, so that `stats`, `path` and the rules print the same unions.
+TraceStats computeStats(const TraceIndex &Ctx, const StatsOptions &Opts = {});
+/// The same through an index built for the call (the built-in name classes).
 TraceStats computeStats(const model::Trace &T, const StatsOptions &Opts = {});
 
 } // namespace tracelint::analysis

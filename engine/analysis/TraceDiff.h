@@ -11,8 +11,8 @@
 #ifndef TRACELINT_ANALYSIS_TRACEDIFF_H
 #define TRACELINT_ANALYSIS_TRACEDIFF_H
 
-#include "analysis/TraceIndex.h"
 #include "analysis/Stats.h"
+#include "analysis/TraceIndex.h"
 
 #include <cstdint>
 #include <string>

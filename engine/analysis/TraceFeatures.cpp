@@ -1,6 +1,5 @@
 //===- analysis/TraceFeatures.cpp -----------------------------------------===//
 #include "analysis/TraceFeatures.h"
-#include "analysis/Teardown.h"
 #include "support/Statistics.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -109,17 +108,14 @@ using support::median;
 /// window when the trace has no steps.
 class StepBuckets {
 public:
-  explicit StepBuckets(const TraceIndex &Ctx) : Ctx(Ctx) {
-    size_t All = Ctx.steps().size();
-    First = All - Ctx.steadySteps().size();
-    Sums.assign(Ctx.hasSteps() ? All - First : 1, 0.0);
+  explicit StepBuckets(const TraceIndex &Ctx)
+      : Ctx(Ctx), Win(Ctx.measureWindows()) {
+    Sums.assign(Win.Ranges.size(), 0.0);
   }
   /// The bucket of time \p T, or -1 outside the measured steps.
   int bucket(int64_t T) const {
-    if (!Ctx.hasSteps())
-      return T >= Ctx.window().Begin && T <= Ctx.window().End ? 0 : -1;
-    int S = Ctx.stepAt(T);
-    return S < 0 || size_t(S) < First ? -1 : int(size_t(S) - First);
+    size_t I = Win.indexOf(T);
+    return I == Win.Ranges.size() ? -1 : int(I);
   }
   void add(int64_t T, double V) {
     int B = bucket(T);
@@ -127,9 +123,7 @@ public:
       Sums[size_t(B)] += V;
   }
   /// Each bucket's range.
-  model::Interval range(size_t B) const {
-    return Ctx.hasSteps() ? Ctx.steps()[First + B].Range : Ctx.window();
-  }
+  model::Interval range(size_t B) const { return Win.Ranges[B]; }
   size_t size() const { return Sums.size(); }
   double &operator[](size_t B) { return Sums[B]; }
   FeatureValue result() const {
@@ -145,7 +139,7 @@ public:
 
 private:
   const TraceIndex &Ctx;
-  size_t First = 0;
+  const MeasureWindows &Win;
   std::vector<double> Sums;
 };
 
@@ -288,11 +282,7 @@ FeatureValue analysis::measureFeature(const TraceIndex &Ctx, Feature F,
     return whole(Sum);
   }
   case Feature::TeardownTime: {
-    std::vector<model::Interval> Parts;
-    for (uint32_t I : teardownCalls(Ctx))
-      Parts.push_back({T.Events[I].Start, T.Events[I].end()});
-    return whole(
-        double(model::IntervalSet::unionOf(std::move(Parts)).length()));
+    return whole(double(Ctx.teardown().TeardownNs));
   }
   case Feature::DeviceEvents:
     return whole(double(Ctx.quality().DeviceWorkEvents));

@@ -1,22 +1,40 @@
-//===- analysis/TraceIndex.h - What every rule reads ---------------*- C++ -*-===//
+//===- analysis/TraceIndex.h - The one source of facts about a trace -*- C++
+//-*-//
 //
-// Computed once per trace and shared by all rules: the target metric (median
-// step time, or the window when there are no steps), step windows, device
-// busy unions, exclusive times, and the facts that decide whether a rule can
-// judge this trace at all.
+// Built once per trace and read by every rule, `path`, `stats` and `diff`:
+// the target metric (median step time, or the window when there are no
+// steps), the steady steps and which of them holds an instant, what each
+// name is (model/NameClasses.h, matched once per string), device busy
+// unions per device and kind, host submissions and waits, data loading,
+// start-up and teardown work, the idle split by cause, and the one bound on
+// what removing host waits can gain. A fact is computed here, once, so that
+// two readers cannot disagree about it.
+//
+// The costlier parts are built on first use. Building is thread-safe
+// (support::Lazy and a lock for the idle cache), so that the rules can run
+// on several threads over one index; everything else is read-only.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TRACELINT_ANALYSIS_TRACEINDEX_H
 #define TRACELINT_ANALYSIS_TRACEINDEX_H
 
+#include "analysis/Startup.h"
 #include "model/Intervals.h"
+#include "model/NameClasses.h"
 #include "model/Trace.h"
+#include "support/Lazy.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <array>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace tracelint::analysis {
@@ -33,6 +51,29 @@ struct StepWindow {
   bool First = false;    ///< the first step of the window
 };
 
+/// The intervals a rule measures in: the steady steps (steadySteps()), or
+/// the whole window when the trace has no steps.
+struct MeasureWindows {
+  std::vector<model::Interval> Ranges; ///< sorted and disjoint
+  std::vector<int64_t> StepNumbers;    ///< parallel to Ranges; -1: the window
+  bool Steps = false;
+  /// "steps 3-7", "step 12", or "the whole window".
+  std::string describe() const;
+  /// The index of the range holding the instant \p At, or Ranges.size()
+  /// when none does (a binary search).
+  size_t indexOf(int64_t At) const;
+};
+
+/// What device work is, for busy time: compute, copies, memsets and
+/// communication (a collective's kernels).
+enum class BusyKind : uint8_t { Compute, Copy, Memset, Communication };
+constexpr unsigned NumBusyKinds = 4;
+llvm::StringRef busyKindName(BusyKind K);
+BusyKind busyKindOf(model::EventKind K);
+
+/// What a host runtime/driver call does to device memory.
+enum class AllocatorCall : uint8_t { None, Malloc, Free };
+
 /// How a host event blocks the host until the device has done some work.
 enum class WaitKind : uint8_t {
   None,
@@ -44,8 +85,8 @@ enum class WaitKind : uint8_t {
   /// async copy whose device copy reads or writes pageable host memory.
   BlockingCopy,
   /// A framework op that reads a device value on the host, so it waits for
-  /// everything queued before it: aten::item, aten::_local_scalar_dense,
-  /// aten::nonzero, aten::is_nonzero.
+  /// everything queued before it (model::NameClass::DeviceReadOp: aten::item,
+  /// aten::nonzero, aten::unique, ...).
   ImplicitOp,
 };
 llvm::StringRef waitKindName(WaitKind K);
@@ -154,9 +195,26 @@ struct ConfidencePenalty {
 
 class TraceIndex {
 public:
-  explicit TraceIndex(const model::Trace &T);
+  /// \p Names decides what each name is; the built-in classes by default,
+  /// or those of a tracelint.toml [names] table.
+  explicit TraceIndex(const model::Trace &T,
+                      std::shared_ptr<const model::NameClassifier> Names =
+                          model::NameClassifier::builtin());
 
   const model::Trace &trace() const { return T; }
+
+  // --- Names ---------------------------------------------------------------
+  /// True when \p E's name is in class \p C (matched once per string).
+  bool is(const model::Event &E, model::NameClass C) const {
+    return nameIs(E.Name, C);
+  }
+  bool nameIs(model::StringId Name, model::NameClass C) const;
+  const model::NameClassifier &names() const { return *Names; }
+  /// A host range that marks the input pipeline producing a batch: an op,
+  /// annotation or Python frame of class DataLoader.
+  bool isDataLoaderRange(const model::Event &E) const;
+  /// What a runtime or driver call does to device memory.
+  AllocatorCall allocatorCall(const model::Event &E) const;
 
   // --- Target ------------------------------------------------------------
   TargetKind targetKind() const { return Target; }
@@ -170,8 +228,12 @@ public:
   bool hasSteps() const { return !Steps.empty(); }
   /// Index into steps() of the step whose range contains \p Time, or -1.
   int stepAt(int64_t Time) const;
-  /// Steps after the first: the steady state, when there are at least two.
+  /// The steady state: every step after the first when there are at least
+  /// three (the first holds start-up work, principle 4), else all steps. The
+  /// rules, `path` and `diff` all measure over these.
   llvm::ArrayRef<StepWindow> steadySteps() const;
+  /// The steady steps' ranges, or the whole window without steps.
+  const MeasureWindows &measureWindows() const { return Windows; }
   model::Interval window() const { return {T.WindowStart, T.WindowEnd}; }
 
   // --- Device ------------------------------------------------------------
@@ -179,12 +241,25 @@ public:
   bool hasLaunches() const { return LaunchCalls > 0; }
   /// True when some device work is linked to a host call by correlation.
   bool hasCorrelation() const { return LinkedDeviceWork > 0; }
-  /// Devices with recorded work, ascending.
+  /// Devices with recorded work, ascending; -1 stands for device work on
+  /// lanes that are not device streams.
   llvm::ArrayRef<int32_t> devices() const { return DeviceIds; }
   /// Union of device work over all devices (empty without device activity).
   const model::IntervalSet &deviceBusy() const { return AllBusy; }
   const model::IntervalSet &deviceBusy(int32_t Device) const;
+  /// The union of one kind of work on one device.
+  const model::IntervalSet &deviceBusy(int32_t Device, BusyKind K) const;
   int64_t deviceBusyNs() const { return AllBusy.length(); }
+  /// Indices of the device work of one device, sorted by start.
+  llvm::ArrayRef<uint32_t> deviceWork(int32_t Device) const;
+  /// The first device work on \p Device that starts at or after \p Time,
+  /// or model::NoIndex.
+  uint32_t nextDeviceWork(int32_t Device, int64_t Time) const;
+  /// Every event of kind \p K, sorted by start (then index).
+  llvm::ArrayRef<uint32_t> eventsOfKind(model::EventKind K) const;
+  /// The host lane that submits the most work to \p Device (ties: the
+  /// lower lane), or model::NoIndex.
+  uint32_t mainFeeder(int32_t Device) const;
 
   // --- Events ------------------------------------------------------------
   /// Exclusive (self) time of every event, computed on first use.
@@ -215,17 +290,57 @@ public:
   llvm::ArrayRef<uint32_t> submissions(uint32_t HostLane) const;
   /// Devices that receive work submitted from a host lane, ascending.
   llvm::ArrayRef<int32_t> devicesFedBy(uint32_t HostLane) const;
-  /// Indices of the device work of one device, sorted by start.
-  llvm::ArrayRef<uint32_t> deviceWork(int32_t Device) const;
-  /// The first device work on \p Device that starts at or after \p Time,
-  /// or model::NoIndex.
-  uint32_t nextDeviceWork(int32_t Device, int64_t Time) const;
+  /// True when some host thread submits device work.
+  bool anyThreadSubmits() const;
+  /// The end of the window's last submission on any host thread; INT64_MAX
+  /// when no thread submits.
+  int64_t lastSubmissionEnd() const;
+  /// True when \p W is the synchronization that flushes queued work at the
+  /// end of the profiled window: it starts after the last step ends, or,
+  /// without steps, no host call submits device work after it returns. Such
+  /// a wait is a profiling/teardown artifact, not an application defect.
+  bool isFlushWait(const HostWait &W) const;
+  /// An upper bound on the gain, inside \p Range, from removing the host
+  /// waits \p Waits (any lanes; the parts outside the range are ignored).
+  /// Removing a wait lets its thread submit earlier by at most the wait's
+  /// length, and the time saved can only be device idle time from the
+  /// wait's start to the device's next work. The waits before the same
+  /// device work form a group, credited with min(their summed length, the
+  /// idle time from the group's first start to that work); idle time that
+  /// an earlier group already claimed is not counted again. The sum is taken
+  /// on each device fed by the waiting threads, and the largest is returned.
+  /// Every rule that bounds the gain of removing waits uses this.
+  int64_t waitsGainBound(llvm::ArrayRef<HostWait> Waits,
+                         model::Interval Range) const;
+
+  // --- Data loading ----------------------------------------------------------
+  /// The data-loader ranges (isDataLoaderRange) of the host threads that
+  /// submit device work, or of every host thread when no thread submits (a
+  /// trace without runtime calls), as event indices in lane order. Ranges on
+  /// a thread that does not feed the device (a prefetching thread) do not
+  /// hold the device back and are left out.
+  llvm::ArrayRef<uint32_t> dataLoaderEvents() const;
+  /// The union of the ranges of dataLoaderEvents().
+  const model::IntervalSet &dataLoaderRanges() const;
+
+  // --- Start-up and teardown
+  // ---------------------------------------------------
+  /// One-off start-up work in the window (analysis/Startup.h).
+  const StartupWork &startup() const;
+  /// The "cannot judge" reason for a steady-state rule when the window is
+  /// start-up rather than steady state (no steps, and it captures graphs or
+  /// start-up calls take at least half of it); empty otherwise.
+  const std::string &startupWindowReason() const;
+  /// Teardown calls after the last submission (analysis/Startup.h).
+  const TeardownWork &teardown() const;
 
   // --- Device idle attribution ---------------------------------------------
   /// Splits the idle time of \p Device inside \p Window (the gaps of its busy
   /// union) by what held the next device work back. See IdleBreakdown.
-  IdleBreakdown attributeIdle(int32_t Device, model::Interval Window,
-                              const IdleOptions &Opts = {}) const;
+  /// Computed once per device, window and options, and shared by the rules
+  /// that ask for the same split.
+  const IdleBreakdown &attributeIdle(int32_t Device, model::Interval Window,
+                                     const IdleOptions &Opts = {}) const;
 
   // --- Quality -----------------------------------------------------------
   bool truncated() const { return T.Stats.TruncatedAtByte >= 0; }
@@ -243,29 +358,61 @@ public:
 
 private:
   const model::Trace &T;
+  std::shared_ptr<const model::NameClassifier> Names;
+  /// Per string: two bits per name class (bit 2C: known, bit 2C + 1: in
+  /// the class), filled on first question.
+  mutable std::vector<std::atomic<uint64_t>> NameBits;
   TargetKind Target = TargetKind::Window;
   int64_t TargetNs = 0;
   std::vector<StepWindow> Steps;
+  MeasureWindows Windows;
   uint64_t DeviceWork = 0, LaunchCalls = 0, LinkedDeviceWork = 0;
   std::vector<int32_t> DeviceIds;
-  std::vector<model::IntervalSet> BusyPerDevice; ///< parallel to DeviceIds
+  struct DeviceBusy {
+    model::IntervalSet All;
+    std::array<model::IntervalSet, NumBusyKinds> Kind;
+  };
+  std::vector<DeviceBusy> BusyPerDevice; ///< parallel to DeviceIds
   model::IntervalSet AllBusy;
-  mutable std::optional<std::vector<int64_t>> Self;
   TraceQuality Quality;
 
-  // Built on first use by buildHostIndex() / buildDeviceIndex().
   struct HostIndex {
     std::vector<HostWait> Waits; ///< by lane, then start
     /// Per lane: [begin, end) into Waits, and the lane's submissions.
     std::vector<std::pair<uint32_t, uint32_t>> WaitRange;
     std::vector<std::vector<uint32_t>> Submissions;
     std::vector<std::vector<int32_t>> Fed;
+    int64_t LastSubmissionEnd = INT64_MAX;
+    int64_t LastSubmissionStart = INT64_MIN;
+    bool AnySubmits = false;
   };
-  mutable std::optional<HostIndex> Host;
-  mutable std::optional<std::vector<std::vector<uint32_t>>> WorkByDevice;
+  struct DataLoading {
+    std::vector<uint32_t> Events;
+    model::IntervalSet Ranges;
+  };
+  support::Lazy<std::vector<int64_t>> Self;
+  support::Lazy<HostIndex> Host;
+  support::Lazy<std::vector<std::vector<uint32_t>>> WorkByDevice;
+  support::Lazy<std::vector<uint32_t>> FeederOf; ///< parallel to DeviceIds
+  support::Lazy<DataLoading> Loading;
+  support::Lazy<StartupWork> Startup;
+  support::Lazy<std::string> StartupReason;
+  support::Lazy<TeardownWork> Teardown;
+  mutable std::array<support::Lazy<std::vector<uint32_t>>, model::NumEventKinds>
+      ByKind;
+  using IdleKey = std::tuple<int32_t, int64_t, int64_t, int64_t, int64_t, bool>;
+  mutable std::mutex IdleLock;
+  mutable std::map<IdleKey, IdleBreakdown> IdleCache;
+
   const HostIndex &hostIndex() const;
+  HostIndex buildHostIndex() const;
+  DataLoading findDataLoading() const;
   void computeQuality();
+  void computeWindows();
   const std::vector<uint32_t> &workOf(int32_t Device) const;
+  size_t deviceSlot(int32_t Device) const; ///< index into DeviceIds, or npos
+  IdleBreakdown computeIdle(int32_t Device, model::Interval Window,
+                            const IdleOptions &Opts) const;
 };
 
 } // namespace tracelint::analysis

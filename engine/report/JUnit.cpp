@@ -116,7 +116,10 @@ void report::writeLintJUnit(llvm::raw_ostream &OS,
       }
       OS << ">\n";
       if (Skip)
-        OS << "      <skipped message=\"" << xmlText(Skip->Reason) << "\"/>\n";
+        OS << "      <skipped message=\""
+           << xmlText(
+                  (rules::skipKindName(Skip->Kind) + ": " + Skip->Reason).str())
+           << "\"/>\n";
       if (NumFailing) {
         const rules::Finding *First = nullptr;
         for (const rules::Finding &F : R.Result.Findings)

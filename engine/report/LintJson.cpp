@@ -6,6 +6,7 @@
 // microseconds (`ts_us`), as Perfetto shows them.
 //
 //===----------------------------------------------------------------------===//
+#include "report/JsonSupport.h"
 #include "report/LintReport.h"
 #include "report/StatsReport.h"
 
@@ -17,25 +18,11 @@ using namespace tracelint;
 using namespace tracelint::report;
 
 /// Bumped when a field changes meaning or is removed.
-static constexpr int64_t LintJsonVersion = 1;
+static constexpr int64_t LintJsonVersion = 2;
 
 /// Trace strings are untrusted: json::Value asserts on invalid UTF-8.
 static std::string text(llvm::StringRef S) {
   return llvm::json::isUTF8(S) ? S.str() : llvm::json::fixUTF8(S);
-}
-
-/// A fraction rounded to six decimals and written without binary noise
-/// (0.42, not 0.41999999999999998).
-static void writeRounded(llvm::json::OStream &J, llvm::StringRef Key,
-                         double V) {
-  std::string S = llvm::formatv("{0:F6}", V).str();
-  while (S.size() > 1 && S.back() == '0')
-    S.pop_back();
-  if (S.back() == '.')
-    S.pop_back();
-  J.attributeBegin(Key);
-  J.rawValue(S);
-  J.attributeEnd();
 }
 
 static void writeStrings(llvm::json::OStream &J, llvm::StringRef Key,
@@ -57,6 +44,7 @@ static void writeFinding(llvm::json::OStream &J, const rules::Finding &F) {
     writeRounded(J, "score", F.score());
     J.attribute("window", text(F.Window));
     J.attribute("hypothesis", text(F.Hypothesis));
+    writeValues(J, "values", F.Values);
     writeStrings(J, "evidence", F.Evidence);
     writeStrings(J, "alternatives", F.Alternatives);
     J.attributeObject("experiment", [&] {
@@ -119,17 +107,17 @@ std::string report::lintJsonObject(const LintedTrace &L, unsigned Indent) {
   std::string Out;
   llvm::raw_string_ostream OS(Out);
   llvm::json::OStream J(OS, 2);
-  const analysis::TraceIndex &Ctx = L.Ctx;
+  const rules::LintTarget &Target = L.Result.Target;
   J.object([&] {
     J.attribute("input", text(L.Input));
-    writeProducerJson(J, Ctx.trace());
+    writeProducerJson(J, L.Trace);
     J.attributeObject("target", [&] {
-      J.attribute("kind", Ctx.targetKind() == analysis::TargetKind::MedianStep
+      J.attribute("kind", Target.Kind == analysis::TargetKind::MedianStep
                               ? "median_step"
                               : "window");
-      J.attribute("ns", Ctx.targetNs());
-      J.attribute("steps", int64_t(Ctx.steps().size()));
-      J.attribute("description", Ctx.describeTarget());
+      J.attribute("ns", Target.Ns);
+      J.attribute("steps", int64_t(Target.Steps));
+      J.attribute("description", Target.Description);
     });
     writeDevices(J, L);
     writeStrings(J, "quality", L.Result.QualityNotes);
@@ -142,6 +130,9 @@ std::string report::lintJsonObject(const LintedTrace &L, unsigned Indent) {
         J.object([&] {
           J.attribute("code", S.Code);
           J.attribute("name", S.Name);
+          J.attribute("kind", S.Kind == rules::SkipKind::CannotJudge
+                                  ? "cannot_judge"
+                                  : "not_applicable");
           J.attribute("reason", text(S.Reason));
         });
     });

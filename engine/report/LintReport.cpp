@@ -87,13 +87,13 @@ std::string producerLine(const model::Trace &T) {
 }
 
 void writeHeader(llvm::raw_ostream &OS, Painter &P, const LintedTrace &L) {
-  const model::Trace &T = L.Ctx.trace();
+  const model::Trace &T = L.Trace;
   P.paint("tracelint lint", Bold);
   OS << ": " << sanitize(L.Input) << "\n";
   P.label("producer");
   OS << producerLine(T) << "\n";
   P.label("target");
-  OS << L.Ctx.describeTarget() << "\n";
+  OS << L.Result.Target.Description << "\n";
 
   P.label("devices");
   const analysis::TraceStats &S = L.Stats;
@@ -144,8 +144,8 @@ void writeFinding(llvm::raw_ostream &OS, Painter &P, const LintedTrace &L,
   OS << ", confidence " << formatConfidence(F.Confidence) << ", impact up to "
      << formatDuration(F.ImpactNs) << " (" << formatShare(F.ImpactShare)
      << " of "
-     << (L.Ctx.targetKind() == analysis::TargetKind::MedianStep ? "step"
-                                                                : "window")
+     << (L.Result.Target.Kind == analysis::TargetKind::MedianStep ? "step"
+                                                                  : "window")
      << ")\n";
   const std::string Pad = "   ";
   OS << Pad << sanitize(F.Hypothesis) << "\n";
@@ -206,13 +206,26 @@ void report::writeLintText(llvm::raw_ostream &OS, const LintedTrace &L,
   const rules::LintResult &R = L.Result;
   for (size_t I = 0; I < R.Findings.size(); ++I)
     writeFinding(OS, P, L, R.Findings[I], I + 1);
-  if (!R.Skipped.empty()) {
+  // Rules that lack data the trace does not record, then rules whose
+  // subject the trace does not have.
+  size_t Unjudged = 0, Inapplicable = 0;
+  for (rules::SkipKind K :
+       {rules::SkipKind::CannotJudge, rules::SkipKind::NotApplicable}) {
+    size_t N = llvm::count_if(
+        R.Skipped, [&](const rules::Skipped &S) { return S.Kind == K; });
+    (K == rules::SkipKind::CannotJudge ? Unjudged : Inapplicable) = N;
+    if (!N)
+      continue;
     OS << "\n";
-    P.paint("could not judge", Bold);
-    OS << " (" << plural(R.Skipped.size(), "rule") << "):\n";
+    P.paint(K == rules::SkipKind::CannotJudge ? "could not judge"
+                                              : "not applicable",
+            Bold);
+    OS << " (" << plural(N, "rule") << "):\n";
     for (const rules::Skipped &S : R.Skipped)
-      OS << "  " << S.Code << " [" << S.Name << "]: " << sanitize(S.Reason)
-         << "\n";
+      if (S.Kind == K)
+        OS << "  " << S.Code << " [" << S.Name << "]: "
+           << sanitize((rules::skipKindName(S.Kind) + ": " + S.Reason).str())
+           << "\n";
   }
   unsigned Count[3] = {0, 0, 0};
   for (const Finding &F : R.Findings)
@@ -232,7 +245,9 @@ void report::writeLintText(llvm::raw_ostream &OS, const LintedTrace &L,
     OS << plural(R.Findings.size(), "finding") << " ("
        << llvm::join(Parts, ", ") << ")";
   }
-  if (!R.Skipped.empty())
-    OS << "; " << plural(R.Skipped.size(), "rule") << " could not judge";
+  if (Unjudged)
+    OS << "; " << plural(Unjudged, "rule") << " could not judge";
+  if (Inapplicable)
+    OS << "; " << plural(Inapplicable, "rule") << " not applicable";
   OS << "\n";
 }

@@ -11,8 +11,8 @@
 #ifndef TRACELINT_REPORT_LINTREPORT_H
 #define TRACELINT_REPORT_LINTREPORT_H
 
-#include "analysis/TraceIndex.h"
 #include "analysis/Stats.h"
+#include "model/Trace.h"
 #include "rules/Catalogue.h"
 #include "rules/Engine.h"
 
@@ -24,10 +24,12 @@
 
 namespace tracelint::report {
 
-/// One linted trace, as the writers see it.
+/// One linted trace, as the writers see it: the findings and what they are
+/// measured against (LintResult::Target), the statistics for the header, and
+/// the trace only for its producer line.
 struct LintedTrace {
   std::string Input; ///< the path as given
-  const analysis::TraceIndex &Ctx;
+  const model::Trace &Trace;
   const analysis::TraceStats &Stats;
   const rules::LintResult &Result;
 };

@@ -117,7 +117,9 @@ void report::writeLintMarkdown(llvm::raw_ostream &OS,
       OS << "\nCould not judge:\n\n";
       for (const rules::Skipped &S : R.Result.Skipped)
         OS << "- " << S.Code << " " << markdownCode(S.Name) << ": "
-           << markdownText(S.Reason) << "\n";
+           << markdownText(
+                  (rules::skipKindName(S.Kind) + ": " + S.Reason).str())
+           << "\n";
     }
   }
   if (!Errors.empty()) {

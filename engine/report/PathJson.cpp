@@ -17,7 +17,8 @@ static std::string text(llvm::StringRef S) {
   return llvm::json::isUTF8(S) ? S.str() : llvm::json::fixUTF8(S);
 }
 
-void tracelint::report::writePathJson(llvm::raw_ostream &OS, const TraceIndex &C,
+void tracelint::report::writePathJson(llvm::raw_ostream &OS,
+                                      const TraceIndex &C,
                                       const PathAnalysis &A,
                                       llvm::StringRef Input) {
   const model::Trace &T = C.trace();

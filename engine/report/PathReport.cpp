@@ -26,7 +26,8 @@ static std::string targetLabel(const TargetInterval &X) {
   return X.FromStep ? "step " + std::to_string(X.StepNumber) : "window";
 }
 
-void tracelint::report::writePathText(llvm::raw_ostream &OS, const TraceIndex &C,
+void tracelint::report::writePathText(llvm::raw_ostream &OS,
+                                      const TraceIndex &C,
                                       const PathAnalysis &A,
                                       llvm::StringRef Input) {
   const model::Trace &T = C.trace();

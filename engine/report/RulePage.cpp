@@ -4,6 +4,7 @@
 // serves the terminal and, as Markdown, docs/rules/<CODE>.md.
 //
 //===----------------------------------------------------------------------===//
+#include "report/JsonSupport.h"
 #include "report/LintReport.h"
 #include "support/Format.h"
 
@@ -30,12 +31,7 @@ llvm::StringRef statusName(rules::RuleStatus S) {
 std::string formatNumber(double V) {
   if (V == double(int64_t(V)))
     return std::to_string(int64_t(V));
-  std::string S = llvm::formatv("{0:F6}", V).str();
-  while (S.back() == '0')
-    S.pop_back();
-  if (S.back() == '.')
-    S.pop_back();
-  return S;
+  return roundedNumber(V);
 }
 
 std::string formatValue(const rules::OptionValue &V, rules::NumberUnit Unit) {

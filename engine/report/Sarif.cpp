@@ -8,6 +8,7 @@
 // be read, and rules that could not judge, are tool notifications.
 //
 //===----------------------------------------------------------------------===//
+#include "report/JsonSupport.h"
 #include "report/LintWriters.h"
 #include "support/Escape.h"
 
@@ -32,18 +33,6 @@ llvm::StringRef sarifLevel(rules::Severity S) {
     return "error";
   }
   return "warning";
-}
-
-/// A fraction with at most six decimals, without binary noise.
-void rounded(llvm::json::OStream &J, llvm::StringRef Key, double V) {
-  std::string S = llvm::formatv("{0:F6}", V).str();
-  while (S.size() > 1 && S.back() == '0')
-    S.pop_back();
-  if (S.back() == '.')
-    S.pop_back();
-  J.attributeBegin(Key);
-  J.rawValue(S);
-  J.attributeEnd();
 }
 
 void message(llvm::json::OStream &J, llvm::StringRef Key,
@@ -145,11 +134,12 @@ void writeResult(llvm::json::OStream &J, const rules::Finding &F,
     J.attributeObject("properties", [&] {
       J.attribute("name", F.Name);
       J.attribute("impactNs", F.ImpactNs);
-      rounded(J, "impactShare", F.ImpactShare);
-      rounded(J, "confidence", F.Confidence);
-      rounded(J, "score", F.score());
+      writeRounded(J, "impactShare", F.ImpactShare);
+      writeRounded(J, "confidence", F.Confidence);
+      writeRounded(J, "score", F.score());
       J.attribute("window", jsonText(F.Window));
       J.attribute("subject", jsonText(F.Subject));
+      writeValues(J, "values", F.Values);
       strings(J, "evidence", F.Evidence);
       strings(J, "alternatives", F.Alternatives);
       J.attributeObject("experiment", [&] {

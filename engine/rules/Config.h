@@ -10,6 +10,7 @@
 #ifndef TRACELINT_RULES_CONFIG_H
 #define TRACELINT_RULES_CONFIG_H
 
+#include "model/NameClasses.h"
 #include "rules/Catalogue.h"
 #include "rules/RuleSpec.h"
 
@@ -45,6 +46,11 @@ struct Config {
   /// Cap each finding's impact by its critical-path what-if bound (lint
   /// --path-bounds; on by default).
   bool PathBounds = true;
+  /// Threads the rules run on (lint -j, TRACELINT_JOBS); 0: every core.
+  unsigned Jobs = 0;
+  /// What each name is: the built-in name classes changed by the file's
+  /// [names] table (docs/configuration.md).
+  model::NameClassChanges NameChanges;
   /// Command-line selectors, a second layer over the file's (ruff-like: a
   /// command-line --select starts a new selection; --ignore alone removes
   /// rules from the file's selection).

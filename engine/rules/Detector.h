@@ -1,11 +1,13 @@
 //===- rules/Detector.h - C++ detectors named from TOML ---------*- C++ -*-===//
 //
 // Where the declarative signature language cannot express a rule, its TOML
-// names a detector (`[signature] detector = "launch-bound"`). A detector reads
-// the analysis context and the rule's options and reports detections; the
-// engine renders the rule's texts, ranks and fingerprints them. Detectors are
-// registered explicitly in one sorted table (Detectors.cpp), with no static
-// constructors.
+// names a detector (`[signature] detector = "launch-bound-short-kernels"`,
+// the rule's own name). A detector reads the trace index and the rule's
+// options and reports detections; the engine renders the rule's texts, ranks
+// and fingerprints them. The detector of rule NAME in family F is the
+// function runCamelName in rules/F/CamelName.cpp; the registry is generated
+// from the rule files at build time (GenerateRegistry.cmake), so code, name,
+// file and function cannot drift apart.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TRACELINT_RULES_DETECTOR_H
@@ -18,17 +20,45 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace tracelint::rules {
 
-/// Runs one detector. Appends zero or more detections to \p Out. Returns a
-/// "cannot judge" reason instead when the trace cannot support the rule
-/// beyond what RuleSpec::Needs already checks (empty string: it ran).
-using DetectorFn = std::string (*)(const analysis::TraceIndex &Ctx,
-                                   const RuleSpec &Spec,
-                                   const RuleOptions &Opts,
-                                   std::vector<Detection> &Out);
+/// What running a rule on a trace came to: it ran (and its detections, if
+/// any, are the findings), or it could not judge the trace, or what it looks
+/// at does not occur in the trace.
+class Outcome {
+public:
+  static Outcome ran() { return {}; }
+  /// The trace lacks data the rule needs beyond what RuleSpec::Needs checks;
+  /// \p Why says what, and which profiler option records it.
+  static Outcome cannotJudge(std::string Why) {
+    return {SkipKind::CannotJudge, std::move(Why)};
+  }
+  /// The rule's subject does not occur (no optimizer, a single rank).
+  static Outcome notApplicable(std::string Why) {
+    return {SkipKind::NotApplicable, std::move(Why)};
+  }
+
+  bool judged() const { return !Kind; }
+  SkipKind kind() const { return *Kind; }
+  const std::string &reason() const { return Why; }
+
+private:
+  Outcome() = default;
+  Outcome(SkipKind K, std::string W) : Kind(K), Why(std::move(W)) {}
+  std::optional<SkipKind> Kind;
+  std::string Why;
+};
+
+/// Runs one detector over the trace index with the rule's options (every
+/// option its TOML declares, defaults overridden by configuration) and
+/// appends zero or more detections to \p Out.
+using DetectorFn = Outcome (*)(const analysis::TraceIndex &Ctx,
+                               const RuleOptions &Opts,
+                               std::vector<Detection> &Out);
 
 struct DetectorEntry {
   llvm::StringRef Name;
@@ -37,6 +67,8 @@ struct DetectorEntry {
 
 /// Every registered detector, sorted by name.
 llvm::ArrayRef<DetectorEntry> detectors();
+/// The generated table behind detectors() (BuiltinDetectors.cpp).
+llvm::ArrayRef<DetectorEntry> detectorTable();
 /// The detector with this name, or nullptr.
 DetectorFn findDetector(llvm::StringRef Name);
 

@@ -10,6 +10,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/xxhash.h"
 
 #include <array>
@@ -41,6 +43,10 @@ llvm::StringRef rules::needDescription(Need N) {
     return "Python stacks: profile with with_stack=True";
   case Need::Memory:
     return "memory events: profile with profile_memory=True";
+  case Need::SteadyState:
+    return "a steady-state window: step markers, or a window that is not "
+           "mostly start-up (graph capture, context creation, compilation); "
+           "profile past the warm-up iterations";
   }
   llvm_unreachable("covered switch");
 }
@@ -57,36 +63,36 @@ std::string rules::missingNeed(const TraceIndex &Ctx, Need N) {
     if (Ctx.hasDeviceActivity())
       return "";
     if (Ctx.hasLaunches())
-      return "cannot judge: the trace has kernel launch calls but no device "
+      return "the trace has kernel launch calls but no device "
              "activity (no kernels, copies or memsets were captured); record "
              "it with ProfilerActivity.CUDA and check that the device "
              "buffers were not lost";
-    return "cannot judge: the trace has no device activity (no kernels, "
+    return "the trace has no device activity (no kernels, "
            "copies or memsets); record it with ProfilerActivity.CUDA (or the "
            "device's activity)";
   case Need::Launches:
     if (Ctx.hasLaunches())
       return "";
-    return "cannot judge: the trace has no kernel launch calls (CUDA/HIP "
+    return "the trace has no kernel launch calls (CUDA/HIP "
            "runtime or driver API); they are recorded with "
            "ProfilerActivity.CUDA";
   case Need::Correlation:
     if (Ctx.hasCorrelation())
       return "";
-    return "cannot judge: no device work is linked to a host launch by "
+    return "no device work is linked to a host launch by "
            "correlation id; record ProfilerActivity.CPU and "
            "ProfilerActivity.CUDA in the same session";
   case Need::Steps:
     if (Ctx.hasSteps())
       return "";
-    return "cannot judge: the trace has no step markers; call prof.step() "
+    return "the trace has no step markers; call prof.step() "
            "once per iteration (ProfilerStep#N ranges)";
   case Need::Shapes:
     if (T.Source.RecordShapes == 1 || anyArgs(T, [](const model::EventArgs &A) {
           return A.InputDims != model::EmptyString;
         }))
       return "";
-    return "cannot judge: the trace has no operator input shapes; profile "
+    return "the trace has no operator input shapes; profile "
            "with record_shapes=True";
   case Need::Stacks:
     if (T.Source.WithStack == 1 ||
@@ -94,7 +100,7 @@ std::string rules::missingNeed(const TraceIndex &Ctx, Need N) {
           return E.Kind == model::EventKind::Python;
         }))
       return "";
-    return "cannot judge: the trace has no Python stacks; profile with "
+    return "the trace has no Python stacks; profile with "
            "with_stack=True";
   case Need::Memory:
     if (T.Source.ProfileMemory == 1 ||
@@ -102,15 +108,16 @@ std::string rules::missingNeed(const TraceIndex &Ctx, Need N) {
           return A.TotalAllocated >= 0 || A.TotalReserved >= 0;
         }))
       return "";
-    return "cannot judge: the trace has no memory events; profile with "
+    return "the trace has no memory events; profile with "
            "profile_memory=True";
+  case Need::SteadyState:
+    return Ctx.startupWindowReason();
   }
   llvm_unreachable("covered switch");
 }
 
-std::string
-rules::renderTemplate(llvm::StringRef Template,
-                      const std::map<std::string, std::string> &Values) {
+std::string rules::renderTemplate(llvm::StringRef Template,
+                                  const std::map<std::string, Value> &Values) {
   std::string Out;
   Out.reserve(Template.size());
   for (size_t I = 0; I < Template.size();) {
@@ -138,7 +145,7 @@ rules::renderTemplate(llvm::StringRef Template,
       // Unknown: left as written, so that a rule author sees it.
       Out += Template.slice(I, Close + 1);
     } else {
-      Out += It->second;
+      Out += It->second.text();
     }
     I = Close + 1;
   }
@@ -261,8 +268,8 @@ std::string formatFactor(double F) {
   return S;
 }
 
-Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec, const Config &Cfg,
-                    const RuleOptions &Opts, Detection D,
+Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec,
+                    const Config &Cfg, const RuleOptions &Opts, Detection D,
                     llvm::ArrayRef<Penalty> Penalties, int64_t PathBound,
                     std::string PathQuery) {
   Finding F;
@@ -321,8 +328,8 @@ Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec, const Config &C
   auto &V = D.Values;
   if (Capped) {
     // The detector's own figure was larger: every text shows the bound.
-    V["impact"] = support::formatDuration(F.ImpactNs);
-    V["impact_share"] = support::formatShare(F.ImpactShare);
+    V["impact"] = Value::duration(F.ImpactNs);
+    V["impact_share"] = Value::share(F.ImpactShare);
     D.ExtraEvidence.push_back(
         llvm::formatv("critical path: without {0} the steady steps would "
                       "complete at most {1} earlier (median), so the impact "
@@ -341,21 +348,24 @@ Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec, const Config &C
                                 .str())
             .str());
   }
-  V.emplace("impact", support::formatDuration(F.ImpactNs));
-  V.emplace("impact_share", support::formatShare(F.ImpactShare));
-  // A detector writes {impact} and {impact_share} into a composed value
-  // (a verdict) rather than its own figure, so that the sentence shows the
-  // capped bound too. Only those two tokens are replaced: other values
+  V.emplace("impact", Value::duration(F.ImpactNs));
+  V.emplace("impact_share", Value::share(F.ImpactShare));
+  // A detector writes {impact} and {impact_share} into a composed text
+  // value (a verdict) rather than its own figure, so that the sentence shows
+  // the capped bound too. Only those two tokens are replaced: other values
   // hold event names, whose braces are not placeholders.
   for (llvm::StringRef Token : {"impact", "impact_share"}) {
     std::string Needle = (llvm::Twine("{") + Token + "}").str();
-    const std::string By = V.at(Token.str());
-    for (auto &[Key, Value] : V) {
-      if (Key == Token)
+    const std::string By = V.at(Token.str()).text();
+    for (auto &[Key, Val] : V) {
+      if (Key == Token || !Val.isText() ||
+          Val.str().find(Needle) == std::string::npos)
         continue;
-      for (size_t At = Value.find(Needle); At != std::string::npos;
-           At = Value.find(Needle, At + By.size()))
-        Value.replace(At, Needle.size(), By);
+      std::string Text = Val.str();
+      for (size_t At = Text.find(Needle); At != std::string::npos;
+           At = Text.find(Needle, At + By.size()))
+        Text.replace(At, Needle.size(), By);
+      Val = Value(std::move(Text));
     }
   }
   V.emplace("target", Ctx.describeTarget());
@@ -376,6 +386,11 @@ Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec, const Config &C
   F.Next.PredictMetric = renderTemplate(Spec.Next.PredictMetric, V);
   F.Next.Verify = renderTemplate(Spec.Next.Verify, V);
   F.Next.RefutedIf = renderTemplate(Spec.Next.RefutedIf, V);
+  // The values measured for this finding; the rule's identity, the target
+  // and the subject have fields of their own in every report.
+  for (llvm::StringRef Own : {"code", "name", "target", "subject"})
+    V.erase(Own.str());
+  F.Values = std::move(V);
   F.Window = std::move(D.Window);
   F.Examples = std::move(D.Examples);
   F.Subject = std::move(D.Subject);
@@ -390,11 +405,101 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
   return runRules(Ctx, Rules, Cfg, TracePath, findDetector);
 }
 
+namespace {
+
+/// What one rule came to on the trace, before its findings are made.
+struct RuleRun {
+  const RuleSpec *Spec = nullptr;
+  RuleOptions Opts;
+  std::optional<Skipped> Skip;
+  std::vector<Detection> Detections;
+};
+
+/// Checks \p Run's needs and runs its detector or declarative signature.
+/// Reads only the index, which is safe from several threads.
+void runOne(const TraceIndex &Ctx, DetectorLookup Lookup,
+            llvm::function_ref<const std::string &(Need)> Missing,
+            RuleRun &Run) {
+  const RuleSpec &Spec = *Run.Spec;
+  std::vector<std::string> Reasons;
+  for (Need N : Spec.Needs)
+    if (const std::string &Why = Missing(N); !Why.empty())
+      Reasons.push_back(Why);
+  if (!Reasons.empty()) {
+    Run.Skip = Skipped{Spec.Code, Spec.Name, SkipKind::CannotJudge,
+                       llvm::join(Reasons, "; ")};
+    return;
+  }
+  Outcome O = Outcome::ran();
+  if (!Spec.Sig.Detector.empty()) {
+    DetectorFn Fn = Lookup(Spec.Sig.Detector);
+    O = Fn ? Fn(Ctx, Run.Opts, Run.Detections)
+           : Outcome::cannotJudge(
+                 llvm::formatv("detector '{0}' is not built into this binary",
+                               Spec.Sig.Detector)
+                     .str());
+  } else {
+    O = evaluateSignature(Ctx, Spec, Run.Opts, Run.Detections);
+  }
+  if (!O.judged()) {
+    Run.Skip = Skipped{Spec.Code, Spec.Name, O.kind(), O.reason()};
+    Run.Detections.clear();
+  }
+}
+
+} // namespace
+
+unsigned rules::ruleJobs(unsigned Requested) {
+  if (Requested)
+    return Requested;
+  return std::max(
+      1u, llvm::heavyweight_hardware_concurrency().compute_thread_count());
+}
+
 LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
                            const Config &Cfg, llvm::StringRef TracePath,
                            DetectorLookup Lookup) {
   LintResult R;
+  R.Target = {Ctx.targetKind(), Ctx.targetNs(), Ctx.steps().size(),
+              Ctx.describeTarget()};
   std::vector<Penalty> Penalties = qualityPenalties(Ctx, R.QualityNotes);
+
+  // Each need is checked once per trace (some scan every event), before
+  // the rules run, so that the parallel runs only read.
+  std::array<std::string, NumNeeds> NeedReasons;
+  std::array<bool, NumNeeds> NeedChecked{};
+  std::vector<RuleRun> Runs;
+  for (const RuleSpec &Spec : Rules.rules()) {
+    if (!Cfg.isEnabled(Spec, TracePath))
+      continue;
+    for (Need N : Spec.Needs)
+      if (!NeedChecked[unsigned(N)]) {
+        NeedReasons[unsigned(N)] = missingNeed(Ctx, N);
+        NeedChecked[unsigned(N)] = true;
+      }
+    RuleRun Run;
+    Run.Spec = &Spec;
+    Run.Opts = Cfg.optionsFor(Spec);
+    Runs.push_back(std::move(Run));
+  }
+  auto Missing = [&](Need N) -> const std::string & {
+    return NeedReasons[unsigned(N)];
+  };
+
+  // The rules read the index only, so they run side by side; their results
+  // are kept in catalogue order, so the output does not depend on which
+  // finishes first.
+  unsigned Jobs = std::min<unsigned>(ruleJobs(Cfg.Jobs), unsigned(Runs.size()));
+  if (Jobs <= 1) {
+    for (RuleRun &Run : Runs)
+      runOne(Ctx, Lookup, Missing, Run);
+  } else {
+    llvm::ThreadPool Pool(llvm::hardware_concurrency(Jobs));
+    for (RuleRun &Run : Runs)
+      Pool.async([&, RunPtr = &Run] { runOne(Ctx, Lookup, Missing, *RunPtr); });
+    Pool.wait();
+  }
+
   // The critical path is built once per trace, on the first finding that
   // names what it blames.
   std::optional<analysis::PathModel> Path;
@@ -405,57 +510,18 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
       Path.emplace(Ctx);
     return Path->medianGain(Q);
   };
-  // Each need is checked once per trace (some scan every event).
-  std::array<std::optional<std::string>, 7> NeedCache;
-  auto Missing = [&](Need N) -> const std::string & {
-    auto &Slot = NeedCache[unsigned(N)];
-    if (!Slot)
-      Slot = missingNeed(Ctx, N);
-    return *Slot;
-  };
-
-  for (const RuleSpec &Spec : Rules.rules()) {
-    if (!Cfg.isEnabled(Spec, TracePath))
-      continue;
-    std::vector<std::string> Reasons;
-    for (Need N : Spec.Needs)
-      if (const std::string &Why = Missing(N); !Why.empty())
-        Reasons.push_back(
-            llvm::StringRef(Why)
-                .drop_front(llvm::StringRef("cannot judge: ").size())
-                .str());
-    if (!Reasons.empty()) {
-      R.Skipped.push_back(
-          {Spec.Code, Spec.Name, "cannot judge: " + llvm::join(Reasons, "; ")});
+  for (RuleRun &Run : Runs) {
+    if (Run.Skip) {
+      R.Skipped.push_back(std::move(*Run.Skip));
       continue;
     }
-    RuleOptions Opts = Cfg.optionsFor(Spec);
-    std::vector<Detection> Detections;
-    std::string Why;
-    if (!Spec.Sig.Detector.empty()) {
-      DetectorFn Fn = Lookup(Spec.Sig.Detector);
-      if (!Fn)
-        Why = llvm::formatv("cannot judge: detector '{0}' is not built into "
-                            "this binary",
-                            Spec.Sig.Detector)
-                  .str();
-      else
-        Why = Fn(Ctx, Spec, Opts, Detections);
-    } else {
-      Why = evaluateSignature(Ctx, Spec, Opts, Detections);
-    }
-    if (!Why.empty()) {
-      if (!llvm::StringRef(Why).startswith("cannot judge"))
-        Why = "cannot judge: " + Why;
-      R.Skipped.push_back({Spec.Code, Spec.Name, std::move(Why)});
-      continue;
-    }
-    for (Detection &D : Detections) {
+    const RuleSpec &Spec = *Run.Spec;
+    for (Detection &D : Run.Detections) {
       const analysis::WhatIfQuery &Q =
           D.PathQuery.empty() ? Spec.Sig.WhatIf : D.PathQuery;
       int64_t B = D.ImpactNs > 0 ? Bound(Q) : -1;
       std::string Described = B >= 0 ? Q.describe() : std::string();
-      R.Findings.push_back(makeFinding(Ctx, Spec, Cfg, Opts, std::move(D),
+      R.Findings.push_back(makeFinding(Ctx, Spec, Cfg, Run.Opts, std::move(D),
                                        Penalties, B, std::move(Described)));
     }
   }

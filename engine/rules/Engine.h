@@ -14,7 +14,16 @@
 
 namespace tracelint::rules {
 
+/// What the findings' impacts are measured against.
+struct LintTarget {
+  analysis::TargetKind Kind = analysis::TargetKind::Window;
+  int64_t Ns = 0;          ///< the median step time, or the window's length
+  size_t Steps = 0;        ///< steps in the trace
+  std::string Description; ///< "median step time 10 ms (5 steps)"
+};
+
 struct LintResult {
+  LintTarget Target;
   std::vector<Finding> Findings; ///< ranked: impact x confidence, then code
   std::vector<rules::Skipped> Skipped; ///< rules that could not judge, and why
   /// Notes that lowered every finding's confidence (truncation, ...).
@@ -33,12 +42,17 @@ LintResult runRules(const analysis::TraceIndex &Ctx, const Catalogue &Rules,
                     const Config &Cfg, llvm::StringRef TracePath,
                     DetectorLookup Lookup);
 
-/// Why \p Ctx cannot support a rule that needs \p N ("cannot judge: ..."),
-/// naming the missing data and the profiler option that records it; empty
-/// when the trace has it.
+/// Why \p Ctx cannot support a rule that needs \p N, naming the missing
+/// data and the profiler option that records it ("the trace has no device
+/// activity ...; record it with ProfilerActivity.CUDA"); empty when the trace
+/// has it.
 std::string missingNeed(const analysis::TraceIndex &Ctx, Need N);
 /// What each need is and which profiler option records it, for rule pages.
 llvm::StringRef needDescription(Need N);
+
+/// The number of threads the rules run on for \p Requested (Config::Jobs,
+/// `-j`, TRACELINT_JOBS): the request itself, or every core when it is 0.
+unsigned ruleJobs(unsigned Requested);
 
 /// A finding whose impact the critical path caps under this share of the
 /// target is info, for rules without their own `min-gain-share`: a smaller
@@ -48,7 +62,7 @@ constexpr double CappedGainFloor = 0.01;
 /// Fills {placeholders} in \p Template from \p Values; unknown placeholders
 /// are left visible as {name} so that a rule author sees them.
 std::string renderTemplate(llvm::StringRef Template,
-                           const std::map<std::string, std::string> &Values);
+                           const std::map<std::string, Value> &Values);
 
 /// code + ":" + normalised subject, hashed to 16 hex digits.
 std::string fingerprint(llvm::StringRef Code, llvm::StringRef Subject);

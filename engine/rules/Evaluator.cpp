@@ -97,12 +97,14 @@ bool isDurationMeasure(Agg::Value V) {
          V == Agg::Value::UnionDuration;
 }
 
-std::string formatMeasure(Agg::Value V, double X) {
+Value measureValue(Agg::Value V, double X) {
   if (isDurationMeasure(V))
-    return support::formatDuration(int64_t(std::llround(X)));
+    return Value::duration(int64_t(std::llround(X)));
   if (V == Agg::Value::SumBytes)
-    return support::formatBytes(int64_t(std::llround(X)));
-  return formatCount(X);
+    return Value::bytes(int64_t(std::llround(X)));
+  if (X == std::floor(X))
+    return Value::count(int64_t(X));
+  return Value(formatCount(X));
 }
 
 bool passes(Agg::Compare Op, double Value, double Threshold) {
@@ -148,11 +150,12 @@ std::string stepList(const TraceIndex &Ctx, llvm::ArrayRef<int> StepIdx) {
 
 class Evaluation {
 public:
-  Evaluation(const TraceIndex &Ctx, const RuleSpec &Spec, const RuleOptions &Opts)
+  Evaluation(const TraceIndex &Ctx, const RuleSpec &Spec,
+             const RuleOptions &Opts)
       : Ctx(Ctx), T(Ctx.trace()), Spec(Spec), Opts(Opts), S(Spec.Sig.Select),
         A(Spec.Sig.Aggregate) {}
 
-  std::string run(std::vector<Detection> &Out);
+  Outcome run(std::vector<Detection> &Out);
 
 private:
   void select();
@@ -351,13 +354,13 @@ Detection Evaluation::detect(llvm::ArrayRef<Picked> Events, double Value,
     D.Window = "outside steps";
 
   auto &V = D.Values;
-  V["value"] = formatMeasure(A.Measure, Value);
+  V["value"] = measureValue(A.Measure, Value);
   bool Relative = A.Relative != Agg::RelativeTo::None;
-  V["threshold"] = Relative ? support::formatShare(Threshold)
-                            : formatMeasure(A.Measure, Threshold);
-  V["count"] = std::to_string(Events.size());
-  V["total"] = support::formatDuration(Total);
-  V["max"] = support::formatDuration(Longest);
+  V["threshold"] = Relative ? rules::Value::share(Threshold)
+                            : measureValue(A.Measure, Threshold);
+  V["count"] = rules::Value::count(int64_t(Events.size()));
+  V["total"] = rules::Value::duration(Total);
+  V["max"] = rules::Value::duration(Longest);
   if (Relative && Base > 0)
     V["share"] = support::formatShare(Value / Base) + " of " + BaseWords.str();
   else if (isDurationMeasure(A.Measure) && Ctx.targetNs() > 0)
@@ -376,13 +379,13 @@ Detection Evaluation::detect(llvm::ArrayRef<Picked> Events, double Value,
   else
     V["example"] = "none";
   V["steps"] = StepText.empty() ? "none" : StepText;
-  V["impact"] = support::formatDuration(D.ImpactNs);
+  V["impact"] = rules::Value::duration(D.ImpactNs);
   V["target"] = Ctx.describeTarget();
   V["statistic"] = A.GroupBy == Agg::Per::Name ? "per name" : "in the trace";
   return D;
 }
 
-std::string Evaluation::run(std::vector<Detection> &Out) {
+Outcome Evaluation::run(std::vector<Detection> &Out) {
   if (const std::string *Name = std::get_if<std::string>(&A.Threshold))
     Threshold = Opts.number(*Name);
   else
@@ -397,21 +400,23 @@ std::string Evaluation::run(std::vector<Detection> &Out) {
                     ? "the median step"
                     : "the window (no steps)";
     if (Base <= 0)
-      return "cannot judge: the target interval is empty (zero-length steps "
-             "or window)";
+      return Outcome::cannotJudge(
+          "the target interval is empty (zero-length steps "
+          "or window)");
     break;
   case Agg::RelativeTo::DeviceBusy:
     Base = double(Ctx.deviceBusyNs());
     BaseWords = "device busy time";
     if (Base <= 0)
-      return "cannot judge: the trace has no device busy time to compare "
-             "with (no device activity was recorded)";
+      return Outcome::cannotJudge(
+          "the trace has no device busy time to compare "
+          "with (no device activity was recorded)");
     break;
   case Agg::RelativeTo::Window:
     Base = double(Ctx.window().length());
     BaseWords = "the window";
     if (Base <= 0)
-      return "cannot judge: the trace window is empty";
+      return Outcome::cannotJudge("the trace window is empty");
     break;
   }
   auto Compared = [&](double Value) { return Base > 0 ? Value / Base : Value; };
@@ -444,14 +449,14 @@ std::string Evaluation::run(std::vector<Detection> &Out) {
       D.Values["subject"] = D.Subject;
       Out.push_back(std::move(D));
     }
-    return "";
+    return Outcome::ran();
   }
 
   if (A.GroupBy == Agg::Per::Trace) {
     double V = valueOf(Selected);
     if (passes(A.Op, Compared(V), Threshold))
       Out.push_back(detect(Selected, V, {}));
-    return "";
+    return Outcome::ran();
   }
 
   // Per step: every step in scope is a group, also those with no event.
@@ -464,9 +469,11 @@ std::string Evaluation::run(std::vector<Detection> &Out) {
     Scope.push_back(I);
   }
   if (Scope.empty())
-    return Ctx.hasSteps() ? "cannot judge: the rule looks at the steps after "
-                            "the first, and the trace has only one step"
-                          : "cannot judge: the trace has no step markers";
+    return Ctx.hasSteps()
+               ? Outcome::cannotJudge(
+                     "the rule looks at the steps after "
+                     "the first, and the trace has only one step")
+               : Outcome::cannotJudge("the trace has no step markers");
   std::vector<std::vector<Picked>> PerStep(Ctx.steps().size());
   for (const Picked &P : Selected)
     if (P.Step >= 0)
@@ -507,7 +514,7 @@ std::string Evaluation::run(std::vector<Detection> &Out) {
   if (A.Over != Agg::Statistic::Any)
     Fires = passes(A.Op, Compared(Stat), Threshold);
   if (!Fires)
-    return "";
+    return Outcome::ran();
   // The steps behind the finding: those whose own value passes.
   std::vector<int> Offending;
   std::vector<Picked> Events;
@@ -528,11 +535,11 @@ std::string Evaluation::run(std::vector<Detection> &Out) {
                               ? "median per step"
                               : "total over steps";
   Out.push_back(std::move(D));
-  return "";
+  return Outcome::ran();
 }
 
-std::string rules::evaluateSignature(const TraceIndex &Ctx, const RuleSpec &Spec,
-                                     const RuleOptions &Opts,
-                                     std::vector<Detection> &Out) {
+Outcome rules::evaluateSignature(const TraceIndex &Ctx, const RuleSpec &Spec,
+                                 const RuleOptions &Opts,
+                                 std::vector<Detection> &Out) {
   return Evaluation(Ctx, Spec, Opts).run(Out);
 }

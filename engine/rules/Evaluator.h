@@ -2,13 +2,14 @@
 //
 // Runs a rule whose signature is declarative (select -> aggregate ->
 // fires-when, docs/rule-format.md). Same contract as a C++ detector: it
-// appends detections, or returns a "cannot judge" reason.
+// appends detections, or says why it could not judge the trace.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TRACELINT_RULES_EVALUATOR_H
 #define TRACELINT_RULES_EVALUATOR_H
 
 #include "analysis/TraceIndex.h"
+#include "rules/Detector.h"
 #include "rules/Finding.h"
 #include "rules/RuleSpec.h"
 
@@ -24,9 +25,8 @@ constexpr double DeclarativeConfidence = 0.6;
 /// values first, for `>`/`>=` comparisons).
 constexpr size_t MaxDetectionsPerRule = 20;
 
-std::string evaluateSignature(const analysis::TraceIndex &Ctx,
-                              const RuleSpec &Spec, const RuleOptions &Opts,
-                              std::vector<Detection> &Out);
+Outcome evaluateSignature(const analysis::TraceIndex &Ctx, const RuleSpec &Spec,
+                          const RuleOptions &Opts, std::vector<Detection> &Out);
 
 } // namespace tracelint::rules
 

@@ -11,6 +11,7 @@
 #define TRACELINT_RULES_FINDING_H
 
 #include "rules/RuleSpec.h"
+#include "rules/Value.h"
 
 #include <cstdint>
 #include <map>
@@ -31,9 +32,10 @@ struct ExampleEvent {
 /// What a detector (or the declarative evaluator) reports; the engine turns
 /// it into a Finding by rendering the rule's texts.
 struct Detection {
-  /// Values for the {placeholders} of the rule's texts: numbers already
-  /// formatted for people ("12.3 ms", "41 %").
-  std::map<std::string, std::string> Values;
+  /// Values for the {placeholders} of the rule's texts: typed numbers
+  /// (Value::duration, share, bytes, count) or text. The reports write the
+  /// numbers; the texts show them through support/Format.h.
+  std::map<std::string, Value> Values;
   /// Extra evidence lines beyond the rule's templated ones.
   std::vector<std::string> ExtraEvidence;
   /// Upper bound of the gain on the target metric, in ns.
@@ -65,6 +67,9 @@ struct Finding {
   double ImpactShare = 0; ///< of the target metric
   std::string Window;
   std::string Hypothesis;
+  /// Every value the texts were rendered from, typed (impact included):
+  /// the JSON and SARIF reports carry them as numbers.
+  std::map<std::string, Value> Values;
   std::vector<std::string> Evidence;
   std::vector<std::string> Alternatives;
   Experiment Next;
@@ -81,10 +86,22 @@ struct Finding {
   double score() const { return double(ImpactNs) * Confidence; }
 };
 
+/// Why a rule produced no finding without judging the trace.
+enum class SkipKind : uint8_t {
+  /// The trace lacks data the rule needs (device activity, correlation,
+  /// shapes...): the reason names the profiler option that records it.
+  CannotJudge,
+  /// What the rule looks at does not occur in this trace (no optimizer in
+  /// an inference step, one rank): there is nothing to judge.
+  NotApplicable,
+};
+llvm::StringRef skipKindName(SkipKind K);
+
 /// A rule that could not run on this trace, and why.
 struct Skipped {
   std::string Code, Name;
-  std::string Reason; ///< "cannot judge: the trace has no device activity"
+  SkipKind Kind = SkipKind::CannotJudge;
+  std::string Reason; ///< "the trace has no device activity; record ..."
 };
 
 } // namespace tracelint::rules

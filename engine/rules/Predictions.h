@@ -54,7 +54,8 @@ Verdict judgeFeature(analysis::FeatureChange Change, double Before,
 /// Checks every finding of \p Before against the after trace.
 std::vector<PredictionCheck>
 checkPredictions(const Catalogue &Rules, const analysis::TraceIndex &Before,
-                 const LintResult &FoundBefore, const analysis::TraceIndex &After,
+                 const LintResult &FoundBefore,
+                 const analysis::TraceIndex &After,
                  const LintResult &FoundAfter, const analysis::TraceDiff &Diff);
 
 } // namespace tracelint::rules

@@ -45,13 +45,16 @@ llvm::StringRef rules::needName(Need N) {
     return "stacks";
   case Need::Memory:
     return "memory";
+  case Need::SteadyState:
+    return "steady-state";
   }
   llvm_unreachable("covered switch");
 }
 
 std::optional<Need> rules::parseNeed(llvm::StringRef S) {
-  for (Need N : {Need::DeviceActivity, Need::Launches, Need::Correlation,
-                 Need::Steps, Need::Shapes, Need::Stacks, Need::Memory})
+  for (Need N :
+       {Need::DeviceActivity, Need::Launches, Need::Correlation, Need::Steps,
+        Need::Shapes, Need::Stacks, Need::Memory, Need::SteadyState})
     if (needName(N) == S)
       return N;
   return std::nullopt;

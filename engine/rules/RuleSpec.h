@@ -40,7 +40,11 @@ enum class Need : uint8_t {
   Shapes,         ///< record_shapes
   Stacks,         ///< with_stack
   Memory,         ///< profile_memory
+  /// A steady-state window: steps, or a window that is not mostly start-up
+  /// (graph capture, context creation, compilation; see U001).
+  SteadyState,
 };
+constexpr unsigned NumNeeds = unsigned(Need::SteadyState) + 1;
 llvm::StringRef needName(Need N);
 std::optional<Need> parseNeed(llvm::StringRef S);
 

@@ -14,9 +14,9 @@
 //===----------------------------------------------------------------------===//
 #include "CorpusCatalogue.h"
 #include "CorpusFiles.h"
-#include "analysis/TraceIndex.h"
 #include "analysis/Stats.h"
 #include "analysis/TraceDiff.h"
+#include "analysis/TraceIndex.h"
 #include "import/Import.h"
 #include "report/LintWriters.h"
 #include "rules/Baseline.h"

@@ -15,8 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CorpusFiles.h"
-#include "analysis/TraceIndex.h"
 #include "analysis/PathAnalysis.h"
+#include "analysis/TraceIndex.h"
 #include "import/Import.h"
 
 #include "llvm/Support/FileSystem.h"

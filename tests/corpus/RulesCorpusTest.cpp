@@ -79,8 +79,7 @@ const rules::Finding *find(const rules::LintResult &R, llvm::StringRef Code) {
 bool skipped(const rules::LintResult &R, llvm::StringRef Code) {
   return std::any_of(
       R.Skipped.begin(), R.Skipped.end(), [&](const rules::Skipped &S) {
-        return S.Code == Code &&
-               llvm::StringRef(S.Reason).startswith("cannot judge");
+        return S.Code == Code && S.Kind == rules::SkipKind::CannotJudge;
       });
 }
 

@@ -1,6 +1,5 @@
 //===- AllocatorChurnDetectorTest.cpp - M004 allocator churn --------------===//
 #include "DetectorTestSupport.h"
-#include "rules/detectors/BuiltinDetectors.h"
 
 #include "gtest/gtest.h"
 
@@ -62,7 +61,7 @@ TEST(AllocatorChurnDetector, FiresOnEmptyCacheInTheLoop) {
   model::Trace T = churnTrace({});
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runAllocatorChurn, Ctx, Out), "");
+  EXPECT_EQ(run("M004", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   const rules::Detection &D = Out.front();
   // Host: cudaMalloc 0.03 + the frame 6.1 (its cudaFree inside) = 6.13 ms.
@@ -87,7 +86,7 @@ TEST(AllocatorChurnDetector, AWarmCacheIsQuiet) {
   model::Trace T = churnTrace(L);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runAllocatorChurn, Ctx, Out), "");
+  EXPECT_EQ(run("M004", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -100,7 +99,7 @@ TEST(AllocatorChurnDetector, ACacheGrowingInOneStepIsNotChurn) {
   model::Trace T = churnTrace(L);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runAllocatorChurn, Ctx, Out), "");
+  EXPECT_EQ(run("M004", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -113,11 +112,9 @@ TEST(AllocatorChurnDetector, HipAndDriverNamesCount) {
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   // Without empty_cache only hipMalloc remains: 30 us, 0.3 % of the step.
-  EXPECT_EQ(run(rules::runAllocatorChurn, Ctx, Out), "");
+  EXPECT_EQ(run("M004", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
-  EXPECT_EQ(
-      run(rules::runAllocatorChurn, Ctx, Out, {{"min-share-of-step", 0.001}}),
-      "");
+  EXPECT_EQ(run("M004", Ctx, Out, {{"min-share-of-step", 0.001}}), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out.front().Values.at("mallocs"), "1");
   EXPECT_EQ(Out.front().Subject, "aten::empty > hipMalloc");
@@ -131,9 +128,7 @@ TEST(AllocatorChurnDetector, PinnedAndManagedAllocationsAreNotCounted) {
   model::Trace T = churnTrace(L);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(
-      run(rules::runAllocatorChurn, Ctx, Out, {{"min-share-of-step", 0.0}}),
-      "");
+  EXPECT_EQ(run("M004", Ctx, Out, {{"min-share-of-step", 0.0}}), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -148,7 +143,7 @@ TEST(AllocatorChurnDetector, AFreeUnderBusyDeviceIsInfo) {
   model::Trace T = churnTrace(L);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runAllocatorChurn, Ctx, Out), "");
+  EXPECT_EQ(run("M004", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out.front().ImpactNs, 10 * Us);
   EXPECT_EQ(Out.front().SeverityOverride, rules::Severity::Info);
@@ -164,7 +159,7 @@ TEST(AllocatorChurnDetector, IdleAfterTheFreeUntilTheNextWorkIsTheBound) {
   model::Trace T = churnTrace(L);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runAllocatorChurn, Ctx, Out), "");
+  EXPECT_EQ(run("M004", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out.front().ImpactNs, 1030 * Us);
   EXPECT_FALSE(Out.front().SeverityOverride.has_value());
@@ -176,7 +171,7 @@ TEST(AllocatorChurnDetector, WithoutStepsItCannotJudgeAndCountsTheCalls) {
   model::Trace T = churnTrace(L);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  std::string Why = run(rules::runAllocatorChurn, Ctx, Out);
+  std::string Why = run("M004", Ctx, Out);
   EXPECT_NE(Why.find("cannot judge: the trace has no step markers"),
             std::string::npos)
       << Why;
@@ -194,7 +189,7 @@ TEST(AllocatorChurnDetector, NoAllocatorCallsIsQuietEvenWithoutSteps) {
   model::Trace T = churnTrace(L);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runAllocatorChurn, Ctx, Out), "");
+  EXPECT_EQ(run("M004", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -208,7 +203,7 @@ TEST(AllocatorChurnDetector, WithoutRuntimeCallsItCannotJudge) {
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  std::string Why = run(rules::runAllocatorChurn, Ctx, Out);
+  std::string Why = run("M004", Ctx, Out);
   EXPECT_NE(Why.find("no CUDA/HIP runtime or driver calls"), std::string::npos)
       << Why;
 }

@@ -1,9 +1,9 @@
 //===- CiFormatsTest.cpp - Baselines, escaping, SARIF/JUnit/Markdown ------===//
-#include "support/Escape.h"
 #include "report/LintWriters.h"
 #include "rules/Baseline.h"
 #include "rules/Engine.h"
 #include "rules/Predictions.h"
+#include "support/Escape.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"

@@ -1,6 +1,5 @@
 //===- CommunicationDetectorTest.cpp - N001 exposed communication --------===//
 #include "DetectorTestSupport.h"
-#include "rules/detectors/BuiltinDetectors.h"
 #include "rules/detectors/DetectorSupport.h"
 
 #include "gtest/gtest.h"
@@ -43,7 +42,7 @@ TEST(ExposedCommunicationDetector, MeasuresTheCollectiveTimeNoComputeCovers) {
   model::Trace T = overlapTrace();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runExposedCommunication, Ctx, Out), "");
+  EXPECT_EQ(run("N001", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   const rules::Detection &D = Out.front();
   // Steps 2-3: 5 ms of all-reduce per step, 2 ms of it under the gemm.
@@ -55,7 +54,7 @@ TEST(ExposedCommunicationDetector, MeasuresTheCollectiveTimeNoComputeCovers) {
   EXPECT_EQ(D.Values.at("window"), "steps 2-3");
   EXPECT_EQ(D.Subject, "ncclKernel_AllReduce_RING_LL_Sum_float");
   EXPECT_EQ(D.ImpactNs, 3 * Ms);
-  EXPECT_NE(D.Values.at("same_stream").find("without compute"),
+  EXPECT_NE(D.Values.at("same_stream").text().find("without compute"),
             std::string::npos);
 }
 
@@ -63,7 +62,7 @@ TEST(ExposedCommunicationDetector, OverlappingCollectivesAreAUnionNotASum) {
   model::Trace T = overlapTrace(/*Extra=*/true);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runExposedCommunication, Ctx, Out), "");
+  EXPECT_EQ(run("N001", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   // [+6, +9) and [+7, +9.5) ms are exposed: 3.5 ms, not 3 + 2.5 ms.
   EXPECT_EQ(Out[0].Values.at("exposed"), "3.5 ms");
@@ -76,9 +75,9 @@ TEST(ExposedCommunicationDetector, SaysWhenCollectivesShareTheComputeStream) {
   model::Trace T = overlapTrace(false, /*CommStream=*/7);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runExposedCommunication, Ctx, Out), "");
+  EXPECT_EQ(run("N001", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
-  EXPECT_NE(Out[0].Values.at("same_stream").find("3 of 3 collectives"),
+  EXPECT_NE(Out[0].Values.at("same_stream").text().find("3 of 3 collectives"),
             std::string::npos);
 }
 
@@ -87,9 +86,7 @@ TEST(ExposedCommunicationDetector, QuietBelowTheShare) {
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   // 30 % exposed against a 35 % threshold.
-  EXPECT_EQ(run(rules::runExposedCommunication, Ctx, Out,
-                {{"min-exposed-share", 0.35}}),
-            "");
+  EXPECT_EQ(run("N001", Ctx, Out, {{"min-exposed-share", 0.35}}), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -110,7 +107,7 @@ TEST(ExposedCommunicationDetector, ALaggingDeviceCountsCollectivesByLaunch) {
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runExposedCommunication, Ctx, Out), "");
+  EXPECT_EQ(run("N001", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   // Steps 2-4: three all-reduces, each [+11, +13) ms with the next step's
   // gemm starting at +15 ms: 2 ms exposed each.
@@ -130,13 +127,13 @@ TEST(ExposedCommunicationDetector, NoCollectivesIsQuietUnlessRanksAreDeclared) {
   {
     TraceIndex Ctx(T);
     std::vector<rules::Detection> Out;
-    EXPECT_EQ(run(rules::runExposedCommunication, Ctx, Out), "");
+    EXPECT_EQ(run("N001", Ctx, Out), "");
     EXPECT_TRUE(Out.empty());
   }
   T.Source.WorldSize = 4;
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  std::string Why = run(rules::runExposedCommunication, Ctx, Out);
+  std::string Why = run("N001", Ctx, Out);
   EXPECT_NE(Why.find("cannot judge: distributedInfo gives a world size of 4"),
             std::string::npos)
       << Why;
@@ -154,7 +151,7 @@ TEST(SingleRankDetector, FiresOnAWorldSizeAboveOne) {
   T.Source.DistributedBackend = "nccl";
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runSingleRank, Ctx, Out), "");
+  EXPECT_EQ(run("N003", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out[0].Values.at("value"), "rank 2 of 4");
   EXPECT_EQ(Out[0].ImpactNs, 0);
@@ -162,6 +159,7 @@ TEST(SingleRankDetector, FiresOnAWorldSizeAboveOne) {
   // Three 5 ms all-reduces, [+4, +9) ms of each 10 ms step: 15 ms.
   EXPECT_NE(Out[0]
                 .Values.at("collectives")
+                .text()
                 .find("3 communication kernels "
                       "on this rank occupy 15 ms"),
             std::string::npos)
@@ -173,7 +171,7 @@ TEST(SingleRankDetector, ARankAboveZeroImpliesSeveralRanks) {
   T.Source.Rank = 1;
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runSingleRank, Ctx, Out), "");
+  EXPECT_EQ(run("N003", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out[0].Values.at("world"), "at least 2 (no world size given)");
 }
@@ -183,7 +181,7 @@ TEST(SingleRankDetector, CannotJudgeRankZeroOrCollectivesWithoutMetadata) {
   {
     TraceIndex Ctx(T);
     std::vector<rules::Detection> Out;
-    EXPECT_NE(run(rules::runSingleRank, Ctx, Out).find("no distributedInfo"),
+    EXPECT_NE(run("N003", Ctx, Out).find("no distributedInfo"),
               std::string::npos);
     EXPECT_TRUE(Out.empty());
   }
@@ -191,13 +189,13 @@ TEST(SingleRankDetector, CannotJudgeRankZeroOrCollectivesWithoutMetadata) {
   {
     TraceIndex Ctx(T);
     std::vector<rules::Detection> Out;
-    EXPECT_NE(run(rules::runSingleRank, Ctx, Out).find("rank 0 but gives no"),
+    EXPECT_NE(run("N003", Ctx, Out).find("rank 0 but gives no"),
               std::string::npos);
   }
   T.Source.WorldSize = 1;
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runSingleRank, Ctx, Out), "");
+  EXPECT_EQ(run("N003", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -239,7 +237,7 @@ TEST(LongSmallCollectiveDetector, ALongCollectiveWithFewBytesIsWaiting) {
   model::Trace T = allToAllTrace(24576);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runLongSmallCollective, Ctx, Out), "");
+  EXPECT_EQ(run("N002", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   const rules::Detection &D = Out.front();
   // Steps 2-4 are measured: three kernels, 24576 B / 4 ms = 0.006 GB/s.
@@ -257,7 +255,7 @@ TEST(LongSmallCollectiveDetector, ReadsThePayloadFromTheNcclRangeShapes) {
       allToAllTrace(-1, "[[6144], [3, 2]]", R"(["float", "long int"])");
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runLongSmallCollective, Ctx, Out), "");
+  EXPECT_EQ(run("N002", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out[0].Values.at("payload_from"),
             "the input shapes of its nccl:* range");
@@ -269,12 +267,12 @@ TEST(LongSmallCollectiveDetector, QuietWhenTheBytesExplainTheTime) {
   model::Trace T = allToAllTrace(8'000'000);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runLongSmallCollective, Ctx, Out), "");
+  EXPECT_EQ(run("N002", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
   // A tiny but short collective is latency, not waiting.
   model::Trace Short = allToAllTrace(64, "", "", 500 * Us);
   TraceIndex SCtx(Short);
-  EXPECT_EQ(run(rules::runLongSmallCollective, SCtx, Out), "");
+  EXPECT_EQ(run("N002", SCtx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -282,7 +280,7 @@ TEST(LongSmallCollectiveDetector, CannotJudgeWithoutAPayload) {
   model::Trace T = allToAllTrace(-1);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  std::string Why = run(rules::runLongSmallCollective, Ctx, Out);
+  std::string Why = run("N002", Ctx, Out);
   EXPECT_NE(Why.find("cannot judge: none of the 4 communication kernels"),
             std::string::npos)
       << Why;

@@ -5,7 +5,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DetectorTestSupport.h"
-#include "rules/detectors/BuiltinDetectors.h"
 #include "rules/detectors/DetectorSupport.h"
 
 #include "gtest/gtest.h"
@@ -57,7 +56,7 @@ TEST(DataLoaderStallDetector, FiresOnIdleDeviceInsideTheLoader) {
   // Steps 2-4 measured: the loader's 4 ms are all idle (the previous
   // kernel ended at 9.01 ms of the previous step): 4 ms, 40.0 % of 10 ms.
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runDataLoaderStall, Ctx, Out), "");
+  EXPECT_EQ(run("D001", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   const rules::Detection &D = Out.front();
   EXPECT_EQ(D.ImpactNs, 4 * Ms);
@@ -66,7 +65,8 @@ TEST(DataLoaderStallDetector, FiresOnIdleDeviceInsideTheLoader) {
   EXPECT_EQ(D.Values.at("busy_during"), "0.0 %");
   EXPECT_EQ(D.Values.at("calls_per_step"), "1");
   EXPECT_EQ(D.Values.at("loader_name"), Single);
-  EXPECT_NE(D.Values.at("change").find("num_workers=N"), std::string::npos);
+  EXPECT_NE(D.Values.at("change").text().find("num_workers=N"),
+            std::string::npos);
   EXPECT_EQ(D.Window, "steps 2-4");
   EXPECT_DOUBLE_EQ(D.Confidence, 0.8);
 }
@@ -78,14 +78,14 @@ TEST(DataLoaderStallDetector, CountsOnlyTheIdlePartOfTheLoader) {
   model::Trace T = loaderTrace(true);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runDataLoaderStall, Ctx, Out), "");
+  EXPECT_EQ(run("D001", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out[0].ImpactNs, 2490 * Us);
   EXPECT_EQ(Out[0].Values.at("share"), "24.9 %");
   EXPECT_EQ(Out[0].Values.at("busy_during"), "37.8 %");
   // Above the threshold 24.9 % is reported; at 25 % it is not.
   std::vector<rules::Detection> High;
-  run(rules::runDataLoaderStall, Ctx, High, {{"min-stall-share", 0.25}});
+  run("D001", Ctx, High, {{"min-stall-share", 0.25}});
   EXPECT_TRUE(High.empty());
 }
 
@@ -95,7 +95,7 @@ TEST(DataLoaderStallDetector, NestedFramesCountOnce) {
   model::Trace T = loaderTrace(false, ~0u, /*PythonFrame=*/true);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  run(rules::runDataLoaderStall, Ctx, Out);
+  run("D001", Ctx, Out);
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out[0].ImpactNs, 4 * Ms);
   EXPECT_EQ(Out[0].Values.at("calls_per_step"), "1");
@@ -119,9 +119,9 @@ TEST(DataLoaderStallDetector, IgnoresLoadersOnThreadsThatDoNotSubmit) {
     return M.finish();
   }();
   TraceIndex Ctx(T);
-  EXPECT_TRUE(rules::detect::dataLoaderEvents(Ctx).empty());
+  EXPECT_TRUE(Ctx.dataLoaderEvents().empty());
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runDataLoaderStall, Ctx, Out), "");
+  EXPECT_EQ(run("D001", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -135,7 +135,7 @@ TEST(DataLoaderStallDetector, CannotJudgeWithoutHostRanges) {
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  std::string Why = run(rules::runDataLoaderStall, Ctx, Out);
+  std::string Why = run("D001", Ctx, Out);
   EXPECT_EQ(Why.rfind("cannot judge: the trace has no framework ops", 0), 0u)
       << Why;
   EXPECT_TRUE(Out.empty());
@@ -151,9 +151,10 @@ TEST(DataLoaderStallDetector, RecognisesLoaderRanges) {
         "torch/utils/data/dataloader.py(419): _get_iterator", 40, 50);
   M.add(M.Host, EventKind::Op, "aten::add", 60, 70);
   model::Trace T = M.finish();
+  analysis::TraceIndex Ctx(T);
   std::vector<bool> Is;
   for (const model::Event &E : T.events(T.Lanes[0]))
-    Is.push_back(rules::detect::isDataLoaderRange(T, E));
+    Is.push_back(Ctx.isDataLoaderRange(E));
   EXPECT_EQ(Is, (std::vector<bool>{true, true, false, false}));
 }
 

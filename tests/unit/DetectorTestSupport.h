@@ -12,9 +12,15 @@
 
 #include "analysis/TraceIndex.h"
 #include "model/TraceBuilder.h"
+#include "rules/Catalogue.h"
 #include "rules/Detector.h"
+#include "rules/Engine.h"
 #include "rules/Finding.h"
 #include "rules/RuleSpec.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include "gtest/gtest.h"
 
 #include <cstdint>
 #include <string>
@@ -92,16 +98,47 @@ public:
   uint32_t Correlation = 0;
 };
 
-/// Runs a detector with the options given (others take the detector's
-/// fallbacks, which equal the TOML defaults).
-inline std::string run(rules::DetectorFn Fn, const analysis::TraceIndex &Ctx,
+/// The built-in catalogue, parsed once.
+inline const rules::Catalogue &builtinRules() {
+  static const rules::Catalogue Cat =
+      llvm::cantFail(rules::Catalogue::builtin());
+  return Cat;
+}
+
+/// Runs the built-in rule \p Code on \p Ctx as the engine does: its needs
+/// are checked first, and its options are its rule file's defaults with
+/// \p Opts over them (each must be an option of the rule). Returns "" when
+/// the rule judged the trace, else "cannot judge: WHY" or "not applicable:
+/// WHY".
+inline std::string run(llvm::StringRef Code, const analysis::TraceIndex &Ctx,
                        std::vector<rules::Detection> &Out,
                        std::vector<std::pair<std::string, double>> Opts = {}) {
-  rules::RuleSpec Spec;
-  rules::RuleOptions O;
-  for (auto &[K, V] : Opts)
+  const rules::RuleSpec *Spec = builtinRules().find(Code);
+  if (!Spec) {
+    ADD_FAILURE() << "no built-in rule " << Code.str();
+    return "no such rule";
+  }
+  rules::RuleOptions O(*Spec);
+  for (auto &[K, V] : Opts) {
+    if (!Spec->option(K))
+      ADD_FAILURE() << Code.str() << " has no option " << K;
     O.set(K, V);
-  return Fn(Ctx, Spec, O, Out);
+  }
+  std::vector<std::string> Missing;
+  for (rules::Need N : Spec->Needs)
+    if (std::string Why = rules::missingNeed(Ctx, N); !Why.empty())
+      Missing.push_back(Why);
+  if (!Missing.empty())
+    return "cannot judge: " + llvm::join(Missing, "; ");
+  rules::DetectorFn Fn = rules::findDetector(Spec->Sig.Detector);
+  if (!Fn) {
+    ADD_FAILURE() << Code.str() << ": no detector " << Spec->Sig.Detector;
+    return "no detector";
+  }
+  rules::Outcome R = Fn(Ctx, O, Out);
+  if (R.judged())
+    return "";
+  return (rules::skipKindName(R.kind()) + ": " + R.reason()).str();
 }
 
 } // namespace tracelint::testing

@@ -1,6 +1,5 @@
 //===- DeviceCopiesDetectorTest.cpp - M001 materialized copies ------------===//
 #include "DetectorTestSupport.h"
-#include "rules/detectors/BuiltinDetectors.h"
 
 #include "gtest/gtest.h"
 
@@ -42,7 +41,7 @@ TEST(DeviceCopiesDetector, FiresOnAMaterializedView) {
       copyTrace({"aten::reshape", "aten::clone", "aten::copy_"}, 100);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runDeviceCopies, Ctx, Out), "");
+  EXPECT_EQ(run("M001", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   const rules::Detection &D = Out.front();
   // 100 us of copies in 1000 us of busy time per step; steps 2-4.
@@ -58,7 +57,7 @@ TEST(DeviceCopiesDetector, ABareConversionIsLessCertain) {
       copyTrace({"aten::to", "aten::_to_copy", "aten::copy_"}, 100);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runDeviceCopies, Ctx, Out), "");
+  EXPECT_EQ(run("M001", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_DOUBLE_EQ(Out[0].Confidence, 0.5);
   EXPECT_FALSE(Out[0].ConfidenceNotes.empty());
@@ -70,7 +69,7 @@ TEST(DeviceCopiesDetector, QuietWhenCopiesAreNegligible) {
       copyTrace({"aten::contiguous", "aten::clone", "aten::copy_"}, 20);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runDeviceCopies, Ctx, Out), "");
+  EXPECT_EQ(run("M001", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -81,7 +80,7 @@ TEST(DeviceCopiesDetector, ACopyKernelOfAnotherOpIsNotAMaterialization) {
       "void at::native::(anonymous namespace)::CatArrayBatchedCopy<float>");
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runDeviceCopies, Ctx, Out), "");
+  EXPECT_EQ(run("M001", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -104,7 +103,7 @@ TEST(DeviceCopiesDetector, CountsDeviceToDeviceMemcpys) {
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runDeviceCopies, Ctx, Out), "");
+  EXPECT_EQ(run("M001", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out[0].Values.at("dtod"), "2");       // steps 2-3
   EXPECT_EQ(Out[0].Values.at("value"), "16.7 %"); // 100 of 600 us
@@ -121,8 +120,7 @@ TEST(DeviceCopiesDetector, QuietWhenCopiesAreNothingNextToTheStep) {
       copyTrace({"aten::reshape", "aten::clone", "aten::copy_"}, 100);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runDeviceCopies, Ctx, Out, {{"min-share-of-step", 0.1}}),
-            "");
+  EXPECT_EQ(run("M001", Ctx, Out, {{"min-share-of-step", 0.1}}), "");
   EXPECT_TRUE(Out.empty());
 }
 

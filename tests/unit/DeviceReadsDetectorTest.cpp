@@ -1,6 +1,5 @@
 //===- DeviceReadsDetectorTest.cpp - S003 and waitsGainBound --------------===//
 #include "DetectorTestSupport.h"
-#include "rules/detectors/BuiltinDetectors.h"
 #include "rules/detectors/DetectorSupport.h"
 
 #include "gtest/gtest.h"
@@ -48,7 +47,7 @@ TEST(DeviceReadsDetector, AnItemWithoutRuntimeCallsIsAValueRead) {
   });
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runDeviceReads, Ctx, Out), "");
+  EXPECT_EQ(run("S003", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   const rules::Detection &D = Out.front();
   EXPECT_EQ(D.Subject, "aten::item");
@@ -73,7 +72,7 @@ TEST(DeviceReadsDetector, ASynchronousDtoHCopyIsACopyRead) {
   });
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runDeviceReads, Ctx, Out), "");
+  EXPECT_EQ(run("S003", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out.front().Subject, "cudaMemcpy");
   EXPECT_EQ(Out.front().Values.at("copy_reads"), "3");
@@ -98,7 +97,7 @@ TEST(DeviceReadsDetector, ASyncInsideACopyToTheDeviceIsNotARead) {
   TraceIndex Ctx(T);
   ASSERT_FALSE(Ctx.hostWaits().empty());
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runDeviceReads, Ctx, Out), "");
+  EXPECT_EQ(run("S003", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -119,7 +118,7 @@ TEST(DeviceReadsDetector, ACpuCopyWithItsSyncCountsOnce) {
   });
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runDeviceReads, Ctx, Out), "");
+  EXPECT_EQ(run("S003", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out.front().Subject, "aten::to > aten::copy_");
   EXPECT_EQ(Out.front().Values.at("count"), "1");
@@ -145,7 +144,7 @@ TEST(DeviceReadsDetector, AReadThroughABusyDeviceIsInfo) {
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runDeviceReads, Ctx, Out), "");
+  EXPECT_EQ(run("S003", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out.front().ImpactNs, 10 * Us);
   ASSERT_TRUE(Out.front().SeverityOverride.has_value());
@@ -159,7 +158,7 @@ TEST(DeviceReadsDetector, ShortReadsStayQuiet) {
   });
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runDeviceReads, Ctx, Out), "");
+  EXPECT_EQ(run("S003", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -172,8 +171,7 @@ TEST(DeviceReadsDetector, CannotJudgeWithoutDeviceActivity) {
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_NE(run(rules::runDeviceReads, Ctx, Out).find("cannot judge"),
-            std::string::npos);
+  EXPECT_NE(run("S003", Ctx, Out).find("cannot judge"), std::string::npos);
 }
 
 TEST(WaitsGainBound, WaitsBeforeTheSameWorkShareOneGap) {
@@ -194,15 +192,12 @@ TEST(WaitsGainBound, WaitsBeforeTheSameWorkShareOneGap) {
   TraceIndex Ctx(T);
   ASSERT_EQ(Ctx.hostWaits().size(), 3u);
   llvm::ArrayRef<analysis::HostWait> W = Ctx.hostWaits();
-  EXPECT_EQ(rules::detect::waitsGainBound(Ctx, W, {0, 13 * Ms}),
-            5 * Ms + 500 * Us);
+  EXPECT_EQ(Ctx.waitsGainBound(W, {0, 13 * Ms}), 5 * Ms + 500 * Us);
   // The first two only, in a range that ends at 3 ms: 1 ms of the first
   // wait is inside it.
-  EXPECT_EQ(rules::detect::waitsGainBound(Ctx, W.take_front(2), {0, 3 * Ms}),
-            1 * Ms);
+  EXPECT_EQ(Ctx.waitsGainBound(W.take_front(2), {0, 3 * Ms}), 1 * Ms);
   // Only the second: min(3 ms, idle [5, 10) = 5 ms) = 3 ms.
-  EXPECT_EQ(rules::detect::waitsGainBound(Ctx, W.slice(1, 1), {0, 13 * Ms}),
-            3 * Ms);
+  EXPECT_EQ(Ctx.waitsGainBound(W.slice(1, 1), {0, 13 * Ms}), 3 * Ms);
 }
 
 } // namespace

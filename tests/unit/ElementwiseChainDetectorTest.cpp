@@ -1,6 +1,5 @@
 //===- ElementwiseChainDetectorTest.cpp - L005 unfused elementwise --------===//
 #include "DetectorTestSupport.h"
-#include "rules/detectors/BuiltinDetectors.h"
 #include "rules/detectors/KernelNames.h"
 
 #include "gtest/gtest.h"
@@ -68,7 +67,7 @@ std::vector<rules::Detection> detect(const model::Trace &T,
                                      std::string *Why = nullptr) {
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  std::string R = run(rules::runElementwiseChain, Ctx, Out);
+  std::string R = run("L005", Ctx, Out);
   if (Why)
     *Why = R;
   else
@@ -164,9 +163,7 @@ TEST(ElementwiseChainDetector, RespectsTheShareFloor) {
   model::Trace T = chainTrace();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(
-      run(rules::runElementwiseChain, Ctx, Out, {{"min-share-of-busy", 0.2}}),
-      "");
+  EXPECT_EQ(run("L005", Ctx, Out, {{"min-share-of-busy", 0.2}}), "");
   EXPECT_TRUE(Out.empty());
 }
 

@@ -128,7 +128,9 @@ std::vector<Detection> evaluate(const analysis::TraceIndex &Ctx,
                                 const RuleSpec &Spec,
                                 std::string *Why = nullptr) {
   std::vector<Detection> Out;
-  std::string Reason = evaluateSignature(Ctx, Spec, RuleOptions(Spec), Out);
+  Outcome R = evaluateSignature(Ctx, Spec, RuleOptions(Spec), Out);
+  std::string Reason =
+      R.judged() ? "" : (skipKindName(R.kind()) + ": " + R.reason()).str();
   if (Why)
     *Why = Reason;
   else
@@ -345,16 +347,16 @@ TEST(Evaluator, ThresholdAndBoundsFromOptions) {
   // 0.1 ms, the step-2 syncs 0.5 ms): 5 < 6.
   RuleOptions Opts(Spec);
   std::vector<Detection> Out;
-  EXPECT_EQ(evaluateSignature(Ctx, Spec, Opts, Out), "");
+  EXPECT_TRUE(evaluateSignature(Ctx, Spec, Opts, Out).judged());
   EXPECT_TRUE(Out.empty());
   Opts.set("limit", 5.0);
-  EXPECT_EQ(evaluateSignature(Ctx, Spec, Opts, Out), "");
+  EXPECT_TRUE(evaluateSignature(Ctx, Spec, Opts, Out).judged());
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out[0].Values["count"], "5");
   Opts.set("min-wait", double(500 * Us));
   Out.clear();
   Opts.set("limit", 11.0);
-  EXPECT_EQ(evaluateSignature(Ctx, Spec, Opts, Out), "");
+  EXPECT_TRUE(evaluateSignature(Ctx, Spec, Opts, Out).judged());
   EXPECT_TRUE(Out.empty()); // 10 syncs of at least 0.5 ms
 }
 
@@ -393,15 +395,15 @@ TEST(Engine, NeedsBecomeSkippedRulesWithReasons) {
   ASSERT_EQ(R.Skipped.size(), 3u);
   EXPECT_EQ(R.Skipped[0].Code, "X001");
   EXPECT_EQ(R.Skipped[0].Reason,
-            "cannot judge: the trace has no step markers; call prof.step() "
+            "the trace has no step markers; call prof.step() "
             "once per iteration (ProfilerStep#N ranges)");
   EXPECT_EQ(R.Skipped[1].Reason,
-            "cannot judge: the trace has kernel launch calls but no device "
+            "the trace has kernel launch calls but no device "
             "activity (no kernels, copies or memsets were captured); record "
             "it with ProfilerActivity.CUDA and check that the device buffers "
             "were not lost");
   EXPECT_EQ(R.Skipped[2].Reason,
-            "cannot judge: the trace has no operator input shapes; profile "
+            "the trace has no operator input shapes; profile "
             "with record_shapes=True; the trace has no memory events; "
             "profile with profile_memory=True");
   EXPECT_EQ(R.QualityNotes,
@@ -443,8 +445,8 @@ TEST(Engine, FindingsAreRenderedAndPenalisedForTraceQuality) {
 }
 
 // A detector table of the test's own.
-std::string detectA(const analysis::TraceIndex &, const RuleSpec &,
-                    const RuleOptions &Opts, std::vector<Detection> &Out) {
+Outcome detectA(const analysis::TraceIndex &, const RuleOptions &Opts,
+                std::vector<Detection> &Out) {
   // Scores (impact x confidence): 4e6 x 0.5 = 2e6 ("b"), 2e6 x 1 = 2e6 ("a"),
   // 1e9 x 0.1 (impact clipped to the 10 ms target: 1e6).
   Detection D;
@@ -463,20 +465,20 @@ std::string detectA(const analysis::TraceIndex &, const RuleSpec &,
   D.Values["impact"] = "set by the detector";
   Out.push_back(D);
   (void)Opts;
-  return "";
+  return Outcome::ran();
 }
-std::string detectB(const analysis::TraceIndex &, const RuleSpec &,
-                    const RuleOptions &, std::vector<Detection> &Out) {
+Outcome detectB(const analysis::TraceIndex &, const RuleOptions &,
+                std::vector<Detection> &Out) {
   Detection D;
   D.ImpactNs = 4 * Ms;
   D.Confidence = 0.5;
   D.Subject = "a";
   Out.push_back(D);
-  return "";
+  return Outcome::ran();
 }
-std::string detectNothing(const analysis::TraceIndex &, const RuleSpec &,
-                          const RuleOptions &, std::vector<Detection> &) {
-  return "the trace has no collectives";
+Outcome detectNothing(const analysis::TraceIndex &, const RuleOptions &,
+                      std::vector<Detection> &) {
+  return Outcome::cannotJudge("the trace has no collectives");
 }
 
 DetectorFn testDetectors(llvm::StringRef Name) {
@@ -521,14 +523,14 @@ TEST(Engine, RankingByScoreThenCodeThenSubject) {
   EXPECT_DOUBLE_EQ(R.Findings[3].ImpactShare, 1.0);
   EXPECT_EQ(R.Findings[3].Hypothesis,
             "huge costs up to set by the detector of the median step time "
-            "10.000 ms (3 steps)");
+            "10 ms (3 steps)");
   EXPECT_EQ(R.Findings[0].Hypothesis, "a costs up to 2 ms of the median step "
-                                      "time 10.000 ms (3 steps)");
+                                      "time 10 ms (3 steps)");
   EXPECT_EQ(R.Findings[0].Next.Change, "change a");
   EXPECT_EQ(R.Findings[0].Sev, Severity::Info); // the detection's override
   ASSERT_EQ(R.Skipped.size(), 2u);
-  EXPECT_EQ(R.Skipped[0].Reason, "cannot judge: the trace has no collectives");
-  EXPECT_EQ(R.Skipped[1].Reason, "cannot judge: detector 'not-built-in' is "
+  EXPECT_EQ(R.Skipped[0].Reason, "the trace has no collectives");
+  EXPECT_EQ(R.Skipped[1].Reason, "detector 'not-built-in' is "
                                  "not built into this binary");
   // The configuration's severity wins over the detection's.
   auto Cfg2 = Config::parse("[rules.L001]\nseverity = \"error\"\n",
@@ -545,7 +547,8 @@ TEST(Engine, RankingByScoreThenCodeThenSubject) {
 }
 
 TEST(Engine, RenderTemplate) {
-  std::map<std::string, std::string> V = {{"value", "3 ms"}, {"n", "2"}};
+  std::map<std::string, Value> V = {{"value", Value::duration(3 * Ms)},
+                                    {"n", Value::count(2)}};
   EXPECT_EQ(renderTemplate("waits {value} in {n} steps", V),
             "waits 3 ms in 2 steps");
   EXPECT_EQ(renderTemplate("{unknown} stays, {value}", V),
@@ -607,14 +610,13 @@ model::Trace launchToy() {
   return B.finish();
 }
 
-std::string detectLaunchBlame(const analysis::TraceIndex &, const RuleSpec &,
-                              const RuleOptions &,
-                              std::vector<Detection> &Out) {
+Outcome detectLaunchBlame(const analysis::TraceIndex &, const RuleOptions &,
+                          std::vector<Detection> &Out) {
   Detection D;
   D.ImpactNs = 4 * Ms; // the detector's own, looser bound
   D.Subject = "launches";
   Out.push_back(D);
-  return "";
+  return Outcome::ran();
 }
 
 DetectorFn launchBlameDetectors(llvm::StringRef Name) {
@@ -636,7 +638,7 @@ TEST(Engine, ImpactIsCappedByTheCriticalPath) {
   EXPECT_EQ(R.Findings[0].ImpactNs, 1 * Ms);
   EXPECT_EQ(R.Findings[0].PathQuery, "launch");
   EXPECT_EQ(R.Findings[0].Hypothesis,
-            "launches costs up to 1 ms of the median step time 5.000 ms "
+            "launches costs up to 1 ms of the median step time 5 ms "
             "(1 steps)");
   ASSERT_FALSE(R.Findings[0].Evidence.empty());
   EXPECT_EQ(R.Findings[0].Evidence.back(),

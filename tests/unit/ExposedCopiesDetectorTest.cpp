@@ -1,6 +1,5 @@
 //===- ExposedCopiesDetectorTest.cpp - M003 exposed HtoD copies -----------===//
 #include "DetectorTestSupport.h"
-#include "rules/detectors/BuiltinDetectors.h"
 
 #include "gtest/gtest.h"
 
@@ -38,7 +37,7 @@ TEST(ExposedCopiesDetector, ACopyBeforeTheKernelIsExposed) {
   model::Trace T = copyTrace(7, 300 * Us);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runExposedCopies, Ctx, Out), "");
+  EXPECT_EQ(run("M003", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out.front().ImpactNs, 1 * Ms);
   EXPECT_EQ(Out.front().Values.at("on_compute"), "3");
@@ -50,7 +49,7 @@ TEST(ExposedCopiesDetector, OnlyTheUnoverlappedPartCounts) {
   model::Trace T = copyTrace(9, 1 * Ms);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runExposedCopies, Ctx, Out), "");
+  EXPECT_EQ(run("M003", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out.front().ImpactNs, 500 * Us);
   EXPECT_EQ(Out.front().Values.at("on_compute"), "0");
@@ -61,7 +60,7 @@ TEST(ExposedCopiesDetector, AnOverlappedCopyIsQuiet) {
   model::Trace T = copyTrace(9, 2 * Ms);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runExposedCopies, Ctx, Out), "");
+  EXPECT_EQ(run("M003", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 

@@ -1,6 +1,5 @@
 //===- Fp32SimtMatmulDetectorTest.cpp - K001 and kernel-name classes ------===//
 #include "DetectorTestSupport.h"
-#include "rules/detectors/BuiltinDetectors.h"
 #include "rules/detectors/KernelNames.h"
 
 #include "gtest/gtest.h"
@@ -135,7 +134,7 @@ TEST(Fp32SimtMatmulDetector, FiresOnAVoltaSgemm) {
   T.Devices.push_back(device(7, 0, "Tesla V100-SXM2-32GB"));
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runFp32SimtMatmul, Ctx, Out), "");
+  EXPECT_EQ(run("K001", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   const rules::Detection &D = Out.front();
   // 900 of 1200 us busy per step, steps 2-4.
@@ -145,7 +144,8 @@ TEST(Fp32SimtMatmulDetector, FiresOnAVoltaSgemm) {
   EXPECT_EQ(D.Values.at("top_op"), "aten::mm");
   EXPECT_EQ(D.Values.at("capability"), "compute capability 7.0");
   // Volta tensor cores take fp16 only: the advice is fp16 autocast.
-  EXPECT_NE(D.Values.at("change").find("torch.float16"), std::string::npos);
+  EXPECT_NE(D.Values.at("change").text().find("torch.float16"),
+            std::string::npos);
   EXPECT_DOUBLE_EQ(D.Confidence, 0.6);
 }
 
@@ -154,10 +154,11 @@ TEST(Fp32SimtMatmulDetector, AmpereGetsTF32Advice) {
   T.Devices.push_back(device(8, 0, "NVIDIA A100-SXM4-40GB"));
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runFp32SimtMatmul, Ctx, Out), "");
+  EXPECT_EQ(run("K001", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
-  EXPECT_NE(Out[0].Values.at("change").find("set_float32_matmul_precision"),
-            std::string::npos);
+  EXPECT_NE(
+      Out[0].Values.at("change").text().find("set_float32_matmul_precision"),
+      std::string::npos);
 }
 
 TEST(Fp32SimtMatmulDetector, QuietWithoutTensorCores) {
@@ -165,7 +166,7 @@ TEST(Fp32SimtMatmulDetector, QuietWithoutTensorCores) {
   T.Devices.push_back(device(6, 0, "Tesla P100-PCIE-16GB"));
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runFp32SimtMatmul, Ctx, Out), "");
+  EXPECT_EQ(run("K001", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -175,7 +176,7 @@ TEST(Fp32SimtMatmulDetector, QuietOnTensorCoreKernels) {
   T.Devices.push_back(device(8, 0, "NVIDIA A100-SXM4-40GB"));
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runFp32SimtMatmul, Ctx, Out), "");
+  EXPECT_EQ(run("K001", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -185,7 +186,7 @@ TEST(Fp32SimtMatmulDetector, QuietUnderTheBusyShare) {
   T.Devices.push_back(device(8, 0, "NVIDIA A100-SXM4-40GB"));
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runFp32SimtMatmul, Ctx, Out), "");
+  EXPECT_EQ(run("K001", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -193,7 +194,7 @@ TEST(Fp32SimtMatmulDetector, CannotJudgeWithoutDeviceProperties) {
   model::Trace T = gemmTrace("ampere_sgemm_128x64_nn");
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  std::string Why = run(rules::runFp32SimtMatmul, Ctx, Out);
+  std::string Why = run("K001", Ctx, Out);
   EXPECT_TRUE(llvm::StringRef(Why).startswith("cannot judge: 4 FP32 SIMT"))
       << Why;
   EXPECT_TRUE(Out.empty());
@@ -207,7 +208,7 @@ TEST(Fp32SimtMatmulDetector, TF32ElsewhereLowersConfidence) {
   T.Devices.push_back(device(8, 0, "NVIDIA A100-SXM4-40GB"));
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runFp32SimtMatmul, Ctx, Out), "");
+  EXPECT_EQ(run("K001", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_DOUBLE_EQ(Out[0].Confidence, 0.4);
   EXPECT_FALSE(Out[0].ConfidenceNotes.empty());
@@ -219,16 +220,17 @@ TEST(Fp32SimtMatmulDetector, AmdNeedsMfmaEvidence) {
   T.Devices.push_back(device(9, 0, "AMD Instinct MI250X"));
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  std::string Why = run(rules::runFp32SimtMatmul, Ctx, Out);
+  std::string Why = run("K001", Ctx, Out);
   EXPECT_TRUE(llvm::StringRef(Why).startswith("cannot judge")) << Why;
 
   model::Trace T2 =
       gemmTrace(Simt, 900, "Cijk_Alik_Bljk_BBS_BH_MT64x64x64_MI16x16x16x1_SN");
   T2.Devices.push_back(device(9, 0, "AMD Instinct MI250X"));
   TraceIndex Ctx2(T2);
-  EXPECT_EQ(run(rules::runFp32SimtMatmul, Ctx2, Out), "");
+  EXPECT_EQ(run("K001", Ctx2, Out), "");
   ASSERT_EQ(Out.size(), 1u);
-  EXPECT_NE(Out[0].Values.at("change").find("bfloat16"), std::string::npos);
+  EXPECT_NE(Out[0].Values.at("change").text().find("bfloat16"),
+            std::string::npos);
 }
 
 } // namespace

@@ -1,6 +1,5 @@
 //===- GraphBreaksDetectorTest.cpp - C002 graph breaks in the hot path ----===//
 #include "DetectorTestSupport.h"
-#include "rules/detectors/BuiltinDetectors.h"
 
 #include "gtest/gtest.h"
 
@@ -52,7 +51,7 @@ TEST(GraphBreaksDetector, FiresOnANestedResumeRegion) {
   model::Trace T = trace(Shape::Break);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runGraphBreaks, Ctx, Out), "");
+  EXPECT_EQ(run("C002", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   const rules::Detection &D = Out.front();
   // Idle inside [100, 3100): 20 + 120 + 130 + 280 = 550 us; with the eager
@@ -70,7 +69,7 @@ TEST(GraphBreaksDetector, QuietOnAFunctionCalledTwice) {
   model::Trace T = trace(Shape::Sequential);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runGraphBreaks, Ctx, Out), "");
+  EXPECT_EQ(run("C002", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -78,7 +77,7 @@ TEST(GraphBreaksDetector, QuietOnOneGraph) {
   model::Trace T = trace(Shape::Single);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runGraphBreaks, Ctx, Out), "");
+  EXPECT_EQ(run("C002", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -87,8 +86,7 @@ TEST(GraphBreaksDetector, UnderTheStepShareIsQuiet) {
   model::Trace T = trace(Shape::Break);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runGraphBreaks, Ctx, Out, {{"min-share-of-step", 0.1}}),
-            "");
+  EXPECT_EQ(run("C002", Ctx, Out, {{"min-share-of-step", 0.1}}), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -98,7 +96,7 @@ TEST(GraphBreaksDetector, WholeWindowWithoutSteps) {
   model::Trace T = trace(Shape::Break, /*Steps=*/false);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runGraphBreaks, Ctx, Out), "");
+  EXPECT_EQ(run("C002", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out[0].Values.at("breaks"), "4");
   EXPECT_EQ(Out[0].ImpactNs, 2400 * Us);

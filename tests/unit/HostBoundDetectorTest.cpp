@@ -5,7 +5,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DetectorTestSupport.h"
-#include "rules/detectors/BuiltinDetectors.h"
 #include "rules/detectors/DetectorSupport.h"
 
 #include "gtest/gtest.h"
@@ -46,7 +45,7 @@ TEST(HostBoundDetector, FiresWithTheOpThatHeldTheHost) {
   model::Trace T = hostWorkTrace(EventKind::Op, "aten::sort");
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runHostBoundGaps, Ctx, Out), "");
+  EXPECT_EQ(run("L002", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   const rules::Detection &D = Out.front();
   // 1000 us of a 2 ms step; by innermost op: aten::sort [300, 1260) = 960,
@@ -62,7 +61,7 @@ TEST(HostBoundDetector, FiresWithTheOpThatHeldTheHost) {
   EXPECT_DOUBLE_EQ(D.Confidence, 0.7);
   // A higher bar than 50 % is not met.
   std::vector<rules::Detection> High;
-  run(rules::runHostBoundGaps, Ctx, High, {{"min-idle-share", 0.51}});
+  run("L002", Ctx, High, {{"min-idle-share", 0.51}});
   EXPECT_TRUE(High.empty());
 }
 
@@ -74,10 +73,10 @@ TEST(HostBoundDetector, LeavesDataLoaderTimeToD001) {
       "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runHostBoundGaps, Ctx, Out), "");
+  EXPECT_EQ(run("L002", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
   std::vector<rules::Detection> Low;
-  run(rules::runHostBoundGaps, Ctx, Low, {{"min-idle-share", 0.01}});
+  run("L002", Ctx, Low, {{"min-idle-share", 0.01}});
   ASSERT_EQ(Low.size(), 1u);
   EXPECT_EQ(Low[0].ImpactNs, 40 * Us);
   EXPECT_EQ(Low[0].Values.at("loader_idle"), "960 us");
@@ -89,7 +88,7 @@ TEST(HostBoundDetector, LeavesRuntimeCallsToOtherRules) {
   model::Trace T = hostWorkTrace(EventKind::Runtime, "cudaMalloc");
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  run(rules::runHostBoundGaps, Ctx, Out);
+  run("L002", Ctx, Out);
   EXPECT_TRUE(Out.empty());
 }
 
@@ -110,7 +109,7 @@ TEST(HostBoundDetector, QuietOnLaunchOverhead) {
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runHostBoundGaps, Ctx, Out), "");
+  EXPECT_EQ(run("L002", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -123,7 +122,7 @@ TEST(HostBoundDetector, CannotJudgeWithoutCorrelation) {
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  std::string Why = run(rules::runHostBoundGaps, Ctx, Out);
+  std::string Why = run("L002", Ctx, Out);
   EXPECT_EQ(Why.rfind("cannot judge: no device work is linked", 0), 0u) << Why;
 }
 

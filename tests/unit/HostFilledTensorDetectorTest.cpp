@@ -1,6 +1,5 @@
 //===- HostFilledTensorDetectorTest.cpp - M006 host-filled tensors --------===//
 #include "DetectorTestSupport.h"
-#include "rules/detectors/BuiltinDetectors.h"
 
 #include "gtest/gtest.h"
 
@@ -78,7 +77,7 @@ TEST(HostFilledTensorDetector, FiresOnAHostFactoryFollowedByACopy) {
   model::Trace T = stepsTrace({});
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runHostFilledTensor, Ctx, Out), "");
+  EXPECT_EQ(run("M006", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   const rules::Detection &D = Out.front();
   // Host 100 + 90 us, device copy 10 us: 200 us per step.
@@ -93,10 +92,10 @@ TEST(HostFilledTensorDetector, FiresOnAHostFactoryFollowedByACopy) {
   EXPECT_EQ(D.ImpactNs, 165 * Us);
   EXPECT_EQ(D.Subject, "aten::arange then aten::to at the top level");
   EXPECT_DOUBLE_EQ(D.Confidence, 0.5); // linked by order alone
-  EXPECT_EQ(
-      D.Values.at("linked").rfind("3 of 3 pairs are linked by order alone", 0),
-      0u);
-  EXPECT_NE(D.Values.at("remedy").find("device="), std::string::npos);
+  EXPECT_EQ(D.Values.at("linked").text().rfind(
+                "3 of 3 pairs are linked by order alone", 0),
+            0u);
+  EXPECT_NE(D.Values.at("remedy").text().find("device="), std::string::npos);
   EXPECT_FALSE(D.SeverityOverride.has_value());
   ASSERT_EQ(D.PathQuery.Names.size(), 2u);
   EXPECT_EQ(D.PathQuery.Names[0], "aten::arange");
@@ -112,12 +111,13 @@ TEST(HostFilledTensorDetector, MatchingShapesConfirmTheLink) {
   model::Trace T = stepsTrace(L);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runHostFilledTensor, Ctx, Out), "");
+  EXPECT_EQ(run("M006", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_DOUBLE_EQ(Out.front().Confidence, 0.7);
   EXPECT_EQ(Out.front().Values.at("linked"), "every pair's shapes match");
-  EXPECT_NE(Out.front().Values.at("remedy").find("values come from the host"),
-            std::string::npos);
+  EXPECT_NE(
+      Out.front().Values.at("remedy").text().find("values come from the host"),
+      std::string::npos);
 }
 
 TEST(HostFilledTensorDetector, DifferentShapesBreakTheLink) {
@@ -128,7 +128,7 @@ TEST(HostFilledTensorDetector, DifferentShapesBreakTheLink) {
   model::Trace T = stepsTrace(L);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runHostFilledTensor, Ctx, Out), "");
+  EXPECT_EQ(run("M006", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -141,7 +141,7 @@ TEST(HostFilledTensorDetector, AGeneratedFillShowsItsShapeThroughItsFill) {
   model::Trace T = stepsTrace(L);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runHostFilledTensor, Ctx, Out), "");
+  EXPECT_EQ(run("M006", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_DOUBLE_EQ(Out.front().Confidence, 0.7);
 
@@ -151,7 +151,7 @@ TEST(HostFilledTensorDetector, AGeneratedFillShowsItsShapeThroughItsFill) {
   model::Trace T2 = stepsTrace(L);
   TraceIndex Ctx2(T2);
   Out.clear();
-  EXPECT_EQ(run(rules::runHostFilledTensor, Ctx2, Out), "");
+  EXPECT_EQ(run("M006", Ctx2, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -161,7 +161,7 @@ TEST(HostFilledTensorDetector, ABatchFromTheDataLoaderBreaksTheLink) {
   model::Trace T = stepsTrace(L);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runHostFilledTensor, Ctx, Out), "");
+  EXPECT_EQ(run("M006", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -171,7 +171,7 @@ TEST(HostFilledTensorDetector, AFactoryOnTheDeviceIsQuiet) {
   model::Trace T = stepsTrace(L);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runHostFilledTensor, Ctx, Out), "");
+  EXPECT_EQ(run("M006", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -181,11 +181,10 @@ TEST(HostFilledTensorDetector, TooManyOpsBetweenOrAnotherContainerAreQuiet) {
   model::Trace T = stepsTrace(Far);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runHostFilledTensor, Ctx, Out), "");
+  EXPECT_EQ(run("M006", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
   // The option widens the search.
-  EXPECT_EQ(run(rules::runHostFilledTensor, Ctx, Out, {{"max-ops-between", 3}}),
-            "");
+  EXPECT_EQ(run("M006", Ctx, Out, {{"max-ops-between", 3}}), "");
   EXPECT_EQ(Out.size(), 1u);
 
   Layout Apart;
@@ -193,7 +192,7 @@ TEST(HostFilledTensorDetector, TooManyOpsBetweenOrAnotherContainerAreQuiet) {
   model::Trace T2 = stepsTrace(Apart);
   TraceIndex Ctx2(T2);
   Out.clear();
-  EXPECT_EQ(run(rules::runHostFilledTensor, Ctx2, Out), "");
+  EXPECT_EQ(run("M006", Ctx2, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -202,11 +201,9 @@ TEST(HostFilledTensorDetector, UnderTheShareFloorItIsQuiet) {
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   // 200 us is 10 % of the 2 ms step.
-  EXPECT_EQ(
-      run(rules::runHostFilledTensor, Ctx, Out, {{"min-share-of-step", 0.11}}),
-      "");
+  EXPECT_EQ(run("M006", Ctx, Out, {{"min-share-of-step", 0.11}}), "");
   EXPECT_TRUE(Out.empty());
-  EXPECT_EQ(run(rules::runHostFilledTensor, Ctx, Out,
+  EXPECT_EQ(run("M006", Ctx, Out,
                 {{"min-share-of-step", 0.09}, {"min-gain-share", 0.09}}),
             "");
   ASSERT_EQ(Out.size(), 1u);
@@ -226,7 +223,7 @@ TEST(HostFilledTensorDetector, WithoutFrameworkOpsItCannotJudge) {
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_NE(run(rules::runHostFilledTensor, Ctx, Out)
+  EXPECT_NE(run("M006", Ctx, Out)
                 .find("cannot judge: the trace records no framework ops"),
             std::string::npos);
 }

@@ -1,6 +1,5 @@
 //===- InputTransferDetectorTest.cpp - D002 sync input transfer -----------===//
 #include "DetectorTestSupport.h"
-#include "rules/detectors/BuiltinDetectors.h"
 
 #include "gtest/gtest.h"
 
@@ -61,7 +60,7 @@ TEST(InputTransferDetector, AWaitAfterAPinnedCopyFires) {
   model::Trace T = transferTrace(Variant::Synced);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runSyncInputTransfer, Ctx, Out), "");
+  EXPECT_EQ(run("D002", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   // The wait [0.22, 1.42) is 1.2 ms; the device is idle from the copy's end
   // (1.41) to the kernel (2.01): 0.6 ms.
@@ -76,7 +75,7 @@ TEST(InputTransferDetector, ANonBlockingCopyIsQuiet) {
   model::Trace T = transferTrace(Variant::NonBlocking);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runSyncInputTransfer, Ctx, Out), "");
+  EXPECT_EQ(run("D002", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -86,7 +85,7 @@ TEST(InputTransferDetector, PageableStagingIsLeftToM002) {
   model::Trace T = transferTrace(Variant::Pageable);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runSyncInputTransfer, Ctx, Out), "");
+  EXPECT_EQ(run("D002", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -96,13 +95,11 @@ TEST(InputTransferDetector, ASyncAfterAPageableCopyCountsOnlyItsOwnPart) {
   model::Trace T = transferTrace(Variant::PageableSynced);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runSyncInputTransfer, Ctx, Out), "");
+  EXPECT_EQ(run("D002", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
   // With a threshold of zero, nothing positive is left to report either.
   Out.clear();
-  EXPECT_EQ(
-      run(rules::runSyncInputTransfer, Ctx, Out, {{"min-share-of-step", 0.0}}),
-      "");
+  EXPECT_EQ(run("D002", Ctx, Out, {{"min-share-of-step", 0.0}}), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -110,9 +107,7 @@ TEST(InputTransferDetector, TheThresholdDecides) {
   model::Trace T = transferTrace(Variant::Synced);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(
-      run(rules::runSyncInputTransfer, Ctx, Out, {{"min-share-of-step", 0.07}}),
-      "");
+  EXPECT_EQ(run("D002", Ctx, Out, {{"min-share-of-step", 0.07}}), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -120,9 +115,9 @@ TEST(InputTransferDetector, CannotJudgeWithoutSteps) {
   model::Trace T = transferTrace(Variant::Synced, /*Steps=*/false);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_NE(run(rules::runSyncInputTransfer, Ctx, Out)
-                .find("cannot judge: the trace has no step markers"),
-            std::string::npos);
+  EXPECT_NE(
+      run("D002", Ctx, Out).find("cannot judge: the trace has no step markers"),
+      std::string::npos);
   EXPECT_TRUE(Out.empty());
 }
 
@@ -130,8 +125,7 @@ TEST(InputTransferDetector, CannotJudgeCopiesWithoutDirection) {
   model::Trace T = transferTrace(Variant::Synced, true, /*Directed=*/false);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_NE(run(rules::runSyncInputTransfer, Ctx, Out)
-                .find("do not say their direction"),
+  EXPECT_NE(run("D002", Ctx, Out).find("do not say their direction"),
             std::string::npos);
   EXPECT_TRUE(Out.empty());
 }

@@ -82,7 +82,7 @@ struct Fixture {
     EXPECT_FALSE(bool(Cat.add(makeRule())));
     Result = rules::runRules(Ctx, Cat, rules::Config(), "t.json");
   }
-  LintedTrace linted() { return LintedTrace{"t.json", Ctx, Stats, Result}; }
+  LintedTrace linted() { return LintedTrace{"t.json", T, Stats, Result}; }
 };
 
 TEST(LintReport, TextStartsWithTheTargetAndRanksFindings) {
@@ -93,7 +93,7 @@ TEST(LintReport, TextStartsWithTheTargetAndRanksFindings) {
   OS.flush();
   // The header in order: input, producer, target, devices.
   size_t Input = Out.find("tracelint lint: t.json\n");
-  size_t Target = Out.find("target      median step time 10.000 ms (2 steps)");
+  size_t Target = Out.find("target      median step time 10 ms (2 steps)");
   size_t Devices = Out.find("devices     device 0: busy 4 ms");
   // Confidence 0.6, lowered x0.8 because the window holds only two steps.
   size_t First = Out.find("1. X001 [any-kernel] warning, confidence 0.48, "
@@ -148,7 +148,7 @@ TEST(LintReport, JsonDocumentIsValidAndComplete) {
   ASSERT_TRUE(bool(V)) << llvm::toString(V.takeError()) << "\n" << Out;
   const llvm::json::Object *Doc = V->getAsObject();
   ASSERT_TRUE(Doc);
-  EXPECT_EQ(Doc->getInteger("version"), int64_t(1));
+  EXPECT_EQ(Doc->getInteger("version"), int64_t(2));
   const llvm::json::Array *Results = Doc->getArray("results");
   ASSERT_TRUE(Results && Results->size() == 1);
   const llvm::json::Object *R = (*Results)[0].getAsObject();
@@ -163,6 +163,15 @@ TEST(LintReport, JsonDocumentIsValidAndComplete) {
   EXPECT_EQ(Finding->getObject("experiment")->getString("refuted_if"),
             llvm::StringRef("nothing changes"));
   EXPECT_EQ(Finding->getArray("examples")->size(), 1u);
+  // The texts' values travel as numbers, each with how the text shows it.
+  const llvm::json::Object *Values = Finding->getObject("values");
+  ASSERT_TRUE(Values);
+  EXPECT_EQ(Values->getObject("impact")->getInteger("ns"), 4 * Ms);
+  EXPECT_EQ(Values->getObject("impact")->getString("text"),
+            llvm::StringRef("4 ms"));
+  ASSERT_TRUE(Values->getObject("count"));
+  EXPECT_TRUE(Values->getObject("count")->getInteger("count").hasValue());
+  EXPECT_TRUE(Values->getObject("impact_share")->getNumber("share"));
   EXPECT_EQ(Doc->getArray("errors")->size(), 1u);
 }
 

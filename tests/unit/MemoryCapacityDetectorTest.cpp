@@ -1,6 +1,5 @@
 //===- MemoryCapacityDetectorTest.cpp - M005 memory near capacity ---------===//
 #include "DetectorTestSupport.h"
-#include "rules/detectors/BuiltinDetectors.h"
 
 #include "gtest/gtest.h"
 
@@ -68,7 +67,7 @@ TEST(MemoryCapacityDetector, FiresOnRetriesNearCapacity) {
   model::Trace T = memoryTrace({});
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runMemoryNearCapacity, Ctx, Out), "");
+  EXPECT_EQ(run("M005", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   const rules::Detection &D = Out.front();
   EXPECT_EQ(D.Values.at("share"), "94.6 %");
@@ -86,7 +85,7 @@ TEST(MemoryCapacityDetector, NearCapacityWithoutRetriesIsARiskAtInfo) {
   model::Trace T = memoryTrace(L);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runMemoryNearCapacity, Ctx, Out), "");
+  EXPECT_EQ(run("M005", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out.front().ImpactNs, 0);
   EXPECT_EQ(Out.front().SeverityOverride, rules::Severity::Info);
@@ -99,7 +98,7 @@ TEST(MemoryCapacityDetector, RoomAndNoRetriesIsQuiet) {
   model::Trace T = memoryTrace(L);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runMemoryNearCapacity, Ctx, Out), "");
+  EXPECT_EQ(run("M005", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -110,7 +109,7 @@ TEST(MemoryCapacityDetector, OneFreeIsNotARetry) {
   model::Trace T = memoryTrace(L);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runMemoryNearCapacity, Ctx, Out), "");
+  EXPECT_EQ(run("M005", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -121,7 +120,7 @@ TEST(MemoryCapacityDetector, RetriesFireBelowTheThreshold) {
   model::Trace T = memoryTrace(L);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runMemoryNearCapacity, Ctx, Out), "");
+  EXPECT_EQ(run("M005", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out.front().Values.at("share"), "70.9 %");
 }
@@ -132,7 +131,7 @@ TEST(MemoryCapacityDetector, CannotJudgeWithoutMemoryEventsAndCountsRetries) {
   model::Trace T = memoryTrace(L);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  std::string Why = run(rules::runMemoryNearCapacity, Ctx, Out);
+  std::string Why = run("M005", Ctx, Out);
   EXPECT_NE(Why.find("no memory events; profile with profile_memory=True"),
             std::string::npos)
       << Why;
@@ -145,7 +144,7 @@ TEST(MemoryCapacityDetector, CannotJudgeHostMemoryOnly) {
   model::Trace T = memoryTrace(L);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  std::string Why = run(rules::runMemoryNearCapacity, Ctx, Out);
+  std::string Why = run("M005", Ctx, Out);
   EXPECT_NE(Why.find("all host (CPU) memory"), std::string::npos) << Why;
 }
 
@@ -155,7 +154,7 @@ TEST(MemoryCapacityDetector, CannotJudgeWithoutCapacity) {
   model::Trace T = memoryTrace(L);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  std::string Why = run(rules::runMemoryNearCapacity, Ctx, Out);
+  std::string Why = run("M005", Ctx, Out);
   EXPECT_NE(Why.find("does not give the memory capacity of device 0"),
             std::string::npos)
       << Why;

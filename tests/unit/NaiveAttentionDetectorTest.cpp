@@ -1,6 +1,5 @@
 //===- NaiveAttentionDetectorTest.cpp - K002 unfused attention ------------===//
 #include "DetectorTestSupport.h"
-#include "rules/detectors/BuiltinDetectors.h"
 
 #include "gtest/gtest.h"
 
@@ -46,7 +45,7 @@ TEST(NaiveAttentionDetector, FiresOnProductSoftmaxProduct) {
   model::Trace T = attentionTrace();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runNaiveAttention, Ctx, Out), "");
+  EXPECT_EQ(run("K002", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   const rules::Detection &D = Out.front();
   // Steps 2-4: 450 of 1000 us busy per step.
@@ -66,7 +65,7 @@ TEST(NaiveAttentionDetector, QuietWithoutASecondProduct) {
   model::Trace T = attentionTrace("aten::matmul", "aten::softmax", "aten::add");
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runNaiveAttention, Ctx, Out), "");
+  EXPECT_EQ(run("K002", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -76,7 +75,7 @@ TEST(NaiveAttentionDetector, QuietOnFusedAttention) {
                                   "aten::matmul");
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runNaiveAttention, Ctx, Out), "");
+  EXPECT_EQ(run("K002", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -84,9 +83,7 @@ TEST(NaiveAttentionDetector, QuietUnderTheBusyShare) {
   model::Trace T = attentionTrace();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(
-      run(rules::runNaiveAttention, Ctx, Out, {{"min-share-of-busy", 0.5}}),
-      "");
+  EXPECT_EQ(run("K002", Ctx, Out, {{"min-share-of-busy", 0.5}}), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -98,7 +95,7 @@ TEST(NaiveAttentionDetector, CannotJudgeWithoutOps) {
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  std::string Why = run(rules::runNaiveAttention, Ctx, Out);
+  std::string Why = run("K002", Ctx, Out);
   EXPECT_TRUE(llvm::StringRef(Why).startswith(
       "cannot judge: the trace records no framework ops"))
       << Why;

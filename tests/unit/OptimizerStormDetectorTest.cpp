@@ -1,6 +1,5 @@
 //===- OptimizerStormDetectorTest.cpp - L003 single-tensor optimizer ------===//
 #include "DetectorTestSupport.h"
-#include "rules/detectors/BuiltinDetectors.h"
 #include "rules/detectors/KernelNames.h"
 
 #include "gtest/gtest.h"
@@ -56,7 +55,7 @@ TEST(OptimizerStormDetector, APerParameterLoopFires) {
   model::Trace T = optimizerTrace(Variant::Single);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runSingleTensorOptimizer, Ctx, Out), "");
+  EXPECT_EQ(run("L003", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   // Nothing else runs in the optimizer's span [5.0, 8.0).
   EXPECT_EQ(Out.front().ImpactNs, 3 * Ms);
@@ -72,11 +71,9 @@ TEST(OptimizerStormDetector, TimeUnderOtherDeviceWorkIsNotCounted) {
   model::Trace T = optimizerTrace(Variant::Hidden);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runSingleTensorOptimizer, Ctx, Out), "");
+  EXPECT_EQ(run("L003", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
-  EXPECT_EQ(run(rules::runSingleTensorOptimizer, Ctx, Out,
-                {{"min-share-of-step", 0.0}}),
-            "");
+  EXPECT_EQ(run("L003", Ctx, Out, {{"min-share-of-step", 0.0}}), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out.front().ImpactNs, 120 * Us);
 }
@@ -85,7 +82,7 @@ TEST(OptimizerStormDetector, ForeachKernelsAreQuiet) {
   model::Trace T = optimizerTrace(Variant::Foreach);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runSingleTensorOptimizer, Ctx, Out), "");
+  EXPECT_EQ(run("L003", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -93,9 +90,7 @@ TEST(OptimizerStormDetector, TooFewKernelsAreQuiet) {
   model::Trace T = optimizerTrace(Variant::Single);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(
-      run(rules::runSingleTensorOptimizer, Ctx, Out, {{"min-kernels", 61}}),
-      "");
+  EXPECT_EQ(run("L003", Ctx, Out, {{"min-kernels", 61}}), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -103,7 +98,7 @@ TEST(OptimizerStormDetector, CannotJudgeWithoutOptimizerRanges) {
   model::Trace T = optimizerTrace(Variant::NoRange);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_NE(run(rules::runSingleTensorOptimizer, Ctx, Out)
+  EXPECT_NE(run("L003", Ctx, Out)
                 .find("cannot judge: the trace has no optimizer step ranges"),
             std::string::npos);
   EXPECT_TRUE(Out.empty());

@@ -1,6 +1,5 @@
 //===- PageableCopiesDetectorTest.cpp - M002 pageable host copies ---------===//
 #include "DetectorTestSupport.h"
-#include "rules/detectors/BuiltinDetectors.h"
 
 #include "gtest/gtest.h"
 
@@ -41,7 +40,7 @@ TEST(PageableCopiesDetector, FiresOnABlockingPageableCopy) {
   model::Trace T = batchTrace(MemoryKind::Pageable);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runPageableCopies, Ctx, Out), "");
+  EXPECT_EQ(run("M002", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   const rules::Detection &D = Out.front();
   // Blocked 1.4 ms per step; idle [0.2, 0.4) and [1.6, 1.71) ms before the
@@ -60,7 +59,7 @@ TEST(PageableCopiesDetector, ADtoHIntoPageableMemoryCounts) {
                               model::CopyKind::DtoH);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runPageableCopies, Ctx, Out), "");
+  EXPECT_EQ(run("M002", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out.front().Values.at("dtoh"), "3");
 }
@@ -69,7 +68,7 @@ TEST(PageableCopiesDetector, PinnedCopiesAreQuiet) {
   model::Trace T = batchTrace(MemoryKind::Pinned, 210 * Us);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runPageableCopies, Ctx, Out), "");
+  EXPECT_EQ(run("M002", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -80,14 +79,13 @@ TEST(PageableCopiesDetector, UnderTheGainFloorItIsInfo) {
   model::Trace T = batchTrace(MemoryKind::Pageable, 1600 * Us, 1600 * Us);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runPageableCopies, Ctx, Out), "");
+  EXPECT_EQ(run("M002", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out.front().ImpactNs, 200 * Us);
   EXPECT_FALSE(Out.front().SeverityOverride.has_value());
   // With a higher floor it is only shown, at info.
   Out.clear();
-  EXPECT_EQ(run(rules::runPageableCopies, Ctx, Out, {{"min-gain-share", 0.05}}),
-            "");
+  EXPECT_EQ(run("M002", Ctx, Out, {{"min-gain-share", 0.05}}), "");
   ASSERT_EQ(Out.size(), 1u);
   ASSERT_TRUE(Out.front().SeverityOverride.has_value());
   EXPECT_EQ(*Out.front().SeverityOverride, rules::Severity::Info);
@@ -97,7 +95,7 @@ TEST(PageableCopiesDetector, RocmHostMemoryCannotBeJudged) {
   model::Trace T = batchTrace(MemoryKind::Host);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  std::string Why = run(rules::runPageableCopies, Ctx, Out);
+  std::string Why = run("M002", Ctx, Out);
   EXPECT_NE(Why.find("cannot judge"), std::string::npos);
   EXPECT_NE(Why.find("pageable or pinned"), std::string::npos);
   EXPECT_TRUE(Out.empty());
@@ -108,7 +106,7 @@ TEST(PageableCopiesDetector, ShortBlocksStayQuiet) {
   model::Trace T = batchTrace(MemoryKind::Pageable, 300 * Us);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runPageableCopies, Ctx, Out), "");
+  EXPECT_EQ(run("M002", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 

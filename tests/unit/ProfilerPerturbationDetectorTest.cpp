@@ -1,7 +1,6 @@
 //===- ProfilerPerturbationDetectorTest.cpp - U004 profiler overhead ------===//
 #include "DetectorTestSupport.h"
 #include "analysis/TraceFeatures.h"
-#include "rules/detectors/BuiltinDetectors.h"
 
 #include "gtest/gtest.h"
 
@@ -38,7 +37,7 @@ TEST(ProfilerPerturbationDetector, OverheadInsideStepsIsAWarning) {
   });
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runProfilerPerturbation, Ctx, Out), "");
+  EXPECT_EQ(run("U004", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   const rules::Detection &D = Out.front();
   EXPECT_EQ(D.ImpactNs, 220 * Us);
@@ -63,11 +62,12 @@ TEST(ProfilerPerturbationDetector, ProfilerFramesCountOtherFramesDoNot) {
   });
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runProfilerPerturbation, Ctx, Out), "");
+  EXPECT_EQ(run("U004", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out[0].ImpactNs, 50 * Us);
-  EXPECT_NE(Out[0].Values.at("kinds").find("the profiler's own Python calls"),
-            std::string::npos);
+  EXPECT_NE(
+      Out[0].Values.at("kinds").text().find("the profiler's own Python calls"),
+      std::string::npos);
 }
 
 TEST(ProfilerPerturbationDetector, SmallOrOutsideOverheadIsQuiet) {
@@ -82,11 +82,9 @@ TEST(ProfilerPerturbationDetector, SmallOrOutsideOverheadIsQuiet) {
   });
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runProfilerPerturbation, Ctx, Out), "");
+  EXPECT_EQ(run("U004", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
-  EXPECT_EQ(
-      run(rules::runProfilerPerturbation, Ctx, Out, {{"min-share", 0.005}}),
-      "");
+  EXPECT_EQ(run("U004", Ctx, Out, {{"min-share", 0.005}}), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out[0].ImpactNs, 10 * Us);
 }
@@ -107,7 +105,7 @@ TEST(ProfilerPerturbationDetector, EdgeOverheadOfAWindowIsANote) {
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runProfilerPerturbation, Ctx, Out), "");
+  EXPECT_EQ(run("U004", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out[0].Subject, "window edges");
   EXPECT_EQ(Out[0].ImpactNs, 3 * Ms);

@@ -1,6 +1,5 @@
 //===- SmallGridDetectorTest.cpp - K004 small-grid long kernels -----------===//
 #include "DetectorTestSupport.h"
-#include "rules/detectors/BuiltinDetectors.h"
 
 #include "gtest/gtest.h"
 
@@ -71,7 +70,7 @@ TEST(SmallGridDetector, FiresOnAHalfEmptyGrid) {
   T.Devices.push_back(device(0, 108, "NVIDIA A100-SXM4-40GB"));
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runSmallGrid, Ctx, Out), "");
+  EXPECT_EQ(run("K004", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   const rules::Detection &D = Out.front();
   // 54 / 108 = 0.5 blocks per SM: 600 us exposed, half of it idle SMs:
@@ -93,7 +92,7 @@ TEST(SmallGridDetector, QuietWhenTheGridFillsTheDevice) {
   T.Devices.push_back(device(0, 108, "NVIDIA A100-SXM4-40GB"));
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runSmallGrid, Ctx, Out), "");
+  EXPECT_EQ(run("K004", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -105,7 +104,7 @@ TEST(SmallGridDetector, QuietWhenOtherWorkFillsTheIdleSMs) {
   T.Devices.push_back(device(0, 108, "NVIDIA A100-SXM4-40GB"));
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runSmallGrid, Ctx, Out), "");
+  EXPECT_EQ(run("K004", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -117,7 +116,7 @@ TEST(SmallGridDetector, ShortKernelsAreNotJudged) {
   T.Devices.push_back(device(0, 108, "NVIDIA A100-SXM4-40GB"));
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runSmallGrid, Ctx, Out), "");
+  EXPECT_EQ(run("K004", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -127,7 +126,7 @@ TEST(SmallGridDetector, UsesKinetoBlocksPerSMWithoutProperties) {
   model::Trace T = trace(L);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runSmallGrid, Ctx, Out), "");
+  EXPECT_EQ(run("K004", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out[0].Values.at("top_bps"), "0.25");
   // 600 x 0.75 = 450 us of idle SMs per step.
@@ -139,7 +138,7 @@ TEST(SmallGridDetector, CannotJudgeWithoutSMCount) {
   model::Trace T = trace({});
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  std::string Why = run(rules::runSmallGrid, Ctx, Out);
+  std::string Why = run("K004", Ctx, Out);
   EXPECT_TRUE(llvm::StringRef(Why).startswith(
       "cannot judge: 8 kernels of at least 50 us ran"))
       << Why;
@@ -154,7 +153,7 @@ TEST(SmallGridDetector, CannotJudgeWithoutGrids) {
   T.Devices.push_back(device(0, 108, "NVIDIA A100-SXM4-40GB"));
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  std::string Why = run(rules::runSmallGrid, Ctx, Out);
+  std::string Why = run("K004", Ctx, Out);
   EXPECT_NE(Why.find("records no launch grid"), std::string::npos) << Why;
   EXPECT_TRUE(Out.empty());
 }
@@ -170,7 +169,7 @@ TEST(SmallGridDetector, HipGridsFollowTheLaunchApi) {
   T.Devices.push_back(device(0, 304, "AMD Instinct MI300X"));
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runSmallGrid, Ctx, Out), "");
+  EXPECT_EQ(run("K004", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out[0].Values.at("top_bps"), "0.42");
 
@@ -179,7 +178,7 @@ TEST(SmallGridDetector, HipGridsFollowTheLaunchApi) {
   T2.Devices.push_back(device(0, 304, "AMD Instinct MI300X"));
   TraceIndex Ctx2(T2);
   Out.clear();
-  EXPECT_EQ(run(rules::runSmallGrid, Ctx2, Out), "");
+  EXPECT_EQ(run("K004", Ctx2, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -192,7 +191,7 @@ TEST(SmallGridDetector, DeviceNumberedUnlikeItsProperties) {
   T.Devices.push_back(device(0, 108, "NVIDIA A100-SXM4-40GB"));
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runSmallGrid, Ctx, Out), "");
+  EXPECT_EQ(run("K004", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out[0].Values.at("sms"), "108");
 }

@@ -1,7 +1,6 @@
 //===- StartupArtifactsDetectorTest.cpp - U001 start-up in the window -----===//
 #include "DetectorTestSupport.h"
-#include "rules/detectors/BuiltinDetectors.h"
-#include "rules/detectors/StartupScan.h"
+#include "analysis/Startup.h"
 
 #include "gtest/gtest.h"
 
@@ -33,16 +32,17 @@ TEST(StartupArtifactsDetector, AFirstStepOutlierIsStartupOfASteadyTarget) {
   model::Trace T = firstStepTrace();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runStartupArtifacts, Ctx, Out), "");
+  EXPECT_EQ(run("U001", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   const rules::Detection &D = Out.front();
   EXPECT_EQ(D.Values.at("metric_kind"), "steady state");
   EXPECT_EQ(D.Values.at("ratio"), "4.0");
   EXPECT_EQ(D.Values.at("startup_time"), "2.5 ms");
   EXPECT_EQ(D.Values.at("warmup"), "1 more step");
-  EXPECT_NE(D.Values.at("categories").find("context and module loading 1 ms"),
-            std::string::npos);
-  EXPECT_NE(D.Values.at("categories").find("allocator calls 1.5 ms"),
+  EXPECT_NE(
+      D.Values.at("categories").text().find("context and module loading 1 ms"),
+      std::string::npos);
+  EXPECT_NE(D.Values.at("categories").text().find("allocator calls 1.5 ms"),
             std::string::npos);
   // The median step leaves the first step out: nothing to gain there.
   EXPECT_EQ(D.ImpactNs, 0);
@@ -65,7 +65,7 @@ TEST(StartupArtifactsDetector, AGraphCaptureWindowIsStartup) {
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runStartupArtifacts, Ctx, Out), "");
+  EXPECT_EQ(run("U001", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out[0].Values.at("metric_kind"), "start-up");
   EXPECT_EQ(*Out[0].SeverityOverride, rules::Severity::Warning);
@@ -73,9 +73,9 @@ TEST(StartupArtifactsDetector, AGraphCaptureWindowIsStartup) {
   EXPECT_EQ(Out[0].ImpactNs, 3 * Ms);
   // The steady-state rules cannot judge this window.
   Out.clear();
-  EXPECT_NE(run(rules::runSyncWait, Ctx, Out).find("window is start-up"),
+  EXPECT_NE(run("S001", Ctx, Out).find("window is start-up"),
             std::string::npos);
-  EXPECT_NE(run(rules::runLaunchBound, Ctx, Out).find("window is start-up"),
+  EXPECT_NE(run("L001", Ctx, Out).find("window is start-up"),
             std::string::npos);
   EXPECT_TRUE(Out.empty());
 }
@@ -94,9 +94,9 @@ TEST(StartupArtifactsDetector, RecurringCallsAreNotStartup) {
   }
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
-  EXPECT_TRUE(rules::detect::scanStartup(Ctx).Found.empty());
+  EXPECT_TRUE(Ctx.startup().Found.empty());
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runStartupArtifacts, Ctx, Out), "");
+  EXPECT_EQ(run("U001", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -113,12 +113,12 @@ TEST(StartupArtifactsDetector, CompiledCallsAreNotCompilation) {
         2 * Ms, 9 * Ms);
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
-  rules::detect::StartupScan Scan = rules::detect::scanStartup(Ctx);
+  const analysis::StartupWork &Scan = Ctx.startup();
   ASSERT_EQ(Scan.Found.size(), 1u);
   EXPECT_EQ(T.name(T.Events[Scan.Found[0].Index]),
             "_compile.compile_inner (dynamo_timed)");
-  EXPECT_EQ(Scan.Found[0].Cat, rules::detect::Compilation);
-  EXPECT_TRUE(Scan.WindowIsStartup); // 7 of 9 ms
+  EXPECT_EQ(Scan.Found[0].Cat, analysis::Compilation);
+  EXPECT_TRUE(Scan.windowIsStartup()); // 7 of 9 ms
 }
 
 TEST(StartupArtifactsDetector, QuietOnASteadyWindow) {
@@ -132,7 +132,7 @@ TEST(StartupArtifactsDetector, QuietOnASteadyWindow) {
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runStartupArtifacts, Ctx, Out), "");
+  EXPECT_EQ(run("U001", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -143,9 +143,9 @@ TEST(StartupArtifactsDetector, ASlowFirstLaunchLoadsItsModule) {
   M.launch(S, "k", 302 * Ms, 302 * Ms + 5 * Us, 302 * Ms + 5 * Us, 303 * Ms);
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
-  rules::detect::StartupScan Scan = rules::detect::scanStartup(Ctx);
+  const analysis::StartupWork &Scan = Ctx.startup();
   ASSERT_EQ(Scan.Found.size(), 1u);
-  EXPECT_EQ(Scan.Found[0].Cat, rules::detect::ContextAndModules);
+  EXPECT_EQ(Scan.Found[0].Cat, analysis::ContextAndModules);
   EXPECT_EQ(Scan.StartupNs, 300 * Ms);
 }
 

@@ -5,7 +5,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DetectorTestSupport.h"
-#include "rules/detectors/BuiltinDetectors.h"
 #include "rules/detectors/DecodeLoop.h"
 
 #include "gtest/gtest.h"
@@ -78,7 +77,7 @@ TEST(StaticDecodeDetector, FindsThePeriodAndSplitsTheIdle) {
   EXPECT_TRUE(L->LaunchBound);
 
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runStaticDecode, Ctx, Out), "");
+  EXPECT_EQ(run("L004", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   const rules::Detection &D = Out.front();
   // No steps: the window [0, 1914) us is the target; the loop's launch idle
@@ -113,7 +112,7 @@ TEST(StaticDecodeDetector, QuietOnALayerStackThatNeverReadsBack) {
   EXPECT_EQ(L->Reads, 0u);
   EXPECT_FALSE(L->LaunchBound);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runStaticDecode, Ctx, Out), "");
+  EXPECT_EQ(run("L004", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -126,7 +125,7 @@ TEST(StaticDecodeDetector, QuietWhenTheDeviceIsBusy) {
   ASSERT_TRUE(L.has_value());
   EXPECT_FALSE(L->LaunchBound);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runStaticDecode, Ctx, Out), "");
+  EXPECT_EQ(run("L004", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -136,9 +135,9 @@ TEST(StaticDecodeDetector, QuietOnTooFewTokens) {
   TraceIndex Ctx(T);
   EXPECT_FALSE(findDecodeLoop(Ctx, 0, DecodeLoopOptions{}).has_value());
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runStaticDecode, Ctx, Out), "");
+  EXPECT_EQ(run("L004", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
-  EXPECT_EQ(run(rules::runStaticDecode, Ctx, Out, {{"min-tokens", 4}}), "");
+  EXPECT_EQ(run("L004", Ctx, Out, {{"min-tokens", 4}}), "");
   EXPECT_EQ(Out.size(), 1u);
 }
 
@@ -154,8 +153,7 @@ TEST(StaticDecodeDetector, CannotJudgeWithoutCorrelation) {
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_NE(run(rules::runStaticDecode, Ctx, Out).find("cannot judge"),
-            std::string::npos);
+  EXPECT_NE(run("L004", Ctx, Out).find("cannot judge"), std::string::npos);
   EXPECT_TRUE(Out.empty());
 }
 
@@ -166,8 +164,8 @@ TEST(StaticDecodeDetector, LaunchBoundLeavesTheLoopToL004) {
   model::Trace T = decodeTrace(12, 4);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> L001, L004;
-  EXPECT_EQ(run(rules::runLaunchBound, Ctx, L001), "");
-  EXPECT_EQ(run(rules::runStaticDecode, Ctx, L004), "");
+  EXPECT_EQ(run("L001", Ctx, L001), "");
+  EXPECT_EQ(run("L004", Ctx, L004), "");
   EXPECT_TRUE(L001.empty());
   EXPECT_EQ(L004.size(), 1u);
   // Below min-tokens L004 stays quiet, and L001 keeps the time.
@@ -175,8 +173,8 @@ TEST(StaticDecodeDetector, LaunchBoundLeavesTheLoopToL004) {
   TraceIndex ShortCtx(Short);
   L001.clear();
   L004.clear();
-  EXPECT_EQ(run(rules::runLaunchBound, ShortCtx, L001), "");
-  EXPECT_EQ(run(rules::runStaticDecode, ShortCtx, L004), "");
+  EXPECT_EQ(run("L001", ShortCtx, L001), "");
+  EXPECT_EQ(run("L004", ShortCtx, L004), "");
   EXPECT_EQ(L001.size(), 1u);
   EXPECT_TRUE(L004.empty());
 }
@@ -199,7 +197,7 @@ TEST(StaticDecodeDetector, OneRepeatPerStepIsNotADecode) {
   ASSERT_TRUE(L.has_value());
   EXPECT_FALSE(L->LaunchBound);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runStaticDecode, Ctx, Out), "");
+  EXPECT_EQ(run("L004", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 

@@ -1,6 +1,5 @@
 //===- SyncAfterLaunchDetectorTest.cpp - S002 launch, wait, launch --------===//
 #include "DetectorTestSupport.h"
-#include "rules/detectors/BuiltinDetectors.h"
 
 #include "gtest/gtest.h"
 
@@ -36,7 +35,7 @@ TEST(SyncAfterLaunchDetector, FiresOnALaunchWaitLoop) {
   model::Trace T = loop(1);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runSyncAfterLaunch, Ctx, Out), "");
+  EXPECT_EQ(run("S002", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   const rules::Detection &D = Out.front();
   // Per steady step: 20 waits of 41 us = 820 us; the device is busy
@@ -59,7 +58,7 @@ TEST(SyncAfterLaunchDetector, EveryOtherLaunchIsStillSerial) {
   model::Trace T = loop(2);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runSyncAfterLaunch, Ctx, Out), "");
+  EXPECT_EQ(run("S002", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out.front().Values.at("value"), "50.0 %");
   EXPECT_EQ(Out.front().ImpactNs, 410 * Us);
@@ -69,11 +68,11 @@ TEST(SyncAfterLaunchDetector, OneWaitPerStepIsNotThePattern) {
   model::Trace T = loop(20);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runSyncAfterLaunch, Ctx, Out), "");
+  EXPECT_EQ(run("S002", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
   // The thresholds are options: with none, the single wait is reported.
   EXPECT_EQ(
-      run(rules::runSyncAfterLaunch, Ctx, Out,
+      run("S002", Ctx, Out,
           {{"min-serialised-share", 0.0}, {"min-serialised-per-step", 0.0}}),
       "");
   ASSERT_EQ(Out.size(), 1u);
@@ -85,7 +84,7 @@ TEST(SyncAfterLaunchDetector, FewLaunchesPerStepStayQuiet) {
   model::Trace T = loop(1, 40, 5);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runSyncAfterLaunch, Ctx, Out), "");
+  EXPECT_EQ(run("S002", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -95,10 +94,9 @@ TEST(SyncAfterLaunchDetector, ABusyDeviceLeavesNothingToGain) {
   model::Trace T = loop(1, 99);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runSyncAfterLaunch, Ctx, Out), "");
+  EXPECT_EQ(run("S002", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
-  EXPECT_EQ(run(rules::runSyncAfterLaunch, Ctx, Out, {{"min-gain-share", 0.0}}),
-            "");
+  EXPECT_EQ(run("S002", Ctx, Out, {{"min-gain-share", 0.0}}), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out.front().ImpactNs, 20 * Us);
 }
@@ -121,7 +119,7 @@ TEST(SyncAfterLaunchDetector, AnotherThreadsWaitsDoNotSerialise) {
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runSyncAfterLaunch, Ctx, Out), "");
+  EXPECT_EQ(run("S002", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -149,7 +147,7 @@ TEST(SyncAfterLaunchDetector, BlockingCopiesAreWaitsNotLaunches) {
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runSyncAfterLaunch, Ctx, Out), "");
+  EXPECT_EQ(run("S002", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out.front().Values.at("launches"), "20");
   EXPECT_EQ(Out.front().Values.at("value"), "100.0 %");
@@ -166,8 +164,7 @@ TEST(SyncAfterLaunchDetector, CannotJudgeWithoutDeviceActivity) {
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_NE(run(rules::runSyncAfterLaunch, Ctx, Out).find("cannot judge"),
-            std::string::npos);
+  EXPECT_NE(run("S002", Ctx, Out).find("cannot judge"), std::string::npos);
   EXPECT_TRUE(Out.empty());
 }
 

@@ -1,8 +1,7 @@
 //===- TeardownArtifactsDetectorTest.cpp - U003 teardown in the window ----===//
 #include "DetectorTestSupport.h"
-#include "analysis/Teardown.h"
 #include "analysis/TraceFeatures.h"
-#include "rules/detectors/BuiltinDetectors.h"
+#include "model/NameClasses.h"
 
 #include "gtest/gtest.h"
 
@@ -33,27 +32,32 @@ model::Trace teardownTrace(bool Steps, int64_t LastStepEnd = 0) {
 }
 
 TEST(TeardownArtifactsDetector, NamesTeardownCallsByCategory) {
-  using analysis::teardownCategory;
-  EXPECT_EQ(teardownCategory("cudaFree"), analysis::Deallocation);
-  EXPECT_EQ(teardownCategory("hipFree"), analysis::Deallocation);
-  EXPECT_EQ(teardownCategory("cuMemFree_v2"), analysis::Deallocation);
-  EXPECT_EQ(teardownCategory("cudaFreeHost"), analysis::Deallocation);
-  EXPECT_EQ(teardownCategory("cuModuleUnload"), analysis::ModuleUnload);
-  EXPECT_EQ(teardownCategory("cuDevicePrimaryCtxRelease_v2"),
-            analysis::ContextDestruction);
-  EXPECT_EQ(teardownCategory("hipStreamDestroy"), analysis::HandleDestruction);
+  using model::NameClass;
+  auto Is = [](llvm::StringRef Name, NameClass C) {
+    return model::NameClassifier::builtin()->matches(Name, C);
+  };
+  EXPECT_TRUE(Is("cudaFree", NameClass::Deallocation));
+  EXPECT_TRUE(Is("hipFree", NameClass::Deallocation));
+  EXPECT_TRUE(Is("cuMemFree_v2", NameClass::Deallocation));
+  EXPECT_TRUE(Is("cudaFreeHost", NameClass::Deallocation));
+  EXPECT_TRUE(Is("cuModuleUnload", NameClass::ModuleUnload));
+  EXPECT_TRUE(
+      Is("cuDevicePrimaryCtxRelease_v2", NameClass::ContextDestruction));
+  EXPECT_TRUE(Is("hipStreamDestroy", NameClass::HandleDestruction));
   // Stream-ordered frees and allocations are not teardown.
-  EXPECT_FALSE(teardownCategory("cudaFreeAsync").has_value());
-  EXPECT_FALSE(teardownCategory("cudaMalloc").has_value());
-  EXPECT_FALSE(teardownCategory("aten::free").has_value());
+  for (NameClass C :
+       {NameClass::ModuleUnload, NameClass::Deallocation,
+        NameClass::ContextDestruction, NameClass::HandleDestruction})
+    for (llvm::StringRef N : {"cudaFreeAsync", "cudaMalloc", "aten::free"})
+      EXPECT_FALSE(Is(N, C)) << N.str();
 }
 
 TEST(TeardownArtifactsDetector, ATeardownStormEndsAWindowWithoutSteps) {
   model::Trace T = teardownTrace(false);
   TraceIndex Ctx(T);
-  EXPECT_EQ(analysis::lastSubmissionEnd(Ctx), 4010 * Us);
+  EXPECT_EQ(Ctx.lastSubmissionEnd(), 4010 * Us);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runTeardownArtifacts, Ctx, Out), "");
+  EXPECT_EQ(run("U003", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   const rules::Detection &D = Out.front();
   EXPECT_EQ(D.Values.at("metric_kind"), "window");
@@ -65,7 +69,7 @@ TEST(TeardownArtifactsDetector, ATeardownStormEndsAWindowWithoutSteps) {
   EXPECT_EQ(*D.SeverityOverride, rules::Severity::Warning);
   // U001 no longer takes the frees for start-up allocation.
   Out.clear();
-  EXPECT_EQ(run(rules::runStartupArtifacts, Ctx, Out), "");
+  EXPECT_EQ(run("U001", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
   // tracelint diff measures the same time.
   analysis::FeatureValue F =
@@ -78,7 +82,7 @@ TEST(TeardownArtifactsDetector, TeardownAfterTheStepsChangesNoStep) {
   model::Trace T = teardownTrace(true);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runTeardownArtifacts, Ctx, Out), "");
+  EXPECT_EQ(run("U003", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out[0].Values.at("metric_kind"), "after the steps");
   EXPECT_EQ(Out[0].ImpactNs, 0);
@@ -90,7 +94,7 @@ TEST(TeardownArtifactsDetector, TeardownInsideTheLastStepInflatesIt) {
   model::Trace T = teardownTrace(true, 7 * Ms);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runTeardownArtifacts, Ctx, Out), "");
+  EXPECT_EQ(run("U003", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out[0].Values.at("metric_kind"), "last step");
   EXPECT_EQ(Out[0].Window, "step 5");
@@ -111,7 +115,7 @@ TEST(TeardownArtifactsDetector, FreesBetweenLaunchesAreNotTeardown) {
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runTeardownArtifacts, Ctx, Out), "");
+  EXPECT_EQ(run("U003", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -123,12 +127,10 @@ TEST(TeardownArtifactsDetector, ShortTeardownIsNotReported) {
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runTeardownArtifacts, Ctx, Out), "");
+  EXPECT_EQ(run("U003", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
   // A lower threshold reports it.
-  EXPECT_EQ(
-      run(rules::runTeardownArtifacts, Ctx, Out, {{"min-duration", 100'000}}),
-      "");
+  EXPECT_EQ(run("U003", Ctx, Out, {{"min-duration", 100'000}}), "");
   EXPECT_EQ(Out.size(), 1u);
 }
 

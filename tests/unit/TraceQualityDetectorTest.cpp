@@ -1,6 +1,5 @@
 //===- TraceQualityDetectorTest.cpp - T001-T004 and confidence penalties --===//
 #include "DetectorTestSupport.h"
-#include "rules/detectors/BuiltinDetectors.h"
 
 #include "gtest/gtest.h"
 
@@ -19,7 +18,7 @@ TEST(TraceQualityDetector, NoDeviceActivityAlthoughLaunchesExist) {
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runTraceNoDevice, Ctx, Out), "");
+  EXPECT_EQ(run("T001", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out[0].ImpactNs, 0);
   EXPECT_EQ(Out[0].Values.at("value"), "2 launch calls");
@@ -32,7 +31,7 @@ TEST(TraceQualityDetector, ACpuOnlyTraceIsNotMissingItsDevice) {
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runTraceNoDevice, Ctx, Out), "");
+  EXPECT_EQ(run("T001", Ctx, Out), "");
   EXPECT_TRUE(Out.empty());
 }
 
@@ -43,7 +42,7 @@ TEST(TraceQualityDetector, NoStepMarkers) {
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runTraceNoSteps, Ctx, Out), "");
+  EXPECT_EQ(run("T002", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 1u);
   EXPECT_EQ(Out[0].Values.at("window_length"), "2 ms");
 }
@@ -63,10 +62,11 @@ TEST(TraceQualityDetector, DamageIsReportedByKind) {
   EXPECT_TRUE(Ctx.quality().Truncated);
   EXPECT_EQ(Ctx.quality().DeviceBeforeLaunch, 2u);
   std::vector<rules::Detection> Out;
-  EXPECT_EQ(run(rules::runTraceDamage, Ctx, Out), "");
+  EXPECT_EQ(run("T003", Ctx, Out), "");
   ASSERT_EQ(Out.size(), 2u);
   EXPECT_EQ(Out[0].Subject, "truncated");
-  EXPECT_NE(Out[0].Values.at("problem").find("byte 12345"), std::string::npos);
+  EXPECT_NE(Out[0].Values.at("problem").text().find("byte 12345"),
+            std::string::npos);
   EXPECT_EQ(*Out[0].SeverityOverride, rules::Severity::Warning);
   EXPECT_EQ(Out[1].Subject, "device-before-launch");
   EXPECT_EQ(*Out[1].SeverityOverride, rules::Severity::Info);
@@ -81,7 +81,7 @@ TEST(TraceQualityDetector, ShortWindow) {
     model::Trace T = M.finish();
     TraceIndex Ctx(T);
     std::vector<rules::Detection> Out;
-    EXPECT_EQ(run(rules::runTraceShortWindow, Ctx, Out), "");
+    EXPECT_EQ(run("T004", Ctx, Out), "");
     EXPECT_EQ(Out.size(), Steps == 1 || Steps == 2 ? 1u : 0u) << Steps;
   }
 }

@@ -13,9 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "rules/detectors/DecodeLoop.h"
-#include "rules/detectors/BuiltinDetectors.h"
+#include "rules/BuiltinDetectors.h"
 #include "rules/detectors/DetectorSupport.h"
-#include "rules/detectors/StartupScan.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -26,23 +25,20 @@
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::TraceIndex;
 using analysis::IdleBreakdown;
+using analysis::TraceIndex;
 using model::Event;
 using model::Interval;
 
 DecodeLoopOptions detect::decodeLoopOptions(const RuleOptions &Opts) {
   DecodeLoopOptions O;
-  O.MinKernels = size_t(std::max(
-      1.0, optionOr(Opts, "min-kernels-per-token", double(O.MinKernels))));
-  O.MinRepeats =
-      size_t(std::max(2.0, optionOr(Opts, "min-tokens", double(O.MinRepeats))));
-  O.MinLaunchShare = optionOr(Opts, "min-launch-share", O.MinLaunchShare);
-  O.MinLaunchOfIdle = optionOr(Opts, "min-launch-of-idle", O.MinLaunchOfIdle);
-  O.MinLoopShare = optionOr(Opts, "min-loop-share", O.MinLoopShare);
-  O.MinTokenReads = optionOr(Opts, "min-token-reads", O.MinTokenReads);
-  O.Idle.MaxLaunchIntervalNs = int64_t(optionOr(
-      Opts, "max-launch-interval", double(O.Idle.MaxLaunchIntervalNs)));
+  O.MinKernels = size_t(std::max(1.0, Opts.number("min-kernels-per-token")));
+  O.MinRepeats = size_t(std::max(2.0, Opts.number("min-tokens")));
+  O.MinLaunchShare = Opts.number("min-launch-share");
+  O.MinLaunchOfIdle = Opts.number("min-launch-of-idle");
+  O.MinLoopShare = Opts.number("min-loop-share");
+  O.MinTokenReads = Opts.number("min-token-reads");
+  O.Idle.MaxLaunchIntervalNs = int64_t(Opts.number("max-launch-interval"));
   return O;
 }
 
@@ -173,7 +169,7 @@ detect::findReportedDecodeLoop(const TraceIndex &Ctx, int32_t Device,
     return L;
   // The gain on the target: per measured window (step, or the whole
   // window), the launch-path idle inside the loop; the median over windows.
-  MeasureWindows Win = measureWindows(Ctx);
+  const MeasureWindows &Win = Ctx.measureWindows();
   for (const Interval &R : Win.Ranges) {
     Interval Cut{std::max(R.Begin, L->Range.Begin),
                  std::min(R.End, L->Range.End)};
@@ -184,93 +180,4 @@ detect::findReportedDecodeLoop(const TraceIndex &Ctx, int32_t Device,
   L->GainNs = std::min(median(L->PerWindowNs), Ctx.targetNs());
   L->Reported = L->GainNs > 0;
   return L;
-}
-
-namespace {
-void report(const TraceIndex &Ctx, const DecodeLoop &L, const DecodeLoopOptions &O,
-            const MeasureWindows &Win, std::vector<Detection> &Out) {
-  const model::Trace &T = Ctx.trace();
-  Detection Det;
-  auto &V = Det.Values;
-  const int64_t Impact = L.GainNs;
-  const int64_t Span = L.Range.length();
-  V["device"] = llvm::formatv("device {0}", L.Device).str();
-  V["tokens"] = std::to_string(L.Repeats);
-  V["kernels_per_token"] = std::to_string(L.Period);
-  V["token_time"] = dur(L.TokenNs);
-  V["token_busy"] = dur(L.TokenBusyNs);
-  V["token_busy_share"] =
-      pct(L.TokenNs > 0 ? double(L.TokenBusyNs) / double(L.TokenNs) : 0);
-  V["loop_span"] = dur(Span);
-  V["reads"] = std::to_string(L.Reads);
-  V["launch_idle"] = dur(L.Idle.LaunchNs);
-  V["launch_share"] = pct(double(L.Idle.LaunchNs) / double(Span));
-  V["idle"] = dur(L.Idle.IdleNs);
-  V["idle_share"] = pct(double(L.Idle.IdleNs) / double(Span));
-  V["wait_idle"] = dur(L.Idle.HostWaitNs);
-  V["other_idle"] = dur(L.Idle.HostOtherNs);
-  V["queued_idle"] = dur(L.Idle.QueuedNs);
-  V["unlinked_idle"] = dur(L.Idle.UnlinkedNs);
-  V["threshold"] = pct(O.MinLaunchShare);
-  V["impact"] = dur(Impact);
-  V["loop_gain"] = dur(Impact);
-  V["target"] = Ctx.describeTarget();
-  const Event &First = T.Events[L.FirstWork];
-  V["first_kernel"] = T.name(First).str();
-  V["loop_start"] =
-      llvm::formatv("{0:f3} us", Ctx.traceTimestampUs(First)).str();
-  const Event *Op = nullptr;
-  if (uint32_t Launch = T.launchOf(First); Launch != model::NoIndex)
-    Op = enclosingOp(T, T.Events[Launch]);
-  V["first_op"] = Op ? T.name(*Op).str() : V["first_kernel"];
-  Win.describeInto(V);
-  V["subject"] = V["device"];
-  Det.Examples.push_back(example(Ctx, First));
-  if (uint32_t Launch = T.launchOf(First); Launch != model::NoIndex)
-    Det.Examples.push_back(example(Ctx, T.Events[Launch]));
-  Det.ImpactNs = Impact;
-  Det.Window = Win.describe();
-  Det.Subject = V["device"] + " decode loop";
-  // Identical sequences are strong evidence of a static step; the launch
-  // attribution is weaker when much idle has no host call.
-  double Conf = 0.8;
-  if (L.Idle.IdleNs > 0 &&
-      double(L.Idle.UnlinkedNs) > 0.3 * double(L.Idle.IdleNs)) {
-    Conf *= 0.8;
-    Det.ConfidenceNotes.push_back(
-        llvm::formatv("{0} of the loop's idle time ends with device work "
-                      "that has no host call in the trace",
-                      pct(double(L.Idle.UnlinkedNs) / double(L.Idle.IdleNs)))
-            .str());
-  }
-  Det.Confidence = Conf;
-  Out.push_back(std::move(Det));
-}
-} // namespace
-
-std::string rules::runStaticDecode(const TraceIndex &Ctx, const RuleSpec &,
-                                   const RuleOptions &Opts,
-                                   std::vector<Detection> &Out) {
-  if (!Ctx.hasDeviceActivity())
-    return "cannot judge: the trace has no device activity";
-  if (std::string Why = startupWindowReason(Ctx); !Why.empty())
-    return Why;
-  if (!Ctx.hasCorrelation())
-    return "cannot judge: no device work is linked to a host call "
-           "(correlation ids missing), so idle gaps cannot be attributed";
-  const DecodeLoopOptions O = decodeLoopOptions(Opts);
-  if (Ctx.targetNs() <= 0)
-    return "";
-
-  MeasureWindows Win = measureWindows(Ctx);
-  // One finding per device with a reported loop (L001 leaves exactly these
-  // loops out of its figures).
-  for (int32_t D : Ctx.devices()) {
-    if (D < 0)
-      continue;
-    std::optional<DecodeLoop> L = findReportedDecodeLoop(Ctx, D, O);
-    if (L && L->Reported)
-      report(Ctx, *L, O, Win, Out);
-  }
-  return "";
 }

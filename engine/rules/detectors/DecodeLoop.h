@@ -76,9 +76,9 @@ std::optional<DecodeLoop> findDecodeLoop(const analysis::TraceIndex &Ctx,
 
 /// findDecodeLoop, plus the gain on the measured windows (PerWindowNs,
 /// GainNs, Reported).
-std::optional<DecodeLoop> findReportedDecodeLoop(const analysis::TraceIndex &Ctx,
-                                                 int32_t Device,
-                                                 const DecodeLoopOptions &Opts);
+std::optional<DecodeLoop>
+findReportedDecodeLoop(const analysis::TraceIndex &Ctx, int32_t Device,
+                       const DecodeLoopOptions &Opts);
 
 /// The parts of \p R outside \p Cut (zero, one or two intervals).
 std::vector<model::Interval> intervalMinus(model::Interval R,

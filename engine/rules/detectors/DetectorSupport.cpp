@@ -1,8 +1,6 @@
 //===- rules/detectors/DetectorSupport.cpp --------------------------------===//
 #include "rules/detectors/DetectorSupport.h"
 
-#include "support/Format.h"
-
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -14,58 +12,12 @@ using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
 
-double detect::optionOr(const RuleOptions &Opts, llvm::StringRef Name,
-                        double Fallback) {
-  return Opts.has(Name) ? Opts.number(Name) : Fallback;
-}
-
-std::string detect::dur(int64_t Ns) { return support::formatDuration(Ns); }
-std::string detect::pct(double F) { return support::formatShare(F); }
-std::string detect::bytes(int64_t B) { return support::formatBytes(B); }
-
-size_t MeasureWindows::indexOf(int64_t At) const {
-  auto It = llvm::partition_point(
-      Ranges, [&](const model::Interval &R) { return R.End <= At; });
-  if (It == Ranges.end() || At < It->Begin)
-    return Ranges.size();
-  return size_t(It - Ranges.begin());
-}
-
-std::string MeasureWindows::describe() const {
-  if (!Steps || StepNumbers.empty())
-    return "the whole window";
-  if (StepNumbers.size() == 1)
-    return llvm::formatv("step {0}", StepNumbers.front()).str();
-  return llvm::formatv("steps {0}-{1}", StepNumbers.front(), StepNumbers.back())
-      .str();
-}
-
-void MeasureWindows::describeInto(
-    std::map<std::string, std::string> &Values) const {
-  Values["window"] = describe();
-  Values["per"] = Steps ? "per step" : "in the window";
-  Values["unit"] = Steps ? "step" : "window";
-  Values["metric"] = Steps ? "median step time" : "the window's length";
-}
-
-MeasureWindows detect::measureWindows(const analysis::TraceIndex &Ctx) {
-  MeasureWindows W;
-  if (!Ctx.hasSteps()) {
-    W.Ranges.push_back(Ctx.window());
-    W.StepNumbers.push_back(-1);
-    return W;
-  }
-  W.Steps = true;
-  // The first step often holds start-up work (U001 reports it); with three
-  // or more steps the rest are a fairer picture of the steady state.
-  llvm::ArrayRef<analysis::StepWindow> Steps = Ctx.steps();
-  if (Steps.size() >= 3)
-    Steps = Steps.drop_front();
-  for (const analysis::StepWindow &S : Steps) {
-    W.Ranges.push_back(S.Range);
-    W.StepNumbers.push_back(S.Number);
-  }
-  return W;
+void detect::describeWindows(const MeasureWindows &Win,
+                             std::map<std::string, Value> &Values) {
+  Values["window"] = Win.describe();
+  Values["per"] = Win.Steps ? "per step" : "in the window";
+  Values["unit"] = Win.Steps ? "step" : "window";
+  Values["metric"] = Win.Steps ? "median step time" : "the window's length";
 }
 
 analysis::WhatIfQuery detect::namesQuery(const model::Trace &T,
@@ -118,13 +70,11 @@ WorkMeasure detect::measureWork(const analysis::TraceIndex &Ctx,
   std::vector<std::vector<model::Interval>> Parts(Win.Ranges.size());
   for (uint32_t I : Work) {
     const model::Event &E = T.Events[I];
-    auto It = llvm::find_if(Win.Ranges, [&](const model::Interval &R) {
-      return E.Start >= R.Begin && E.Start < R.End;
-    });
-    if (It == Win.Ranges.end())
+    size_t W = Win.indexOf(E.Start);
+    if (W == Win.Ranges.size())
       continue;
     ++M.Count;
-    Parts[It - Win.Ranges.begin()].push_back({E.Start, E.end()});
+    Parts[W].push_back({E.Start, E.end()});
   }
   for (size_t W = 0; W < Win.Ranges.size(); ++W) {
     int64_t Len = model::IntervalSet::unionOf(std::move(Parts[W]))
@@ -181,116 +131,6 @@ uint32_t detect::opContainer(const model::Trace &T, const model::Event &E) {
       return P;
   }
   return model::NoIndex;
-}
-
-bool detect::isFlushWait(const analysis::TraceIndex &Ctx,
-                         const analysis::HostWait &W) {
-  if (Ctx.hasSteps())
-    return W.Range.Begin >= Ctx.steps().back().Range.End;
-  const model::Trace &T = Ctx.trace();
-  for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI) {
-    llvm::ArrayRef<uint32_t> Subs = Ctx.submissions(LI);
-    if (!Subs.empty() && T.Events[Subs.back()].Start >= W.Range.End)
-      return false;
-  }
-  return true;
-}
-
-bool detect::isDataLoaderRange(const model::Trace &T, const model::Event &E) {
-  using model::EventKind;
-  if (E.Kind != EventKind::Op && E.Kind != EventKind::Annotation &&
-      E.Kind != EventKind::Python)
-    return false;
-  llvm::StringRef Name = T.name(E);
-  if (Name.startswith("enumerate(DataLoader)#") ||
-      Name.startswith("enumerate(DataPipe)#"))
-    return true;
-  // with_stack frames: "torch/utils/data/dataloader.py(631): __next__".
-  return E.Kind == EventKind::Python && Name.contains("dataloader.py(") &&
-         Name.endswith(": __next__");
-}
-
-std::vector<uint32_t> detect::dataLoaderEvents(const analysis::TraceIndex &Ctx) {
-  const model::Trace &T = Ctx.trace();
-  bool AnyFeeds = false;
-  for (uint32_t L = 0; L < T.Lanes.size() && !AnyFeeds; ++L)
-    AnyFeeds = T.Lanes[L].Kind == model::LaneKind::HostThread &&
-               !Ctx.submissions(L).empty();
-  std::vector<uint32_t> Out;
-  for (uint32_t L = 0; L < T.Lanes.size(); ++L) {
-    const model::Lane &Lane = T.Lanes[L];
-    if (Lane.Kind != model::LaneKind::HostThread)
-      continue;
-    if (AnyFeeds && Ctx.submissions(L).empty())
-      continue;
-    for (uint32_t I = Lane.Begin; I < Lane.End; ++I)
-      if (isDataLoaderRange(T, T.Events[I]))
-        Out.push_back(I);
-  }
-  return Out;
-}
-
-model::IntervalSet detect::dataLoaderRanges(const analysis::TraceIndex &Ctx) {
-  const model::Trace &T = Ctx.trace();
-  std::vector<model::Interval> Parts;
-  for (uint32_t I : dataLoaderEvents(Ctx))
-    Parts.push_back({T.Events[I].Start, T.Events[I].end()});
-  return model::IntervalSet::unionOf(std::move(Parts));
-}
-
-int64_t detect::waitsGainBound(const analysis::TraceIndex &Ctx,
-                               llvm::ArrayRef<analysis::HostWait> Waits,
-                               model::Interval Range) {
-  const model::Trace &T = Ctx.trace();
-  struct Affected {
-    model::Interval Span; ///< [wait start, next device work start)
-    int64_t WaitNs = 0;   ///< the wait's length inside the range
-  };
-  std::map<int32_t, std::vector<Affected>> ByDevice;
-  for (const analysis::HostWait &W : Waits) {
-    model::Interval In{std::max(W.Range.Begin, Range.Begin),
-                       std::min(W.Range.End, Range.End)};
-    if (In.length() <= 0)
-      continue;
-    llvm::ArrayRef<int32_t> Devices = Ctx.devicesFedBy(W.Lane);
-    if (Devices.empty())
-      Devices = Ctx.devices();
-    for (int32_t D : Devices) {
-      if (D < 0)
-        continue;
-      int64_t End = Range.End;
-      uint32_t Next = Ctx.nextDeviceWork(D, W.Range.End);
-      if (Next != model::NoIndex)
-        End = std::min(End, T.Events[Next].Start);
-      ByDevice[D].push_back({{In.Begin, std::max(End, In.End)}, In.length()});
-    }
-  }
-  int64_t Best = 0;
-  for (auto &[D, List] : ByDevice) {
-    llvm::sort(List, [](const Affected &A, const Affected &B) {
-      return A.Span.Begin < B.Span.Begin;
-    });
-    const model::IntervalSet &Busy = Ctx.deviceBusy(D);
-    int64_t Claimed = std::numeric_limits<int64_t>::min(), Sum = 0;
-    for (size_t I = 0; I < List.size();) {
-      // Waits before the same device work form one group: removing all of
-      // them moves that work earlier by at most their summed length, and
-      // at most by the idle time in front of it.
-      size_t J = I;
-      int64_t GroupWait = 0, Begin = List[I].Span.Begin;
-      for (; J < List.size() && List[J].Span.End == List[I].Span.End; ++J)
-        GroupWait += List[J].WaitNs;
-      // Idle time that an earlier group already claimed is not counted
-      // again.
-      model::Interval Free{std::max(Begin, Claimed), List[I].Span.End};
-      int64_t Idle = Free.length() ? Busy.idleWithin(Free) : 0;
-      Sum += std::min(GroupWait, Idle);
-      Claimed = std::max(Claimed, List[I].Span.End);
-      I = J;
-    }
-    Best = std::max(Best, Sum);
-  }
-  return Best;
 }
 
 bool detect::isHostActivity(const model::Trace &T, const model::Event &E) {
@@ -358,21 +198,13 @@ void detect::forInnermostActivity(
     Fn(innermostAt(T, L, Cuts[C]), Cuts[C + 1] - Cuts[C]);
 }
 
-detect::AllocatorCall detect::allocatorCall(const model::Event &E,
-                                            llvm::StringRef Name) {
-  if (E.Kind != model::EventKind::Runtime && E.Kind != model::EventKind::Driver)
-    return AllocatorCall::None;
-  llvm::StringRef S = Name;
-  if (!S.consume_front("cuda") && !S.consume_front("hip") &&
-      !S.consume_front("cu"))
-    return AllocatorCall::None;
-  // The driver API's versioned names: cuMemAlloc_v2, cuMemFree_v2.
-  S = S.take_until([](char C) { return C == '_'; });
-  if (S == "Malloc" || S == "MallocAsync" || S == "MemAlloc" ||
-      S == "MemAllocAsync" || S == "ExtMallocWithFlags" ||
-      S == "MallocFromPoolAsync" || S == "MemAllocFromPoolAsync")
-    return AllocatorCall::Malloc;
-  if (S == "Free" || S == "FreeAsync" || S == "MemFree" || S == "MemFreeAsync")
-    return AllocatorCall::Free;
-  return AllocatorCall::None;
+Detection detect::qualityDetection(std::string Subject, double Confidence) {
+  Detection D;
+  D.ImpactNs = 0;
+  D.Confidence = Confidence;
+  D.Subject = Subject;
+  D.Window = "whole trace";
+  D.Values["subject"] = std::move(Subject);
+  D.Values["impact"] = dur(0);
+  return D;
 }

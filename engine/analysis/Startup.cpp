@@ -1,0 +1,178 @@
+//===- analysis/Startup.cpp -----------------------------------------------===//
+#include "analysis/Startup.h"
+
+#include "analysis/TraceIndex.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <map>
+#include <optional>
+
+using namespace tracelint;
+using namespace tracelint::analysis;
+using model::Event;
+using model::EventKind;
+using model::Interval;
+using NC = model::NameClass;
+
+const char *analysis::startupCategoryName(unsigned C) {
+  static const char *const Names[] = {
+      "context and module loading", "allocator calls",
+      "stream/event/handle creation", "compilation or autotuning",
+      "graph capture"};
+  return C < NumStartupCategories ? Names[C] : "";
+}
+
+const char *analysis::teardownCategoryName(unsigned C) {
+  static const char *const Names[] = {"module unloading", "deallocation",
+                                      "context destruction",
+                                      "stream/event/graph destruction"};
+  return C < NumTeardownCategories ? Names[C] : "";
+}
+
+static bool isApiCall(const Event &E) {
+  return E.Kind == EventKind::Runtime || E.Kind == EventKind::Driver;
+}
+
+/// The start-up category of a runtime or driver call, first match wins.
+static std::optional<StartupCategory> runtimeCategory(const TraceIndex &Ctx,
+                                                      const Event &E) {
+  if (Ctx.is(E, NC::ContextSetup))
+    return ContextAndModules;
+  if (Ctx.is(E, NC::DeviceQuery) && E.Duration >= SlowStartupCallNs)
+    return ContextAndModules;
+  if (Ctx.is(E, NC::StartupAllocation))
+    return Allocation;
+  // A launch that takes milliseconds loads its kernel's module on first use
+  // (CUDA lazy loading, HIP code objects); a normal launch takes
+  // microseconds.
+  if (Ctx.is(E, NC::LaunchCall) && E.Duration >= SlowStartupCallNs)
+    return ContextAndModules;
+  if (Ctx.is(E, NC::HandleLifetime))
+    return Handles;
+  if (Ctx.is(E, NC::GraphCapture))
+    return GraphCapture;
+  return std::nullopt;
+}
+
+static std::optional<TeardownCategory> teardownCategory(const TraceIndex &Ctx,
+                                                        const Event &E) {
+  if (Ctx.is(E, NC::ModuleUnload))
+    return ModuleUnload;
+  if (Ctx.is(E, NC::Deallocation))
+    return Deallocation;
+  if (Ctx.is(E, NC::ContextDestruction))
+    return ContextDestruction;
+  if (Ctx.is(E, NC::HandleDestruction))
+    return HandleDestruction;
+  return std::nullopt;
+}
+
+/// Host events of compilation and autotuning: the compiler's own Python
+/// frames, and ops or ranges named for compiling.
+static bool isCompilation(const TraceIndex &Ctx, const Event &E) {
+  if (E.Kind == EventKind::Python)
+    return Ctx.is(E, NC::CompilationFrame);
+  if (E.Kind == EventKind::Op || E.Kind == EventKind::Annotation)
+    return Ctx.is(E, NC::CompilationRange);
+  return false;
+}
+
+TeardownWork analysis::findTeardownWork(const TraceIndex &Ctx) {
+  const model::Trace &T = Ctx.trace();
+  TeardownWork Work;
+  Work.Begin = Ctx.lastSubmissionEnd();
+  if (Work.Begin == INT64_MAX)
+    return Work;
+  std::vector<Interval> AllParts;
+  for (const model::Lane &L : T.Lanes) {
+    if (L.Kind != model::LaneKind::HostThread)
+      continue;
+    for (uint32_t I = L.Begin; I < L.End; ++I) {
+      const Event &E = T.Events[I];
+      if (!isApiCall(E) || E.Start < Work.Begin || E.Duration <= 0)
+        continue;
+      std::optional<TeardownCategory> Cat = teardownCategory(Ctx, E);
+      if (!Cat)
+        continue;
+      Work.Found.push_back({I, *Cat, {E.Start, E.end()}});
+      Work.ByCategory[*Cat].push_back({E.Start, E.end()});
+      AllParts.push_back({E.Start, E.end()});
+    }
+  }
+  Work.TeardownNs = model::IntervalSet::unionOf(std::move(AllParts))
+                        .lengthWithin(Ctx.window());
+  return Work;
+}
+
+StartupWork analysis::findStartupWork(const TraceIndex &Ctx) {
+  const model::Trace &T = Ctx.trace();
+  StartupWork Work;
+  // Deallocation and destruction after the last submission is teardown
+  // (U003), not start-up.
+  const int64_t TeardownBegin = Ctx.lastSubmissionEnd();
+  std::vector<StartupEvent> &Found = Work.Found;
+  // 1. Start-up events anywhere in the window, and graph-capture spans
+  //    (everything a thread submits between BeginCapture and EndCapture is
+  //    recorded into a graph, not run).
+  for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI) {
+    const model::Lane &L = T.Lanes[LI];
+    if (L.Kind != model::LaneKind::HostThread)
+      continue;
+    int64_t CaptureBegin = -1;
+    for (uint32_t I = L.Begin; I < L.End; ++I) {
+      const Event &E = T.Events[I];
+      std::optional<StartupCategory> Cat;
+      if (isApiCall(E)) {
+        if (E.Start >= TeardownBegin && teardownCategory(Ctx, E))
+          continue;
+        Cat = runtimeCategory(Ctx, E);
+        if (Ctx.is(E, NC::CaptureBegin)) {
+          CaptureBegin = E.Start;
+        } else if (Ctx.is(E, NC::CaptureEnd) && CaptureBegin >= 0) {
+          Found.push_back({I, GraphCapture, {CaptureBegin, E.end()}});
+          CaptureBegin = -1;
+          continue;
+        }
+      } else if (isCompilation(Ctx, E)) {
+        Cat = Compilation;
+      }
+      if (Cat && E.Duration > 0)
+        Found.push_back({I, *Cat, {E.Start, E.end()}});
+    }
+  }
+
+  // 2. Drop names that recur in most of the later steps: steady-state work.
+  llvm::ArrayRef<StepWindow> Steps = Ctx.steps();
+  if (Steps.size() >= 3) {
+    size_t Later = Steps.size() - 1;
+    std::map<model::StringId, std::vector<bool>> Seen;
+    for (const StartupEvent &S : Found) {
+      int Step = Ctx.stepAt(S.Range.Begin);
+      if (Step <= 0)
+        continue;
+      auto &V = Seen[T.Events[S.Index].Name];
+      V.resize(Later, false);
+      V[size_t(Step - 1)] = true;
+    }
+    llvm::erase_if(Found, [&](const StartupEvent &S) {
+      auto It = Seen.find(T.Events[S.Index].Name);
+      if (It == Seen.end())
+        return false;
+      return 2 * size_t(llvm::count(It->second, true)) > It->second.size();
+    });
+  }
+
+  // 3. How much host time the start-up work takes, as a union.
+  std::vector<Interval> AllParts;
+  for (const StartupEvent &S : Found) {
+    AllParts.push_back(S.Range);
+    Work.ByCategory[S.Cat].push_back(S.Range);
+  }
+  Work.StartupNs = model::IntervalSet::unionOf(std::move(AllParts))
+                       .lengthWithin(Ctx.window());
+  Work.HasCapture = !Work.ByCategory[GraphCapture].empty();
+  Work.HasSteps = Ctx.hasSteps();
+  Work.WindowNs = Ctx.window().length();
+  return Work;
+}

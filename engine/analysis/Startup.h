@@ -1,0 +1,118 @@
+//===- analysis/Startup.h - What is not steady state ------------*- C++ -*-===//
+//
+// Start-up is not steady state (principle 4): context creation and module
+// loading, allocator calls, stream and event creation, compilation and
+// autotuning, and graph capture happen once. Teardown at the end of a window
+// (deallocation, module unloading, context and handle destruction after the
+// last submission) is not steady state either. The trace index finds both
+// once per trace; U001 and U003 report them, the steady-state rules say that
+// they cannot judge a window that is start-up, and `tracelint diff` measures
+// teardown time. The names of each category are model::NameClass lists.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRACELINT_ANALYSIS_STARTUP_H
+#define TRACELINT_ANALYSIS_STARTUP_H
+
+#include "model/Intervals.h"
+#include "model/Trace.h"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace tracelint::analysis {
+
+class TraceIndex;
+
+enum StartupCategory : unsigned {
+  ContextAndModules,
+  Allocation,
+  Handles,
+  Compilation,
+  GraphCapture,
+  NumStartupCategories
+};
+const char *startupCategoryName(unsigned C);
+
+struct StartupEvent {
+  uint32_t Index = model::NoIndex; ///< the call, op or capture end
+  StartupCategory Cat = ContextAndModules;
+  model::Interval Range; ///< a capture span runs from BeginCapture
+};
+
+/// U001's default share of a window without steps above which start-up
+/// work is reported (the window then mixes start-up with steady state).
+constexpr double DefaultMinStartupShare = 0.05;
+/// U001's default share of a window without steps above which the window
+/// is start-up rather than steady state; the steady-state rules use the
+/// same figure to say that they cannot judge it.
+constexpr double DefaultStartupWindowShare = 0.5;
+
+/// A start-up query or launch call only counts as start-up when it is slow:
+/// the first call creates the context or loads the kernel's module; later
+/// ones take microseconds.
+constexpr int64_t SlowStartupCallNs = 1'000'000;
+
+struct StartupWork {
+  /// One-off start-up work, after dropping names that recur in most later
+  /// steps (steady-state costs that other rules own).
+  std::vector<StartupEvent> Found;
+  std::array<std::vector<model::Interval>, NumStartupCategories> ByCategory;
+  /// Host time in start-up work (a union over threads) inside the window.
+  int64_t StartupNs = 0;
+  /// The window captures graphs (work is recorded, not run).
+  bool HasCapture = false;
+  bool HasSteps = false;
+  int64_t WindowNs = 0;
+
+  /// Start-up work's share of the window.
+  double windowShare() const {
+    return WindowNs > 0 ? double(StartupNs) / double(WindowNs) : 0.0;
+  }
+  /// No steps, and start-up work takes at least \p MinShare of the window:
+  /// the window mixes start-up with whatever else it holds.
+  bool windowMixed(double MinShare = DefaultMinStartupShare) const {
+    return !HasSteps && WindowNs > 0 && windowShare() >= MinShare;
+  }
+  /// No steps, and the window captures graphs or start-up work takes at
+  /// least \p WindowShare of it: the window measures start-up.
+  bool windowIsStartup(double WindowShare = DefaultStartupWindowShare) const {
+    return !HasSteps &&
+           (HasCapture || (WindowNs > 0 && windowShare() >= WindowShare));
+  }
+};
+
+enum TeardownCategory : unsigned {
+  ModuleUnload,
+  Deallocation,
+  ContextDestruction,
+  HandleDestruction,
+  NumTeardownCategories
+};
+const char *teardownCategoryName(unsigned C);
+
+struct TeardownEvent {
+  uint32_t Index = model::NoIndex;
+  TeardownCategory Cat = ModuleUnload;
+  model::Interval Range;
+};
+
+struct TeardownWork {
+  /// When teardown can begin: the end of the window's last submission (a
+  /// launch or copy call on any host thread); INT64_MAX without one.
+  int64_t Begin = INT64_MAX;
+  /// Teardown calls that start at or after Begin, in lane order.
+  std::vector<TeardownEvent> Found;
+  std::array<std::vector<model::Interval>, NumTeardownCategories> ByCategory;
+  /// Host time in teardown calls (a union over threads) inside the window.
+  int64_t TeardownNs = 0;
+};
+
+/// The builders behind TraceIndex::startup() and TraceIndex::teardown();
+/// read those, which compute each once.
+StartupWork findStartupWork(const TraceIndex &Ctx);
+TeardownWork findTeardownWork(const TraceIndex &Ctx);
+
+} // namespace tracelint::analysis
+
+#endif

@@ -1,0 +1,295 @@
+//===- rules/detectors/Recompilation.cpp - C001 compiling in steady state -===//
+//
+// torch.compile compiles a frame the first time it runs and again whenever
+// a guard on the cached code fails (a new shape, dtype, Python value or
+// global). Compilation in the first step is warm-up; compilation in a later
+// step stalls the host for tens of milliseconds to minutes, and recurs
+// whenever the inputs keep changing.
+//
+// Two kinds of evidence, both from the profiler's own records:
+//  - compile work: the "<phase> (dynamo_timed)" ranges that Dynamo and
+//    Inductor record while compiling, and the Python frames of the compile
+//    entry points (with_stack=True);
+//  - a new compiled variant: "Torch-Compiled Region: F/C" names the frame F
+//    and its C-th compilation; a variant first run after the first step was
+//    compiled then (the time from the cache lookup that missed to the
+//    region's start is the compile, when nothing else records it), unless it
+//    was compiled before the profiled window and only first used here.
+//
+//===----------------------------------------------------------------------===//
+#include "rules/BuiltinDetectors.h"
+#include "rules/detectors/DetectorSupport.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace tracelint;
+using namespace tracelint::rules;
+using namespace tracelint::rules::detect;
+using analysis::TraceIndex;
+using model::Event;
+using model::EventKind;
+
+namespace {
+
+constexpr llvm::StringLiteral RegionPrefix = "Torch-Compiled Region: ";
+constexpr llvm::StringLiteral CacheLookup = "TorchDynamo Cache Lookup";
+
+/// True for a host range that Dynamo, AOTAutograd or Inductor record while
+/// compiling (not while running compiled code).
+bool isCompileWork(llvm::StringRef N) {
+  if (N.endswith(" (dynamo_timed)"))
+    return true;
+  // Python frames, "path/file.py(line): function".
+  size_t Colon = N.rfind("): ");
+  if (Colon == llvm::StringRef::npos)
+    return false;
+  llvm::StringRef Fn = N.drop_front(Colon + 3);
+  if (N.contains("torch/_dynamo/convert_frame.py("))
+    return Fn == "_compile" || Fn == "compile_inner";
+  if (N.contains("torch/_inductor/compile_fx.py("))
+    return Fn == "compile_fx_inner" || Fn == "fx_codegen_and_compile";
+  if (N.contains("torch/_functorch/aot_autograd.py("))
+    return Fn == "create_aot_dispatcher_function";
+  return false;
+}
+
+/// The frame number of "Torch-Compiled Region: F/C", and C; false when the
+/// name does not have that form.
+bool parseRegion(llvm::StringRef N, unsigned &Frame, unsigned &Compile) {
+  if (!N.consume_front(RegionPrefix))
+    return false;
+  auto [F, C] = N.split('/');
+  C = C.take_while(llvm::isDigit);
+  return !F.getAsInteger(10, Frame) && !C.getAsInteger(10, Compile);
+}
+
+/// A compiled variant: one "F/C".
+struct Variant {
+  unsigned Frame = 0, Compile = 0;
+  int FirstStep = -1;              ///< index into Ctx.steps()
+  uint32_t First = model::NoIndex; ///< its first region event
+  int64_t CompileGapNs = 0;        ///< cache lookup end to first region start
+};
+
+/// The first op inside \p Region (same lane) that has recorded input
+/// shapes: "name [[...], ...]", or "".
+std::string firstShapes(const model::Trace &T, uint32_t Region) {
+  const Event &R = T.Events[Region];
+  const model::Lane &L = T.laneOf(R);
+  for (uint32_t I = Region + 1; I < L.End && T.Events[I].Start < R.end(); ++I) {
+    const Event &E = T.Events[I];
+    if (E.Kind != EventKind::Op)
+      continue;
+    const model::EventArgs *A = T.args(E);
+    if (A && A->InputDims != model::EmptyString)
+      return (T.name(E) + " " + T.Strings.get(A->InputDims)).str();
+  }
+  return "";
+}
+
+} // namespace
+
+Outcome rules::runRecompilationInSteadyState(const TraceIndex &Ctx,
+                                             const RuleOptions &Opts,
+                                             std::vector<Detection> &Out) {
+  const model::Trace &T = Ctx.trace();
+  const int64_t MinCompile = int64_t(Opts.number("min-compile"));
+  llvm::ArrayRef<analysis::StepWindow> Steps = Ctx.steps();
+
+  // Compile work and compiled regions, on every host thread.
+  std::vector<model::Interval> Work;
+  std::vector<uint32_t> WorkEvents;
+  std::map<std::string, Variant> Variants;
+  uint64_t Regions = 0;
+  for (const model::Lane &L : T.Lanes) {
+    if (L.Kind != model::LaneKind::HostThread)
+      continue;
+    int64_t LookupEnd = -1;
+    for (uint32_t I = L.Begin; I < L.End; ++I) {
+      const Event &E = T.Events[I];
+      llvm::StringRef N = T.name(E);
+      if (N == CacheLookup) {
+        LookupEnd = E.end();
+        continue;
+      }
+      if (isCompileWork(N)) {
+        Work.push_back({E.Start, E.end()});
+        WorkEvents.push_back(I);
+        continue;
+      }
+      unsigned F, C;
+      if (!parseRegion(N, F, C))
+        continue;
+      ++Regions;
+      auto [It, New] =
+          Variants.try_emplace(N.drop_front(RegionPrefix.size()).str());
+      if (!New)
+        continue;
+      Variant &V = It->second;
+      V.Frame = F;
+      V.Compile = C;
+      V.First = I;
+      V.FirstStep = Ctx.stepAt(E.Start);
+      if (LookupEnd >= 0 && LookupEnd <= E.Start)
+        V.CompileGapNs = E.Start - LookupEnd;
+    }
+  }
+  if (Work.empty() && Variants.empty())
+    return Outcome::ran(); // nothing was compiled with torch.compile
+  if (Steps.size() < 2)
+    return Outcome::cannotJudge(
+        llvm::formatv(
+            "the trace runs torch.compile code ({0} "
+            "compiled-region runs and compile ranges) but has {1}, so "
+            "warm-up compilation cannot be told from compilation in "
+            "steady state; profile several steps after warm-up "
+            "(torch.profiler.schedule with warmup, and prof.step() "
+            "marking each step)",
+            Regions + Work.size(),
+            Steps.empty() ? "no step markers" : "only one step")
+            .str());
+
+  // Per step after the first: compile time (a union of the compile work and
+  // the gaps before new variants) and the variants first run there.
+  std::vector<model::Interval> Parts = Work;
+  std::vector<const Variant *> Fresh;
+  for (const auto &[Key, V] : Variants)
+    if (V.FirstStep >= 1) {
+      Fresh.push_back(&V);
+      const Event &R = T.Events[V.First];
+      if (V.CompileGapNs > 0)
+        Parts.push_back({R.Start - V.CompileGapNs, R.Start});
+    }
+  model::IntervalSet Compiling = model::IntervalSet::unionOf(std::move(Parts));
+  std::vector<int64_t> PerStep;
+  int64_t Total = 0, Worst = 0;
+  int WorstStep = -1;
+  unsigned StepsWith = 0;
+  for (size_t S = 1; S < Steps.size(); ++S) {
+    int64_t Ns = Compiling.lengthWithin(Steps[S].Range);
+    PerStep.push_back(Ns);
+    Total += Ns;
+    if (Ns >= MinCompile)
+      ++StepsWith;
+    if (Ns > Worst) {
+      Worst = Ns;
+      WorstStep = int(S);
+    }
+  }
+  bool Recompiled =
+      llvm::any_of(Fresh, [](const Variant *V) { return V->Compile > 0; });
+  // Without measurable compile time, only a recompiled variant (C > 0)
+  // first run in a later step is evidence, and weaker: it may have been
+  // compiled before the window. A frame's first variant first run late is
+  // code that the first step did not reach.
+  if (StepsWith == 0 && !Recompiled)
+    return Outcome::ran();
+
+  // The shapes that changed: a fresh variant against an earlier variant of
+  // the same frame.
+  std::string Shapes;
+  for (const Variant *V : Fresh) {
+    if (V->Compile == 0)
+      continue;
+    for (const auto &[Key, Old] : Variants) {
+      if (Old.Frame != V->Frame || &Old == V ||
+          T.Events[Old.First].Start >= T.Events[V->First].Start)
+        continue;
+      std::string Before = firstShapes(T, Old.First),
+                  After = firstShapes(T, V->First);
+      if (!Before.empty() && !After.empty() && Before != After) {
+        Shapes = llvm::formatv("variant {0} ran {1}; variant {2}/{3} ran {4}",
+                               Key, Before, V->Frame, V->Compile, After)
+                     .str();
+        break;
+      }
+    }
+    if (!Shapes.empty())
+      break;
+  }
+  if (Shapes.empty())
+    Shapes =
+        T.Source.RecordShapes == 0 ||
+                llvm::none_of(Variants,
+                              [&](const auto &KV) {
+                                return !firstShapes(T, KV.second.First).empty();
+                              })
+            ? "the trace has no input shapes inside the compiled "
+              "regions (profile with record_shapes=True to see them)"
+            : "the ops inside the compiled regions show no shape "
+              "change: the failed guard is probably on something else "
+              "(a dtype, a Python value, a global, a module attribute)";
+
+  std::string VariantList;
+  std::vector<std::string> Names;
+  for (const Variant *V : Fresh)
+    Names.push_back(llvm::formatv("{0}/{1} (first run in step {2})", V->Frame,
+                                  V->Compile, Steps[V->FirstStep].Number)
+                        .str());
+  VariantList = Names.empty() ? std::string("none")
+                              : joinNames(Names, 4) +
+                                    (Names.size() > 4 ? " and others" : "");
+
+  const int64_t Target = Ctx.targetNs();
+  int64_t Impact = std::min(median(PerStep), Target);
+  Detection Det;
+  auto &V = Det.Values;
+  V["steady"] = std::to_string(Steps.size() - 1);
+  V["compile_steps"] = std::to_string(StepsWith);
+  V["compile_total"] = dur(Total);
+  V["worst"] = dur(Worst);
+  V["worst_step"] = WorstStep >= 0 ? std::to_string(Steps[WorstStep].Number)
+                                   : std::string("none");
+  V["variants"] = VariantList;
+  V["fresh"] = std::to_string(Fresh.size());
+  V["kind"] = Recompiled      ? "recompiles frames it had compiled before"
+              : Fresh.empty() ? "compiles"
+                              : "compiles frames for the first time";
+  V["shapes"] = Shapes;
+  V["work_events"] = std::to_string(WorkEvents.size());
+  V["per_step"] = dur(median(PerStep));
+  V["value"] = dur(Total);
+  V["impact"] = dur(Impact);
+  V["target"] = Ctx.describeTarget();
+  V["window"] =
+      Steps.size() > 2
+          ? llvm::formatv("steps {0}-{1}", Steps[1].Number, Steps.back().Number)
+                .str()
+          : llvm::formatv("step {0}", Steps[1].Number).str();
+  V["metric"] = "median step time";
+  const Event *Ex = nullptr;
+  for (uint32_t I : WorkEvents)
+    if (Ctx.stepAt(T.Events[I].Start) >= 1 &&
+        (!Ex || T.Events[I].Duration > Ex->Duration))
+      Ex = &T.Events[I];
+  if (!Ex && !Fresh.empty())
+    Ex = &T.Events[Fresh.front()->First];
+  if (Ex) {
+    V["example"] = llvm::formatv("{0} at {1:f3} us", T.name(*Ex),
+                                 Ctx.traceTimestampUs(*Ex))
+                       .str();
+    Det.Examples.push_back(example(Ctx, *Ex));
+  } else {
+    V["example"] = "none";
+  }
+  Det.ImpactNs = Impact;
+  Det.Window = V["window"].text();
+  Det.Subject = Recompiled ? "recompilation" : "compilation";
+  // Recorded compile work is direct evidence; a variant first seen late
+  // may have been compiled before the window.
+  if (StepsWith > 0) {
+    Det.Confidence = 0.8;
+  } else {
+    Det.Confidence = 0.4;
+    Det.ConfidenceNotes.push_back(
+        "no compile time was recorded in the steps: the new variants may "
+        "have been compiled before the profiled window");
+  }
+  Out.push_back(std::move(Det));
+  return Outcome::ran();
+}

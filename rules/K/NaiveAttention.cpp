@@ -1,0 +1,270 @@
+//===- rules/detectors/NaiveAttention.cpp - K002 unfused attention --------===//
+//
+// Attention written as separate operations (a matrix product for the
+// scores, scaling and masking, a softmax, a second matrix product with the
+// values) writes the whole score matrix to device memory and reads it back
+// several times; PyTorch's scaled_dot_product_attention does the same when
+// it falls back to its math backend. Fused kernels (FlashAttention,
+// memory-efficient attention, cuDNN attention) keep the scores on chip.
+//
+// The detector reads the framework op sequence: an explicit
+// aten::_scaled_dot_product_attention_math op, or a softmax whose sibling
+// ops (same parent, same thread) include a matrix product shortly before it
+// and another shortly after it. The device work launched from the first
+// product to the end of the second is the attention's cost, measured as a
+// union per step.
+//
+//===----------------------------------------------------------------------===//
+#include "rules/BuiltinDetectors.h"
+#include "rules/detectors/DetectorSupport.h"
+#include "rules/detectors/Shapes.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace tracelint;
+using namespace tracelint::rules;
+using namespace tracelint::rules::detect;
+using analysis::TraceIndex;
+using model::Event;
+using model::EventKind;
+
+namespace {
+
+bool isSoftmax(llvm::StringRef N) {
+  return N == "aten::softmax" || N == "aten::_softmax" ||
+         N == "aten::_safe_softmax" || N == "aten::special_softmax";
+}
+
+bool isBatchedProduct(llvm::StringRef N) {
+  return N == "aten::matmul" || N == "aten::bmm" || N == "aten::baddbmm" ||
+         N == "aten::einsum" || N == "aten::mm";
+}
+
+bool isMathAttention(llvm::StringRef N) {
+  return N.startswith("aten::_scaled_dot_product_attention_math");
+}
+
+/// How many sibling ops before and after the softmax may separate it from
+/// the products (scale, mask, dropout, casts).
+constexpr unsigned SiblingReach = 4;
+/// How many lane events to scan for those siblings (their children lie in
+/// between).
+constexpr unsigned ScanLimit = 2000;
+
+/// The nearest matrix-product sibling (an op with the same container)
+/// within SiblingReach ops, scanning backward (Dir = -1) or forward
+/// (Dir = +1) from lane event \p From.
+const Event *productSibling(const model::Trace &T, const model::Lane &L,
+                            uint32_t From, int Dir) {
+  uint32_t C = opContainer(T, T.Events[From]);
+  unsigned Siblings = 0, Scanned = 0;
+  for (int64_t I = int64_t(From) + Dir;
+       I >= int64_t(L.Begin) && I < int64_t(L.End) && Scanned < ScanLimit;
+       I += Dir, ++Scanned) {
+    const Event &E = T.Events[I];
+    if (C != model::NoIndex && uint32_t(I) == C)
+      return nullptr; // reached the container
+    if (C != model::NoIndex && Dir > 0 && E.Start >= T.Events[C].end())
+      return nullptr; // past the container
+    if (E.Kind != EventKind::Op || opContainer(T, E) != C)
+      continue;
+    if (isBatchedProduct(T.name(E)))
+      return &E;
+    if (++Siblings >= SiblingReach)
+      return nullptr;
+  }
+  return nullptr;
+}
+
+struct Instance {
+  uint32_t Lane;
+  uint32_t First; ///< lane event where the region starts
+  int64_t Begin, End;
+  uint32_t Softmax = model::NoIndex; ///< the softmax (naive) or math op
+  bool Math = false;
+};
+
+} // namespace
+
+Outcome rules::runNaiveAttention(const TraceIndex &Ctx, const RuleOptions &Opts,
+                                 std::vector<Detection> &Out) {
+  const model::Trace &T = Ctx.trace();
+  if (T.countKind(EventKind::Op) == 0)
+    return Outcome::cannotJudge(
+        "the trace records no framework ops (cpu_op), and "
+        "attention is recognised from its op sequence; profile with "
+        "ProfilerActivity.CPU as well as the device");
+  if (!Ctx.hasCorrelation())
+    return Outcome::cannotJudge(
+        "no device work is linked to a host call "
+        "(correlation ids), so the attention ops' kernels cannot be found");
+  const double MinShare = Opts.number("min-share-of-busy");
+  const double MinTargetShare = Opts.number("min-share-of-step");
+
+  std::vector<Instance> Found;
+  uint64_t SoftmaxBackward = 0;
+  for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI) {
+    const model::Lane &L = T.Lanes[LI];
+    if (L.Kind != model::LaneKind::HostThread)
+      continue;
+    int64_t CoveredUntil = INT64_MIN; // inside a math op already counted
+    for (uint32_t I = L.Begin; I < L.End; ++I) {
+      const Event &E = T.Events[I];
+      if (E.Kind != EventKind::Op)
+        continue;
+      llvm::StringRef N = T.name(E);
+      if (N == "aten::_softmax_backward_data")
+        ++SoftmaxBackward;
+      if (E.Start < CoveredUntil)
+        continue;
+      if (isMathAttention(N)) {
+        Found.push_back({LI, I, E.Start, E.end(), I, true});
+        CoveredUntil = E.end();
+        continue;
+      }
+      if (!isSoftmax(N))
+        continue;
+      // The outermost softmax only (aten::softmax holds aten::_softmax).
+      if (E.Parent != model::NoIndex && isSoftmax(T.name(T.Events[E.Parent])))
+        continue;
+      const Event *Before = productSibling(T, L, I, -1);
+      const Event *After = Before ? productSibling(T, L, I, +1) : nullptr;
+      if (!Before || !After)
+        continue;
+      Found.push_back(
+          {LI, T.indexOf(*Before), Before->Start, After->end(), I, false});
+      CoveredUntil = After->end();
+    }
+  }
+  if (Found.empty())
+    return Outcome::ran();
+
+  // The device work launched from inside each region.
+  const MeasureWindows &Win = Ctx.measureWindows();
+  std::vector<uint32_t> Work, SoftmaxWork;
+  uint64_t Math = 0;
+  std::map<std::string, uint64_t> Shapes;
+  for (const Instance &In : Found) {
+    const model::Lane &L = T.Lanes[In.Lane];
+    Math += In.Math;
+    const Event &Sm = T.Events[In.Softmax];
+    if (auto Dims = inputDims(T, Sm); Dims && !Dims->empty())
+      if (const Shape *S = Dims->front().tensor())
+        ++Shapes[shapeText(*S)];
+    for (uint32_t I = In.First; I < L.End && T.Events[I].Start < In.End; ++I) {
+      const Event &E = T.Events[I];
+      if (E.Kind != EventKind::Runtime && E.Kind != EventKind::Driver)
+        continue;
+      bool InSoftmax = !In.Math && E.Start >= Sm.Start && E.end() <= Sm.end();
+      for (uint32_t D : T.deviceWorkOf(E)) {
+        Work.push_back(D);
+        if (InSoftmax)
+          SoftmaxWork.push_back(D);
+      }
+    }
+  }
+  WorkMeasure M = measureWork(Ctx, Win, Work);
+  if (M.Count == 0 || M.BusyNs <= 0)
+    return Outcome::ran();
+  double Share = M.shareOfBusy();
+  if (Share < MinShare)
+    return Outcome::ran();
+  const int64_t Target = Ctx.targetNs();
+  int64_t Impact = std::min(M.medianPerWindow(), Target);
+  if (double(Impact) < MinTargetShare * double(Target))
+    return Outcome::ran();
+  WorkMeasure SoftmaxM = measureWork(Ctx, Win, SoftmaxWork);
+
+  // Instances whose region starts inside a window.
+  uint64_t InWindows = 0;
+  const Instance *Longest = nullptr;
+  for (const Instance &In : Found) {
+    if (!llvm::any_of(Win.Ranges, [&](const model::Interval &R) {
+          return In.Begin >= R.Begin && In.Begin < R.End;
+        }))
+      continue;
+    ++InWindows;
+    if (!Longest || In.End - In.Begin > Longest->End - Longest->Begin)
+      Longest = &In;
+  }
+  if (!Longest)
+    Longest = &Found.front();
+  const Event &Anchor = T.Events[Longest->Softmax];
+
+  Detection Det;
+  auto &V = Det.Values;
+  bool AllMath = Math == Found.size();
+  V["form"] = AllMath ? "the math backend of scaled_dot_product_attention"
+              : Math  ? "separate ops (and the math backend of "
+                        "scaled_dot_product_attention)"
+                      : "separate ops: a matrix product, a softmax and a "
+                        "second matrix product";
+  V["value"] = pct(Share);
+  V["share"] = pct(Share);
+  V["threshold"] = pct(MinShare);
+  V["count"] = std::to_string(InWindows);
+  V["math_count"] = std::to_string(Math);
+  V["attention_time"] = dur(M.UnionNs);
+  V["busy"] = dur(M.BusyNs);
+  V["kernels"] = std::to_string(M.Count);
+  V["softmax_time"] = dur(SoftmaxM.UnionNs);
+  V["per_step"] = dur(M.medianPerWindow());
+  // Name the module that computes it when stacks recorded one.
+  uint32_t C = opContainer(T, Anchor);
+  V["path"] = C != model::NoIndex && T.Events[C].Kind == EventKind::Python
+                  ? T.name(T.Events[C]).str() + " > " + T.name(Anchor).str()
+                  : Ctx.opPath(Anchor);
+  V["impact"] = dur(Impact);
+  V["target"] = Ctx.describeTarget();
+  std::string ShapeList;
+  {
+    std::vector<std::pair<uint64_t, std::string>> S;
+    for (auto &[K, C] : Shapes)
+      S.push_back({C, K});
+    llvm::sort(S, [](const auto &A, const auto &B) {
+      return A.first > B.first || (A.first == B.first && A.second < B.second);
+    });
+    std::vector<std::string> Names;
+    for (auto &P : S)
+      Names.push_back(P.second);
+    ShapeList = Names.empty() ? "not recorded (record_shapes=False)"
+                              : joinNames(Names, 3);
+  }
+  V["score_shapes"] = ShapeList;
+  V["backward"] =
+      SoftmaxBackward
+          ? llvm::formatv("{0} softmax backward ops (aten::_softmax_backward_"
+                          "data) in the trace: the backward pass materializes "
+                          "score-sized gradients too",
+                          SoftmaxBackward)
+                .str()
+          : "no softmax backward in the trace (inference, or backward not "
+            "profiled)";
+  V["example"] = llvm::formatv("{0} at {1:f3} us", T.name(Anchor),
+                               Ctx.traceTimestampUs(Anchor))
+                     .str();
+  describeWindows(Win, V);
+  Det.Examples.push_back(example(Ctx, Anchor));
+  Det.ImpactNs = Impact;
+  // On the critical path: the unfused attention kernels taking no time (a
+  // fused kernel still takes some: a loose but safe cap).
+  Det.PathQuery = namesQuery(T, Work);
+  Det.Window = Win.describe();
+  Det.Subject = AllMath ? "sdpa math backend" : "matmul-softmax-matmul";
+  // An explicit math-backend op is unambiguous; an op pattern may be
+  // another computation with the same shape.
+  Det.Confidence = AllMath ? 0.7 : 0.6;
+  if (Shapes.empty()) {
+    Det.Confidence -= 0.1;
+    Det.ConfidenceNotes.push_back(
+        "the trace has no input shapes (record_shapes=True), so the score "
+        "matrix's size is unknown");
+  }
+  Out.push_back(std::move(Det));
+  return Outcome::ran();
+}

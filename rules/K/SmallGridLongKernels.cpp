@@ -1,0 +1,342 @@
+//===- rules/detectors/SmallGrid.cpp - K004 long kernels on small grids ---===//
+//
+// A kernel launched with fewer thread blocks than the device has SMs (CUs on
+// AMD) leaves whole SMs without work for as long as it runs. For a long
+// kernel that is time the device could have spent at a multiple of the
+// speed, unless other work fills the idle SMs concurrently.
+//
+// Blocks per SM comes from the kernel's grid and the device's SM count
+// (deviceProperties in Kineto traces, TARGET_INFO_GPU in Nsight Systems
+// exports), or else from Kineto's own "blocks per SM" argument. The
+// detector counts only the part of such kernels that no other device work
+// on the same device overlaps, and measures it as a union per step.
+//
+//===----------------------------------------------------------------------===//
+#include "rules/BuiltinDetectors.h"
+#include "rules/detectors/DetectorSupport.h"
+#include "rules/detectors/KernelNames.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace tracelint;
+using namespace tracelint::rules;
+using namespace tracelint::rules::detect;
+using analysis::TraceIndex;
+using model::Event;
+using model::EventKind;
+
+namespace {
+
+const model::DeviceInfo *deviceInfo(const model::Trace &T, int32_t Id) {
+  for (const model::DeviceInfo &D : T.Devices)
+    if (D.Id == Id)
+      return &D;
+  return nullptr;
+}
+
+/// The SM count of device \p Id: its own properties, or, when the trace
+/// numbers devices differently from its properties (ROCm traces give the
+/// agent's number to kernels and the process's ordinal to the properties),
+/// the count that every listed device shares. -1 when unknown.
+int32_t smCount(const model::Trace &T, int32_t Id) {
+  if (const model::DeviceInfo *D = deviceInfo(T, Id))
+    return D->NumSMs;
+  int32_t Shared = -1;
+  for (const model::DeviceInfo &D : T.Devices) {
+    if (D.NumSMs <= 0 || (Shared > 0 && D.NumSMs != Shared))
+      return -1;
+    Shared = D.NumSMs;
+  }
+  return Shared;
+}
+
+/// How a kernel's recorded grid counts: in blocks (CUDA, and HIP launches
+/// given in blocks), in work-items (hipExtModuleLaunchKernel takes the
+/// global work size, as MIOpen and Tensile kernels are launched), or
+/// unknown (a HIP kernel whose launch call is not in the trace).
+enum class GridUnit { Blocks, WorkItems, Unknown };
+
+GridUnit gridUnit(const model::Trace &T, const Event &Kernel, bool Hip) {
+  uint32_t L = T.launchOf(Kernel);
+  if (L == model::NoIndex)
+    return Hip ? GridUnit::Unknown : GridUnit::Blocks;
+  llvm::StringRef Call = T.name(T.Events[L]);
+  if (Call.startswith("hipExtModuleLaunchKernel") ||
+      Call.startswith("hipHccModuleLaunchKernel"))
+    return GridUnit::WorkItems;
+  return GridUnit::Blocks;
+}
+
+/// A kernel name short enough for one line: Tensile and CK names run to
+/// hundreds of characters.
+std::string displayName(llvm::StringRef Full) {
+  std::string S = shortKernelName(Full);
+  if (S.size() > 72)
+    S = S.substr(0, 69) + "...";
+  return S;
+}
+
+std::string dims(const int32_t (&D)[3]) {
+  return llvm::formatv("[{0}, {1}, {2}]", D[0], D[1], D[2]).str();
+}
+
+/// One small-grid kernel configuration: a name with a grid and a block.
+struct Group {
+  uint64_t Count = 0;
+  int64_t Ns = 0; ///< summed durations (shown; shares use unions)
+  double BlocksPerSM = 0;
+  float MinOccupancy = -1, MaxOccupancy = -1;
+  uint32_t Longest = model::NoIndex;
+};
+
+/// The thread blocks a kernel launched, from its grid in \p Unit; 0 when
+/// the trace cannot tell.
+int64_t blockCount(const model::EventArgs &A, GridUnit Unit) {
+  int64_t Blocks = 1;
+  for (int I = 0; I < 3; ++I) {
+    if (A.Grid[I] <= 0)
+      return 0;
+    if (Unit == GridUnit::Blocks)
+      Blocks *= A.Grid[I];
+    else if (Unit == GridUnit::WorkItems && A.Block[I] > 0)
+      Blocks *= (int64_t(A.Grid[I]) + A.Block[I] - 1) / A.Block[I];
+    else
+      return 0;
+  }
+  return Blocks;
+}
+
+} // namespace
+
+Outcome rules::runSmallGridLongKernels(const TraceIndex &Ctx,
+                                       const RuleOptions &Opts,
+                                       std::vector<Detection> &Out) {
+  const model::Trace &T = Ctx.trace();
+  const int64_t MinKernel = int64_t(Opts.number("min-kernel"));
+  const double MaxBlocks = Opts.number("max-blocks-per-sm");
+  const double MinShare = Opts.number("min-share-of-busy");
+  const double MinTargetShare = Opts.number("min-share-of-step");
+
+  const MeasureWindows &Win = Ctx.measureWindows();
+  uint64_t Long = 0, NoGrid = 0, NoSMs = 0, UnknownUnit = 0, Judged = 0;
+  // HIP runtimes record grids in different units per launch API.
+  const bool Hip = !T.Source.HipRuntimeVersion.empty() ||
+                   !T.Source.RoctracerVersion.empty() ||
+                   llvm::any_of(T.Devices, [](const model::DeviceInfo &D) {
+                     return llvm::StringRef(D.Name).startswith("AMD");
+                   });
+  const Event *FirstUnjudged = nullptr;
+  struct DeviceResult {
+    int32_t Device;
+    std::vector<int64_t> Gain; ///< per window
+    int64_t ExposedNs = 0, GainNs = 0, BusyNs = 0;
+    uint64_t Kernels = 0;
+    std::map<std::string, Group> Groups;
+    std::vector<uint32_t> Counted; ///< the small-grid kernels, for the path
+  };
+  std::vector<DeviceResult> Results;
+  for (int32_t D : Ctx.devices()) {
+    const int32_t SMs = smCount(T, D);
+    std::vector<model::Interval> Small, Other;
+    // Per window: the summed time the small-grid kernels would save if they
+    // filled the device (each at most its duration x (1 - blocks per SM)).
+    std::vector<int64_t> Saving(Win.Ranges.size(), 0);
+    DeviceResult R;
+    R.Device = D;
+    for (uint32_t I : Ctx.deviceWork(D)) {
+      const Event &E = T.Events[I];
+      bool Candidate = false;
+      if (E.Kind == EventKind::Kernel && E.Duration >= MinKernel) {
+        ++Long;
+        const model::EventArgs *A = T.args(E);
+        bool HasGrid = A && A->Grid[0] > 0 && A->Grid[1] > 0 && A->Grid[2] > 0;
+        GridUnit Unit = gridUnit(T, E, Hip);
+        int64_t Blocks = HasGrid ? blockCount(*A, Unit) : 0;
+        // Kineto's own figure is in blocks whatever the launch API.
+        double B = Blocks > 0 && SMs > 0     ? double(Blocks) / SMs
+                   : A && A->BlocksPerSM > 0 ? double(A->BlocksPerSM)
+                                             : -1.0;
+        if (B < 0) {
+          ++(!HasGrid                    ? NoGrid
+             : Unit == GridUnit::Unknown ? UnknownUnit
+                                         : NoSMs);
+          if (!FirstUnjudged)
+            FirstUnjudged = &E;
+        } else {
+          ++Judged;
+          Candidate = B < MaxBlocks;
+        }
+        if (Candidate) {
+          Small.push_back({E.Start, E.end()});
+          for (size_t W = 0; W < Win.Ranges.size(); ++W)
+            if (E.Start >= Win.Ranges[W].Begin && E.Start < Win.Ranges[W].End) {
+              Saving[W] += int64_t(double(E.Duration) * (1.0 - B));
+              ++R.Kernels;
+              R.Counted.push_back(I);
+              std::string Key = llvm::formatv("{0} grid {1} block {2}",
+                                              displayName(T.name(E)),
+                                              dims(A->Grid), dims(A->Block))
+                                    .str();
+              Group &G = R.Groups[Key];
+              ++G.Count;
+              G.Ns += E.Duration;
+              G.BlocksPerSM = B;
+              if (A->Occupancy >= 0) {
+                G.MinOccupancy = G.MinOccupancy < 0
+                                     ? A->Occupancy
+                                     : std::min(G.MinOccupancy, A->Occupancy);
+                G.MaxOccupancy = std::max(G.MaxOccupancy, A->Occupancy);
+              }
+              if (G.Longest == model::NoIndex ||
+                  E.Duration > T.Events[G.Longest].Duration)
+                G.Longest = I;
+              break;
+            }
+        }
+      }
+      if (!Candidate)
+        Other.push_back({E.Start, E.end()});
+    }
+    if (Small.empty())
+      continue;
+    model::IntervalSet SmallSet = model::IntervalSet::unionOf(std::move(Small));
+    model::IntervalSet Covered =
+        SmallSet.intersect(model::IntervalSet::unionOf(std::move(Other)));
+    const model::IntervalSet &Busy = Ctx.deviceBusy(D);
+    for (size_t W = 0; W < Win.Ranges.size(); ++W) {
+      model::Interval Range = Win.Ranges[W];
+      int64_t Exposed =
+          SmallSet.lengthWithin(Range) - Covered.lengthWithin(Range);
+      R.ExposedNs += Exposed;
+      R.GainNs += std::min(Exposed, Saving[W]);
+      R.BusyNs += Busy.lengthWithin(Range);
+      R.Gain.push_back(std::min(Exposed, Saving[W]));
+    }
+    if (R.Kernels > 0)
+      Results.push_back(std::move(R));
+  }
+
+  if (Long > 0 && Judged == 0) {
+    std::string Example = displayName(T.name(*FirstUnjudged));
+    if (NoSMs > 0)
+      return Outcome::cannotJudge(
+          llvm::formatv(
+              "{0} kernels of at least {1} ran (such as {2}) "
+              "with their grids, but the trace has no SM count for the "
+              "device (deviceProperties numSms in Kineto traces, "
+              "TARGET_INFO_GPU in Nsight Systems exports) and no blocks "
+              "per SM",
+              Long, dur(MinKernel), Example)
+              .str());
+    if (UnknownUnit > 0)
+      return Outcome::cannotJudge(
+          llvm::formatv(
+              "{0} kernels of at least {1} ran (such as {2}) "
+              "on a HIP device without their launch calls in the trace, "
+              "and HIP records grids in blocks or in work-items depending "
+              "on the launch API; record the runtime calls too",
+              Long, dur(MinKernel), Example)
+              .str());
+    return Outcome::cannotJudge(
+        llvm::formatv("{0} kernels of at least {1} ran (such as {2}), "
+                      "but the trace records no launch grid for them; Kineto "
+                      "writes grid and block for CUDA and HIP kernels, Nsight "
+                      "Systems exports them with each kernel",
+                      Long, dur(MinKernel), Example)
+            .str());
+  }
+  if (Results.empty())
+    return Outcome::ran();
+
+  const int64_t Target = Ctx.targetNs();
+  for (DeviceResult &R : Results) {
+    if (R.BusyNs <= 0)
+      continue;
+    double Share = double(R.GainNs) / double(R.BusyNs);
+    if (Share < MinShare)
+      continue;
+    int64_t Impact = std::min(median(R.Gain), Target);
+    if (double(Impact) < MinTargetShare * double(Target))
+      continue;
+    std::vector<std::pair<const std::string *, const Group *>> Sorted;
+    for (const auto &G : R.Groups)
+      Sorted.push_back({&G.first, &G.second});
+    llvm::sort(Sorted, [](const auto &X, const auto &Y) {
+      return X.second->Ns > Y.second->Ns ||
+             (X.second->Ns == Y.second->Ns && *X.first < *Y.first);
+    });
+    const Group &Top = *Sorted.front().second;
+    const Event &Longest = T.Events[Top.Longest];
+    const model::EventArgs &TA = *T.args(Longest);
+    const model::DeviceInfo *Info = deviceInfo(T, R.Device);
+
+    Detection Det;
+    auto &V = Det.Values;
+    V["value"] = pct(Share);
+    V["share"] = pct(Share);
+    V["threshold"] = pct(MinShare);
+    V["device"] =
+        Info && !Info->Name.empty()
+            ? llvm::formatv("device {0} ({1})", R.Device, Info->Name).str()
+            : llvm::formatv("device {0}", R.Device).str();
+    int32_t SMs = smCount(T, R.Device);
+    V["sms"] = SMs > 0 ? std::to_string(SMs) : std::string("unknown");
+    V["kernels"] = std::to_string(R.Kernels);
+    V["exposed"] = dur(R.ExposedNs);
+    V["idle_sm_time"] = dur(R.GainNs);
+    V["busy"] = dur(R.BusyNs);
+    V["per_step"] = dur(median(R.Gain));
+    V["min_kernel"] = dur(MinKernel);
+    V["max_blocks"] = llvm::formatv("{0:f2}", MaxBlocks).str();
+    V["top_kernel"] = displayName(T.name(Longest));
+    V["top_grid"] = dims(TA.Grid);
+    V["top_block"] = dims(TA.Block);
+    V["top_bps"] = llvm::formatv("{0:f2}", Top.BlocksPerSM).str();
+    V["top_count"] = std::to_string(Top.Count);
+    V["top_time"] = dur(Top.Ns);
+    V["occupancy"] =
+        Top.MaxOccupancy < 0 ? std::string("not recorded")
+        : Top.MaxOccupancy == 0
+            ? std::string("recorded as 0 %, which usually means the profiler "
+                          "could not compute it, not that nothing ran")
+            : llvm::formatv("{0:f0}-{1:f0} %", Top.MinOccupancy,
+                            Top.MaxOccupancy)
+                  .str();
+    V["example"] = llvm::formatv("{0} at {1:f3} us", V["top_kernel"],
+                                 Ctx.traceTimestampUs(Longest))
+                       .str();
+    V["impact"] = dur(Impact);
+    V["target"] = Ctx.describeTarget();
+    describeWindows(Win, V);
+    Det.Examples.push_back(example(Ctx, Longest));
+    for (size_t G = 1; G < Sorted.size() && G < 4; ++G)
+      Det.ExtraEvidence.push_back(
+          llvm::formatv("also {0}: {1} kernels, {2}, {3:f2} blocks per SM",
+                        *Sorted[G].first, Sorted[G].second->Count,
+                        dur(Sorted[G].second->Ns),
+                        Sorted[G].second->BlocksPerSM)
+              .str());
+    if (NoGrid + NoSMs + UnknownUnit > 0)
+      Det.ExtraEvidence.push_back(
+          llvm::formatv("{0} other kernels of at least {1} have no grid, no "
+                        "SM count or a grid in unknown units, and were not "
+                        "judged",
+                        NoGrid + NoSMs + UnknownUnit, dur(MinKernel))
+              .str());
+    Det.ImpactNs = Impact;
+    // On the critical path: these kernels taking no time (a fuller grid
+    // makes them faster, not free: a loose but safe cap).
+    Det.PathQuery = namesQuery(T, R.Counted);
+    Det.Window = Win.describe();
+    Det.Subject = T.name(Longest).str();
+    // The grid is certain; whether more blocks would run faster (rather
+    // than meet a bandwidth or dependency limit) is not.
+    Det.Confidence = 0.5;
+    Out.push_back(std::move(Det));
+  }
+  return Outcome::ran();
+}
