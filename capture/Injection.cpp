@@ -15,6 +15,9 @@
 //    and the program runs on untraced.
 //  - The state is allocated once and never freed, so that exit handlers and
 //    CUPTI's threads never see a destroyed object.
+//  - Every CUPTI result is checked (check()). A failure is logged with what
+//    it costs the trace; only a CUPTI that cannot be set up at all (no
+//    buffers, no subscriber) stops the capture.
 //
 //===----------------------------------------------------------------------===//
 #include "Buffers.h"
@@ -129,6 +132,38 @@ const CUpti_CallbackId NoisyDriver[] = {
     CUPTI_DRIVER_TRACE_CBID_cuModuleGetLoadingMode,
 };
 
+/// The names of the record kinds above, for messages.
+const char *kindName(CUpti_ActivityKind K) {
+  switch (K) {
+  case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+    return "CONCURRENT_KERNEL";
+  case CUPTI_ACTIVITY_KIND_MEMCPY:
+    return "MEMCPY";
+  case CUPTI_ACTIVITY_KIND_MEMCPY2:
+    return "MEMCPY2";
+  case CUPTI_ACTIVITY_KIND_MEMSET:
+    return "MEMSET";
+  case CUPTI_ACTIVITY_KIND_RUNTIME:
+    return "RUNTIME";
+  case CUPTI_ACTIVITY_KIND_DRIVER:
+    return "DRIVER";
+  case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+    return "SYNCHRONIZATION";
+  case CUPTI_ACTIVITY_KIND_OVERHEAD:
+    return "OVERHEAD";
+  case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
+    return "EXTERNAL_CORRELATION";
+  case CUPTI_ACTIVITY_KIND_DEVICE:
+    return "DEVICE";
+  case CUPTI_ACTIVITY_KIND_CONTEXT:
+    return "CONTEXT";
+  case CUPTI_ACTIVITY_KIND_MARKER:
+    return "MARKER";
+  default:
+    return "another kind";
+  }
+}
+
 /// NVTX callbacks that can open or close a range window.
 const CUpti_CallbackId NvtxRangeCallbacks[] = {
     CUPTI_CBID_NVTX_nvtxRangePushA,         CUPTI_CBID_NVTX_nvtxRangePushEx,
@@ -169,14 +204,33 @@ void log(const std::string &Line) {
   std::fprintf(stderr, "tracelint capture: %s\n", Line.c_str());
 }
 
-uint64_t now() {
-  uint64_t T = 0;
-  if (cuptiGetTimestamp(&T) != CUPTI_SUCCESS) {
-    timespec Ts;
-    clock_gettime(CLOCK_MONOTONIC, &Ts);
-    T = uint64_t(Ts.tv_sec) * 1000000000ull + uint64_t(Ts.tv_nsec);
-  }
-  return T;
+const char *cuptiError(CUptiResult R) {
+  // Checked here, not with check(), which calls this.
+  const char *Msg = nullptr;
+  if (cuptiGetResultString(R, &Msg) != CUPTI_SUCCESS || !Msg)
+    return "unknown CUPTI error";
+  return Msg;
+}
+
+/// Logs a failed CUPTI call: "\p What failed: <CUPTI's reason>[; \p Then]",
+/// \p Then saying what the failure costs. True on success.
+bool check(CUptiResult R, const std::string &What, const char *Then = "") {
+  if (R == CUPTI_SUCCESS)
+    return true;
+  log(What + " failed: " + cuptiError(R) + (*Then ? "; " : "") + Then);
+  return false;
+}
+
+/// check() for a call made over and over (for every callback or buffer):
+/// only its first failure is logged, so that a call that keeps failing
+/// does not flood the program's stderr.
+bool checkFirst(CUptiResult R, std::atomic<bool> &Logged, const char *What,
+                const char *Then) {
+  if (R == CUPTI_SUCCESS)
+    return true;
+  if (!Logged.exchange(true))
+    check(R, What, Then);
+  return false;
 }
 
 uint64_t monotonicNs() {
@@ -185,21 +239,19 @@ uint64_t monotonicNs() {
   return uint64_t(Ts.tv_sec) * 1000000000ull + uint64_t(Ts.tv_nsec);
 }
 
-const char *cuptiError(CUptiResult R) {
-  const char *Msg = nullptr;
-  if (cuptiGetResultString(R, &Msg) != CUPTI_SUCCESS || !Msg)
-    return "unknown CUPTI error";
-  return Msg;
-}
-
-bool check(CUptiResult R, const char *What) {
-  if (R == CUPTI_SUCCESS)
-    return true;
-  log(std::string(What) + " failed: " + cuptiError(R));
-  return false;
+uint64_t now() {
+  static std::atomic<bool> Logged{false};
+  uint64_t T = 0;
+  if (checkFirst(cuptiGetTimestamp(&T), Logged, "cuptiGetTimestamp",
+                 "using CLOCK_MONOTONIC, which may not match the records' "
+                 "clock"))
+    return T;
+  return monotonicNs();
 }
 
 const char *apiName(bool Runtime, uint32_t Cbid) {
+  // Not logged: this runs for every API record, and a callback id without a
+  // name already shows in the trace ("cudaRuntimeApi#<cbid>").
   const char *Name = nullptr;
   if (cuptiGetCallbackName(Runtime ? CUPTI_CB_DOMAIN_RUNTIME_API
                                    : CUPTI_CB_DOMAIN_DRIVER_API,
@@ -213,23 +265,47 @@ void enableWindowKinds() {
   if (S->KindsOn)
     return;
   S->KindsOn = true;
+  // A kind that cannot be enabled is missing from the trace; the others are
+  // still worth collecting.
   for (CUpti_ActivityKind K : WindowKinds)
-    check(cuptiActivityEnable(K), "cuptiActivityEnable");
+    check(cuptiActivityEnable(K),
+          std::string("cuptiActivityEnable(") + kindName(K) + ")",
+          "the trace has no such records");
+  // A noisy call left on only makes the trace larger. The only error these
+  // calls document is CUPTI_ERROR_NOT_INITIALIZED, which the rest of the
+  // list would repeat: the first failure of each list is logged and the
+  // rest is not tried.
   for (CUpti_CallbackId Id : NoisyRuntime)
-    cuptiActivityEnableRuntimeApi(Id, 0);
+    if (!check(cuptiActivityEnableRuntimeApi(Id, 0),
+               "cuptiActivityEnableRuntimeApi(cbid " + std::to_string(Id) +
+                   ", 0)",
+               "the trace keeps the records of frequent runtime queries"))
+      break;
   for (CUpti_CallbackId Id : NoisyDriver)
-    cuptiActivityEnableDriverApi(Id, 0);
+    if (!check(cuptiActivityEnableDriverApi(Id, 0),
+               "cuptiActivityEnableDriverApi(cbid " + std::to_string(Id) +
+                   ", 0)",
+               "the trace keeps the records of frequent driver queries"))
+      break;
 }
 
 void disableKinds(bool Setup) {
+  // A kind left on costs the program time, not the trace: its records end
+  // after the window (counted, not kept) or after the trace is written
+  // (ignored).
+  auto Disable = [](CUpti_ActivityKind K) {
+    check(cuptiActivityDisable(K),
+          std::string("cuptiActivityDisable(") + kindName(K) + ")",
+          "CUPTI keeps recording it");
+  };
   std::lock_guard<std::mutex> L(S->KindsM);
   if (S->KindsOn)
     for (CUpti_ActivityKind K : WindowKinds)
-      cuptiActivityDisable(K);
+      Disable(K);
   S->KindsOn = false;
   if (Setup)
     for (CUpti_ActivityKind K : SetupKinds)
-      cuptiActivityDisable(K);
+      Disable(K);
 }
 
 /// Applies a window transition decided under the mutex (\p A) with the
@@ -295,12 +371,17 @@ void flushAndWrite() {
     if (S->Done)
       return;
   }
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  // The trace is written even so: without the records still in CUPTI's
+  // buffers it is shorter, not wrong.
+  check(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED),
+        "cuptiActivityFlushAll",
+        "the records still in CUPTI's buffers are missing from the trace");
 
   TraceMetadata Meta;
   Meta.ProducerVersion = TRACELINT_VERSION;
   Meta.CuptiHeaderVersion = CUPTI_API_VERSION;
-  cuptiGetVersion(&Meta.CuptiRuntimeVersion);
+  check(cuptiGetVersion(&Meta.CuptiRuntimeVersion), "cuptiGetVersion",
+        "the trace does not record the CUPTI version");
   using VersionFn = int (*)(int *);
   if (auto *F = reinterpret_cast<VersionFn>(
           dlsym(RTLD_DEFAULT, "cuDriverGetVersion"))) {
@@ -357,7 +438,9 @@ void flushAndWrite() {
   }
   disableKinds(true);
   if (S->Subscriber) {
-    cuptiUnsubscribe(S->Subscriber);
+    // Callbacks that still come find the trace written and change nothing.
+    check(cuptiUnsubscribe(S->Subscriber), "cuptiUnsubscribe",
+          "CUPTI keeps calling back");
     S->Subscriber = nullptr;
   }
   if (!Opened) {
@@ -411,19 +494,29 @@ void CUPTIAPI bufferRequested(uint8_t **Buffer, size_t *Size,
 
 void CUPTIAPI bufferCompleted(CUcontext Ctx, uint32_t StreamId, uint8_t *Buffer,
                               size_t, size_t ValidSize) {
+  // The walk ends at CUPTI_ERROR_MAX_LIMIT_REACHED, the end of the buffer;
+  // any other code ends it early, losing the buffer's remaining records.
+  CUptiResult WalkEnd = CUPTI_ERROR_MAX_LIMIT_REACHED;
   {
     std::lock_guard<std::mutex> L(S->M);
     if (!S->Done && !Disabled.load())
       S->Pool.walk<CUpti_Activity>(
           Buffer, ValidSize,
-          [](uint8_t *B, size_t V, CUpti_Activity **R) {
-            return cuptiActivityGetNextRecord(B, V, R) == CUPTI_SUCCESS;
+          [&WalkEnd](uint8_t *B, size_t V, CUpti_Activity **R) {
+            WalkEnd = cuptiActivityGetNextRecord(B, V, R);
+            return WalkEnd == CUPTI_SUCCESS;
           },
           [](CUpti_Activity *R) { S->Translator->translate(R); });
   }
+  // Logged with the mutex released: check() calls into CUPTI.
+  static std::atomic<bool> WalkLogged{false}, DroppedLogged{false};
+  if (WalkEnd != CUPTI_ERROR_MAX_LIMIT_REACHED)
+    checkFirst(WalkEnd, WalkLogged, "cuptiActivityGetNextRecord",
+               "the rest of a buffer of records is missing from the trace");
   size_t Dropped = 0;
-  if (cuptiActivityGetNumDroppedRecords(Ctx, StreamId, &Dropped) ==
-          CUPTI_SUCCESS &&
+  if (checkFirst(cuptiActivityGetNumDroppedRecords(Ctx, StreamId, &Dropped),
+                 DroppedLogged, "cuptiActivityGetNumDroppedRecords",
+                 "records CUPTI dropped may not all be counted") &&
       Dropped) {
     std::lock_guard<std::mutex> L(S->M);
     S->Collector->addCuptiDropped(Dropped);
@@ -634,7 +727,6 @@ bool initialize() {
   S->Translator = new RecordTranslator(*S->Collector, apiName, S->Pid);
 
   pointNvtxAtThisLibrary();
-  cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
   // CUPTI takes one subscriber per process: another profiler inside the
   // program (torch.profiler running, Nsight) is the usual reason for a no.
   if (!check(cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted),
@@ -645,20 +737,38 @@ bool initialize() {
         "program?); not capturing, the program runs on untraced");
     return false;
   }
+  // Before any kind is enabled, so that every record has system thread ids,
+  // and after subscribing, which says first where CUPTI cannot start at all
+  // (this call then fails too). On its own, a failure gives records with
+  // CUPTI's own thread ids, which do not match the thread names from /proc:
+  // host lanes are unnamed, but times and links stay right, so the capture
+  // goes on.
+  check(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM),
+        "cuptiSetThreadIdType(SYSTEM)",
+        "host threads in the trace carry CUPTI's thread ids");
+  // A window trigger that cannot be watched is logged and the capture goes
+  // on, as for every call after subscribing: the window then closes at the
+  // end of the program (or never opens), and the trace that is written says
+  // why it closed.
   if (Opts.ProfilerApi) {
     check(cuptiEnableCallback(1, S->Subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
                               CUPTI_DRIVER_TRACE_CBID_cuProfilerStart),
-          "cuptiEnableCallback(cuProfilerStart)");
+          "cuptiEnableCallback(cuProfilerStart)",
+          "cudaProfilerStart cannot open the window");
     check(cuptiEnableCallback(1, S->Subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
                               CUPTI_DRIVER_TRACE_CBID_cuProfilerStop),
-          "cuptiEnableCallback(cuProfilerStop)");
+          "cuptiEnableCallback(cuProfilerStop)",
+          "cudaProfilerStop cannot close the window");
   }
   if (!Opts.RangeName.empty())
     for (CUpti_CallbackId Id : NvtxRangeCallbacks)
       check(cuptiEnableCallback(1, S->Subscriber, CUPTI_CB_DOMAIN_NVTX, Id),
-            "cuptiEnableCallback(NVTX)");
+            "cuptiEnableCallback(NVTX, cbid " + std::to_string(Id) + ")",
+            "those NVTX ranges cannot open or close the window");
   for (CUpti_ActivityKind K : SetupKinds)
-    check(cuptiActivityEnable(K), "cuptiActivityEnable");
+    check(cuptiActivityEnable(K),
+          std::string("cuptiActivityEnable(") + kindName(K) + ")",
+          "the trace has no such records");
 
   // A time window with no delay opens now, before the first kernel.
   WindowAction A;

@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Compiler.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -118,12 +119,11 @@ enum KeyBit : unsigned {
 };
 static_assert(NumKeyBits <= 64, "RawEvent::SeenKeys holds one bit per key");
 
-/// Marks key \p Bit as read; true, so that it can join a key's condition.
-bool see(RawEvent &R, KeyBit Bit) {
+/// Marks key \p Bit as read.
+void see(RawEvent &R, KeyBit Bit) {
   uint64_t M = uint64_t(1) << Bit;
   R.DuplicateKey |= (R.SeenKeys & M) != 0;
   R.SeenKeys |= M;
-  return true;
 }
 
 /// get_string() that notes an escape simdjson cannot decode (a lone
@@ -304,246 +304,326 @@ bool numericId(std::string_view S, int64_t &Out, bool &IsStream) {
   return true;
 }
 
-bool decodeArgs(object Args, RawEvent &R) {
-  for (auto FieldRes : Args) {
-    simdjson::ondemand::field F;
-    if (std::move(FieldRes).get(F))
-      return false;
-    std::string_view K = keyOf(F.key());
-    value V = F.value();
-    int64_t N;
-    switch (K.size()) {
-    case 4:
-      if (is(K, "grid") && see(R, AGrid)) {
-        dims3(V, R.A.Grid);
-        R.HasArgs = true;
-      } else if (is(K, "name") && see(R, AName)) {
-        if (getString(V, R.ArgName, R))
-          R.ArgName = {};
-      } else if (is(K, "kind") && see(R, AKind)) {
-        if (!getString(V, R.CopyKindArg, R))
-          R.HasArgs = true;
-      } else if (is(K, "size") && see(R, ASize) && integer(V, N)) {
-        R.A.Bytes = N;
-        R.HasArgs = true;
-      }
-      break;
-    case 5:
-      if (((is(K, "bytes") && see(R, ABytes)) ||
-           (is(K, "Bytes") && see(R, ABytes))) &&
-          integer(V, N)) {
-        R.A.Bytes = N;
-        R.HasArgs = true;
-      } else if (is(K, "dtype") && see(R, ADtype)) {
-        if (!getString(V, R.Dtype, R))
-          R.HasArgs = true;
-      } else if (is(K, "block") && see(R, ABlock)) {
-        dims3(V, R.A.Block);
-        R.HasArgs = true;
-      }
-      break;
-    case 6:
-      if (is(K, "device") && see(R, ADevice) && integer(V, N)) {
-        R.A.Device = int32_t(N);
-        R.HasArgs = true;
-      } else if (is(K, "stream") && see(R, AStream) && integer(V, N)) {
-        R.A.Stream = N;
-        R.HasArgs = true;
-      }
-      break;
-    case 9:
-      if (is(K, "Device Id") && see(R, ADeviceId) && integer(V, N)) {
-        R.A.Device = int32_t(N);
-        R.HasArgs = true;
-      }
-      break;
-    case 10:
-      if ((is(K, "Input Dims") && see(R, AInputDims)) ||
-          (is(K, "Input dims") && see(R, AInputDims))) {
-        simdjson::ondemand::array Arr;
-        if (!V.get_array().get(Arr) && !Arr.raw_json().get(R.InputDims))
-          R.HasArgs = true;
-      } else if (is(K, "Input type") && see(R, AInputType)) {
-        simdjson::ondemand::array Arr;
-        if (!V.get_array().get(Arr) && !Arr.raw_json().get(R.InputTypes))
-          R.HasArgs = true;
-      }
-      break;
-    case 11:
-      if (is(K, "correlation") && see(R, ACorrelation)) {
-        if (integer(V, N) && N > 0 && N <= int64_t(UINT32_MAX))
-          R.Correlation = N;
-      } else if ((is(K, "External id") && see(R, AExternalId)) ||
-                 (is(K, "external id") && see(R, AExternalId))) {
-        if (integer(V, N))
-          R.ExternalId = N;
-      }
-      break;
-    case 12:
-      if (is(K, "warps per SM") && see(R, AWarps) && real(V, R.A.WarpsPerSM))
-        R.HasArgs = true;
-      break;
-    case 13:
-      if (is(K, "shared memory") && see(R, AShared) && integer(V, N)) {
-        R.A.SharedMemory = int32_t(N);
-        R.HasArgs = true;
-      } else if (is(K, "blocks per SM") && see(R, ABlocksPerSM) &&
-                 real(V, R.A.BlocksPerSM)) {
-        R.HasArgs = true;
-      } else if (is(K, "In msg nelems") && see(R, AInMsg) && integer(V, N)) {
-        R.MsgNelems = std::max(R.MsgNelems, N);
-        R.HasArgs = true;
-      }
-      break;
-    case 14:
-      if (is(K, "wait_on_stream") && see(R, AWaitStream) && integer(V, N)) {
-        R.A.WaitOnStream = int32_t(N);
-        R.HasArgs = true;
-      } else if (is(K, "Total Reserved") && see(R, AReserved) &&
-                 integer(V, N)) {
-        R.A.TotalReserved = N;
-        R.HasArgs = true;
-      } else if (is(K, "Out msg nelems") && see(R, AOutMsg) && integer(V, N)) {
-        R.MsgNelems = std::max(R.MsgNelems, N);
-        R.HasArgs = true;
-      }
-      break;
-    case 15:
-      if (is(K, "Total Allocated") && see(R, AAllocated) && integer(V, N)) {
-        R.A.TotalAllocated = N;
-        R.HasArgs = true;
-      } else if (is(K, "Collective name") && see(R, ACollective)) {
-        if (!getString(V, R.Collective, R))
-          R.HasArgs = true;
-      }
-      break;
-    case 20:
-      if (is(K, "registers per thread") && see(R, ARegisters) &&
-          integer(V, N)) {
-        R.A.RegistersPerThread = int32_t(N);
-        R.HasArgs = true;
-      }
-      break;
-    case 25:
-      if (is(K, "est. achieved occupancy %") && see(R, AOccupancy) &&
-          real(V, R.A.Occupancy))
-        R.HasArgs = true;
-      break;
-    case 33:
-      if (is(K, "wait_on_cuda_event_record_corr_id") && see(R, AWaitEvent) &&
-          integer(V, N)) {
-        R.A.WaitOnCorrelation = N;
-        R.HasArgs = true;
-      }
-      break;
-    default:
-      break;
-    }
-  }
-  return true;
+/// One spelling of a key, and the field it names.
+template <size_t N> struct Spelling {
+  const char (&Text)[N];
+  KeyBit Bit;
+};
+template <size_t N> Spelling(const char (&)[N], KeyBit) -> Spelling<N>;
+
+/// The field of the spelling that \p K is, or NumKeyBits. Each compare is
+/// is()'s inline one, against a literal of known length.
+template <typename... SpellingTs>
+inline KeyBit match(std::string_view K, SpellingTs... S) {
+  KeyBit Bit = NumKeyBits;
+  (void)((is(K, S.Text) && ((Bit = S.Bit), true)) || ...);
+  return Bit;
 }
 
-bool decodeObject(object Obj, RawEvent &R) {
+/// Which field key \p K is, among the keys of an event object (\p InArgs
+/// false) or of its "args" object (\p InArgs true); NumKeyBits for a key
+/// tracelint does not read. The one table of how each field is spelled
+/// (Kineto eras differ: "bytes" and "Bytes" are one field), by length, so
+/// that a key costs one jump and a few word compares.
+template <bool InArgs> KeyBit fieldOf(std::string_view K) {
+  if constexpr (!InArgs) {
+    switch (K.size()) {
+    case 2:
+      return match(K, Spelling{"ph", KPh}, Spelling{"ts", KTs},
+                   Spelling{"id", KId}, Spelling{"bp", KBp});
+    case 3:
+      return match(K, Spelling{"cat", KCat}, Spelling{"dur", KDur},
+                   Spelling{"pid", KPid}, Spelling{"tid", KTid});
+    case 4:
+      return match(K, Spelling{"name", KName}, Spelling{"args", KArgs});
+    default:
+      return NumKeyBits;
+    }
+  }
+  switch (K.size()) {
+  case 4:
+    return match(K, Spelling{"grid", AGrid}, Spelling{"name", AName},
+                 Spelling{"kind", AKind}, Spelling{"size", ASize});
+  case 5:
+    return match(K, Spelling{"bytes", ABytes}, Spelling{"Bytes", ABytes},
+                 Spelling{"dtype", ADtype}, Spelling{"block", ABlock});
+  case 6:
+    return match(K, Spelling{"device", ADevice}, Spelling{"stream", AStream});
+  case 9:
+    return match(K, Spelling{"Device Id", ADeviceId});
+  case 10:
+    return match(K, Spelling{"Input Dims", AInputDims},
+                 Spelling{"Input dims", AInputDims},
+                 Spelling{"Input type", AInputType});
+  case 11:
+    return match(K, Spelling{"correlation", ACorrelation},
+                 Spelling{"External id", AExternalId},
+                 Spelling{"external id", AExternalId});
+  case 12:
+    return match(K, Spelling{"warps per SM", AWarps});
+  case 13:
+    return match(K, Spelling{"shared memory", AShared},
+                 Spelling{"blocks per SM", ABlocksPerSM},
+                 Spelling{"In msg nelems", AInMsg});
+  case 14:
+    return match(K, Spelling{"wait_on_stream", AWaitStream},
+                 Spelling{"Total Reserved", AReserved},
+                 Spelling{"Out msg nelems", AOutMsg});
+  case 15:
+    return match(K, Spelling{"Total Allocated", AAllocated},
+                 Spelling{"Collective name", ACollective});
+  case 20:
+    return match(K, Spelling{"registers per thread", ARegisters});
+  case 25:
+    return match(K, Spelling{"est. achieved occupancy %", AOccupancy});
+  case 33:
+    return match(K, Spelling{"wait_on_cuda_event_record_corr_id", AWaitEvent});
+  default:
+    return NumKeyBits;
+  }
+}
+
+/// Calls \p Read(Bit, Value) for each field of \p Obj that fieldOf<InArgs>
+/// knows, after marking it seen; other fields are skipped unread. False
+/// when simdjson rejects the object or \p Read returns false.
+template <bool InArgs, typename ReadFn>
+inline bool readFields(object Obj, RawEvent &R, ReadFn Read) {
   for (auto FieldRes : Obj) {
     simdjson::ondemand::field F;
     if (std::move(FieldRes).get(F))
       return false;
-    std::string_view K = keyOf(F.key());
-    value V = F.value();
-    switch (K.size()) {
-    case 1:
-      break;
-    case 2:
-      if (is(K, "ph") && see(R, KPh)) {
-        std::string_view P;
-        if (!getString(V, P, R) && !P.empty())
-          R.Ph = P[0];
-        else
-          ++R.BadFields;
-      } else if (is(K, "ts") && see(R, KTs)) {
-        std::string_view T;
-        std::optional<int64_t> Ns;
-        if (numberText(V, T) && (Ns = microsToNanos(T))) {
-          R.Ts = *Ns;
-          R.HasTs = true;
-        }
-      } else if (is(K, "id") && see(R, KId)) {
-        int64_t N;
-        if (integer(V, N)) {
-          R.Id = uint64_t(N);
-          R.HasId = true;
-        } else {
-          std::string_view S;
-          if (!getString(V, S, R)) {
-            R.Id = llvm::hash_value(StringRef(S.data(), S.size()));
-            R.HasId = true;
-          }
-        }
-      } else if (is(K, "bp") && see(R, KBp)) {
-        std::string_view S;
-        R.BindEnclosing = !getString(V, S, R) && S == "e";
-      }
-      break;
-    case 3:
-      if (is(K, "cat") && see(R, KCat)) {
-        if (getString(V, R.Cat, R))
-          ++R.BadFields;
-      } else if (is(K, "dur") && see(R, KDur)) {
-        std::string_view T;
-        std::optional<int64_t> Ns;
-        // A duration too large for int64 ns is kept (saturated) so that the
-        // builder flags and clamps it as absurd.
-        if (numberText(V, T) && (Ns = microsToNanosSaturating(T))) {
-          R.Dur = *Ns;
-          R.HasDur = true;
-        } else {
-          ++R.BadFields;
-        }
-      } else if (is(K, "pid") || is(K, "tid")) {
-        bool IsPid = is(K, "pid");
-        see(R, IsPid ? KPid : KTid);
-        json_type T;
-        if (V.type().get(T))
-          return false;
-        int64_t N;
-        std::string_view S;
-        bool Num = false;
-        if (T == json_type::number) {
-          Num = integer(V, N);
-        } else if (T == json_type::string) {
-          if (getString(V, S, R))
-            return false;
-        } else {
-          ++R.BadFields;
-        }
-        (IsPid ? R.HasPid : R.HasTid) = true;
-        (IsPid ? R.PidIsNum : R.TidIsNum) = Num;
-        if (Num)
-          (IsPid ? R.Pid : R.Tid) = N;
-        else
-          (IsPid ? R.PidStr : R.TidStr) = S;
-      }
-      break;
-    case 4:
-      if (is(K, "name") && see(R, KName)) {
-        if (getString(V, R.Name, R))
-          ++R.BadFields;
-      } else if (is(K, "args") && see(R, KArgs)) {
-        json_type T;
-        if (V.type().get(T))
-          return false;
-        if (T == json_type::object) {
-          object Args;
-          if (V.get_object().get(Args) || !decodeArgs(Args, R))
-            return false;
-        }
-      }
-      break;
-    default:
-      break;
-    }
+    KeyBit Bit = fieldOf<InArgs>(keyOf(F.key()));
+    if (Bit == NumKeyBits)
+      continue;
+    see(R, Bit);
+    if (!Read(Bit, F.value()))
+      return false;
   }
   return true;
+}
+
+// Out of line on purpose: inlined into decodeObject (GCC 12 -O3 does so),
+// it made the event's field loop too large to be inlined into
+// decodeEventArray, and a 100 MB trace took 7% more instructions.
+LLVM_ATTRIBUTE_NOINLINE bool decodeArgs(object Args, RawEvent &R) {
+  return readFields<true>(Args, R, [&R](KeyBit Bit, value V) {
+    // Most arguments are one number or string kept as it is; each one read
+    // makes the event keep its arguments.
+    auto Int = [&](auto &Field) {
+      int64_t N;
+      if (integer(V, N)) {
+        Field = std::remove_reference_t<decltype(Field)>(N);
+        R.HasArgs = true;
+      }
+    };
+    auto Real = [&](float &Field) {
+      if (real(V, Field))
+        R.HasArgs = true;
+    };
+    auto Text = [&](std::string_view &Field) {
+      if (!getString(V, Field, R))
+        R.HasArgs = true;
+    };
+    auto RawArray = [&](std::string_view &Field) {
+      simdjson::ondemand::array Arr;
+      if (!V.get_array().get(Arr) && !Arr.raw_json().get(Field))
+        R.HasArgs = true;
+    };
+    int64_t N;
+    switch (Bit) {
+    case AGrid:
+      dims3(V, R.A.Grid);
+      R.HasArgs = true;
+      break;
+    case ABlock:
+      dims3(V, R.A.Block);
+      R.HasArgs = true;
+      break;
+    case AName:
+      // The value of a metadata event (a process or thread name), not an
+      // argument that an event keeps.
+      if (getString(V, R.ArgName, R))
+        R.ArgName = {};
+      break;
+    case AKind:
+      Text(R.CopyKindArg);
+      break;
+    case ADtype:
+      Text(R.Dtype);
+      break;
+    case ACollective:
+      Text(R.Collective);
+      break;
+    case AInputDims:
+      RawArray(R.InputDims);
+      break;
+    case AInputType:
+      RawArray(R.InputTypes);
+      break;
+    case ASize:
+    case ABytes:
+      Int(R.A.Bytes);
+      break;
+    case ADevice:
+    case ADeviceId:
+      Int(R.A.Device);
+      break;
+    case AStream:
+      Int(R.A.Stream);
+      break;
+    case AShared:
+      Int(R.A.SharedMemory);
+      break;
+    case AWaitStream:
+      Int(R.A.WaitOnStream);
+      break;
+    case AReserved:
+      Int(R.A.TotalReserved);
+      break;
+    case AAllocated:
+      Int(R.A.TotalAllocated);
+      break;
+    case ARegisters:
+      Int(R.A.RegistersPerThread);
+      break;
+    case AWaitEvent:
+      Int(R.A.WaitOnCorrelation);
+      break;
+    case AWarps:
+      Real(R.A.WarpsPerSM);
+      break;
+    case ABlocksPerSM:
+      Real(R.A.BlocksPerSM);
+      break;
+    case AOccupancy:
+      Real(R.A.Occupancy);
+      break;
+    case AInMsg:
+    case AOutMsg:
+      if (integer(V, N)) {
+        R.MsgNelems = std::max(R.MsgNelems, N);
+        R.HasArgs = true;
+      }
+      break;
+    // Links, not arguments: they do not make the event keep its arguments.
+    case ACorrelation:
+      if (integer(V, N) && N > 0 && N <= int64_t(UINT32_MAX))
+        R.Correlation = N;
+      break;
+    case AExternalId:
+      if (integer(V, N))
+        R.ExternalId = N;
+      break;
+    default:
+      // fieldOf<true> gives only the args keys above.
+      break;
+    }
+    return true;
+  });
+}
+
+bool decodeObject(object Obj, RawEvent &R) {
+  return readFields<false>(Obj, R, [&R](KeyBit Bit, value V) {
+    switch (Bit) {
+    case KPh: {
+      std::string_view P;
+      if (!getString(V, P, R) && !P.empty())
+        R.Ph = P[0];
+      else
+        ++R.BadFields;
+      break;
+    }
+    case KTs: {
+      std::string_view T;
+      std::optional<int64_t> Ns;
+      if (numberText(V, T) && (Ns = microsToNanos(T))) {
+        R.Ts = *Ns;
+        R.HasTs = true;
+      }
+      break;
+    }
+    case KId: {
+      int64_t N;
+      if (integer(V, N)) {
+        R.Id = uint64_t(N);
+        R.HasId = true;
+        break;
+      }
+      std::string_view S;
+      if (!getString(V, S, R)) {
+        R.Id = llvm::hash_value(StringRef(S.data(), S.size()));
+        R.HasId = true;
+      }
+      break;
+    }
+    case KBp: {
+      std::string_view S;
+      R.BindEnclosing = !getString(V, S, R) && S == "e";
+      break;
+    }
+    case KCat:
+      if (getString(V, R.Cat, R))
+        ++R.BadFields;
+      break;
+    case KDur: {
+      std::string_view T;
+      std::optional<int64_t> Ns;
+      // A duration too large for int64 ns is kept (saturated) so that the
+      // builder flags and clamps it as absurd.
+      if (numberText(V, T) && (Ns = microsToNanosSaturating(T))) {
+        R.Dur = *Ns;
+        R.HasDur = true;
+      } else {
+        ++R.BadFields;
+      }
+      break;
+    }
+    case KPid:
+    case KTid: {
+      bool IsPid = Bit == KPid;
+      json_type T;
+      if (V.type().get(T))
+        return false;
+      int64_t N;
+      std::string_view S;
+      bool Num = false;
+      if (T == json_type::number) {
+        Num = integer(V, N);
+      } else if (T == json_type::string) {
+        if (getString(V, S, R))
+          return false;
+      } else {
+        ++R.BadFields;
+      }
+      (IsPid ? R.HasPid : R.HasTid) = true;
+      (IsPid ? R.PidIsNum : R.TidIsNum) = Num;
+      if (Num)
+        (IsPid ? R.Pid : R.Tid) = N;
+      else
+        (IsPid ? R.PidStr : R.TidStr) = S;
+      break;
+    }
+    case KName:
+      if (getString(V, R.Name, R))
+        ++R.BadFields;
+      break;
+    case KArgs: {
+      json_type T;
+      if (V.type().get(T))
+        return false;
+      if (T == json_type::object) {
+        object Args;
+        if (V.get_object().get(Args) || !decodeArgs(Args, R))
+          return false;
+      }
+      break;
+    }
+    default:
+      // fieldOf<false> gives only the event keys above.
+      break;
+    }
+    return true;
+  });
 }
 
 enum CategoryFlag : uint8_t {

@@ -94,6 +94,12 @@ TEST(CaptureInjectionTest, WithoutADriverTheProgramRunsOnUntraced) {
   EXPECT_NE(Err.find("not capturing, the program runs on untraced"),
             std::string::npos)
       << Err;
+  // The message names the CUPTI call that failed and comes first. The
+  // thread-id setting, which fails too where CUPTI cannot start, is made
+  // only once subscribing worked, so it cannot add a misleading line.
+  EXPECT_EQ(Err.rfind("tracelint capture: cupti", 0), 0u) << Err;
+  EXPECT_NE(Err.find(" failed: "), std::string::npos) << Err;
+  EXPECT_EQ(Err.find("cuptiSetThreadIdType"), std::string::npos) << Err;
   std::error_code EC;
   llvm::sys::fs::directory_iterator It(Dir, EC);
   EXPECT_TRUE(!EC && It == llvm::sys::fs::directory_iterator())

@@ -4,7 +4,7 @@
 // the same entry point as the command line. The lit tests cover whole
 // fixtures in three schema versions; these cover the corners: per-process
 // correlation, ENUM tables that override the built-in numbering, hostile
-// values, missing tables and columns.
+// values, missing tables and columns, columns in any order.
 //
 //===----------------------------------------------------------------------===//
 #include "import/Import.h"
@@ -311,6 +311,85 @@ TEST_F(NsysImporterTest, NvtxRangesDomainsAndUnclosedRanges) {
       EXPECT_EQ(E.end(), T.WindowEnd); // closed at the last time: 100
     }
   }
+}
+
+// Columns are read by name: their order in the table does not matter, a
+// column tracelint does not know is ignored, and an optional one that is
+// absent reads as NULL.
+TEST_F(NsysImporterTest, ColumnsAreReadByName) {
+  std::string Sql =
+      std::string(BaseSchema) +
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (gridZ, futureColumn, "
+      "shortName, blockX, globalPid, correlationId, streamId, deviceId, end, "
+      "start, gridX, gridY);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES "
+      "(3, 'x', 2, 128, 0, 0, 7, 0, 250, 200, 40, 2);"
+      "CREATE TABLE OSRT_API (nameId, globalTid, end, start);"
+      "INSERT INTO StringIds VALUES (4, 'read');"
+      "INSERT INTO OSRT_API VALUES (4, " +
+      std::to_string(globalTid(5, 6)) + ", 90, 10);";
+  Trace T = import(Sql);
+  ASSERT_EQ(T.Events.size(), 2u);
+  const Event *Read = nullptr, *Kernel = nullptr;
+  for (const Event &E : T.Events)
+    (E.Kind == EventKind::OsRuntime ? Read : Kernel) = &E;
+  ASSERT_TRUE(Read && Kernel);
+  EXPECT_EQ(T.name(*Read), "read");
+  EXPECT_EQ(Read->Duration, 80);
+  EXPECT_EQ(T.laneOf(*Read).Tid, 6);
+  ASSERT_EQ(Kernel->Kind, EventKind::Kernel);
+  // No demangledName column: the short name stands in.
+  EXPECT_EQ(T.name(*Kernel), "gemm");
+  EXPECT_EQ(Kernel->Start - Read->Start, 190);
+  EXPECT_EQ(Kernel->Duration, 50);
+  EXPECT_EQ(T.laneOf(*Kernel).Stream, 7);
+  const EventArgs *A = T.args(*Kernel);
+  ASSERT_TRUE(A);
+  EXPECT_EQ(A->Grid[0], 40);
+  EXPECT_EQ(A->Grid[1], 2);
+  EXPECT_EQ(A->Grid[2], 3);
+  EXPECT_EQ(A->Block[0], 128);
+  EXPECT_EQ(A->Block[1], 0); // no blockY column
+  EXPECT_EQ(A->RegistersPerThread, -1);
+  EXPECT_EQ(T.Stats.get(ImportStat::BadValue), 0u);
+}
+
+// A table without a column that no row can do without (its times, its
+// device or thread) is not read as a table of unusable rows: the error names
+// the file, the table and the column.
+TEST_F(NsysImporterTest, MissingRequiredColumnIsAnError) {
+  struct Case {
+    const char *Schema, *Table, *Column;
+  } Cases[] = {
+      {"CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start, end, streamId, "
+       "correlationId, globalPid, shortName);",
+       "CUPTI_ACTIVITY_KIND_KERNEL", "deviceId"},
+      {"CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, "
+       "correlationId, nameId);",
+       "CUPTI_ACTIVITY_KIND_RUNTIME", "globalTid"},
+      {"CREATE TABLE OSRT_API (start, globalTid, nameId);", "OSRT_API", "end"},
+      // Also when the column is needed only to pick the domain-name rows.
+      {"CREATE TABLE NVTX_EVENTS (start, end, text, globalTid, domainId);",
+       "NVTX_EVENTS", "eventType"},
+  };
+  for (const Case &C : Cases) {
+    auto T = importTraceFile(makeDb(std::string(BaseSchema) + C.Schema));
+    ASSERT_FALSE(bool(T)) << C.Table;
+    std::string Message = llvm::toString(T.takeError());
+    EXPECT_NE(Message.find(Files.back()), std::string::npos) << Message;
+    EXPECT_NE(Message.find(std::string("table ") + C.Table + ": "),
+              std::string::npos)
+        << Message;
+    EXPECT_NE(Message.find(std::string("no column \"") + C.Column + "\""),
+              std::string::npos)
+        << Message;
+  }
+  // An optional column may be absent, even from every table.
+  Trace T = import(std::string(BaseSchema) +
+                   "CREATE TABLE PROFILER_OVERHEAD (start, end, globalTid);"
+                   "INSERT INTO PROFILER_OVERHEAD VALUES (0, 5, 1);");
+  ASSERT_EQ(T.Events.size(), 1u);
+  EXPECT_EQ(T.name(T.Events[0]), "profiler overhead");
 }
 
 TEST_F(NsysImporterTest, MaxEventsIsEnforced) {

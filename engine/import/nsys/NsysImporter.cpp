@@ -8,9 +8,14 @@
 // the names of the threads and processes that were seen.
 //
 // Every table is optional: nsys creates tables lazily, so a missing table
-// means that nothing of that kind was recorded. Columns are looked up with
-// PRAGMA table_info and a column that a version lacks is selected as NULL,
-// so one query text serves every schema from 2022.2 to 2025.x.
+// means that nothing of that kind was recorded. Each reader names the
+// columns it uses; those the table has (PRAGMA table_info) are selected, and
+// each one's index is then found by name among the statement's columns, so
+// no reader depends on the order of a list and one reader serves every
+// schema from 2022.2 to 2025.x. A column a version lacks reads as NULL,
+// except the few without which no row of the table can be used (its times,
+// its device or thread): a table without one of those is an error that
+// names the column, not a table of rows dropped one by one.
 //
 //===----------------------------------------------------------------------===//
 #include "import/nsys/NsysImporter.h"
@@ -27,6 +32,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <cassert>
 #include <limits>
 #include <map>
 #include <optional>
@@ -72,18 +78,39 @@ std::string printable(StringRef S, size_t Max = 64) {
   return Out;
 }
 
-/// The select list for \p Wanted: present columns by name, absent ones as
-/// NULL, so that column I of every row is Wanted[I] whatever the version.
-std::string selectList(const llvm::StringSet<> &Have,
-                       llvm::ArrayRef<StringRef> Wanted) {
-  std::string S;
-  for (StringRef C : Wanted) {
-    if (!S.empty())
-      S += ", ";
-    S += Have.count(C) ? quoteIdentifier(C) : std::string("NULL");
-  }
-  return S;
-}
+/// A column that a table reader uses. NsysReader::select() finds it by name
+/// in the reader's statement and sets Index.
+struct Column {
+  enum Presence {
+    /// Absent in some version, or a row can do without it: reads as NULL.
+    Optional,
+    /// Every export from 2022.2 to 2025.x has it, and no row of the table
+    /// can be used without it: a table that lacks it is an error.
+    Required
+  };
+  Column(StringRef Name, Presence P = Optional) : Name(Name), P(P) {}
+
+  StringRef Name;
+  Presence P;
+  /// The column's index in the statement, or -1 where the table lacks it
+  /// (Statement reads a negative index as NULL).
+  int Index = -1;
+};
+
+/// The columns every device-work table (kernels, copies, memsets,
+/// synchronisation) has.
+struct DeviceColumns {
+  Column Start{"start", Column::Required}, End{"end", Column::Required},
+      Device{"deviceId", Column::Required}, Stream{"streamId"},
+      Correlation{"correlationId"}, Pid{"globalPid"};
+};
+
+/// The columns every host-call table (runtime API, OS runtime, profiler
+/// overhead) has.
+struct HostColumns {
+  Column Start{"start", Column::Required}, End{"end", Column::Required},
+      Gtid{"globalTid", Column::Required};
+};
 
 /// Why a file is not an nsys export, from its table names.
 std::string describeOtherDatabase(const llvm::StringSet<> &Tables) {
@@ -147,10 +174,19 @@ public:
   Expected<model::Trace> read();
 
 private:
+  /// The leading columns of a device-work row, read.
+  struct DeviceRow {
+    int64_t Start = 0, End = 0, Pid = 0, Stream = -1;
+    int32_t Device = 0;
+    uint32_t Correlation = 0;
+  };
+  /// The leading columns of a host-call row, read.
+  struct HostRow {
+    int64_t Start = 0, End = 0, Gtid = 0;
+  };
   struct SyncRow {
-    int64_t Start, End, Pid, Stream, Code;
-    int32_t Device;
-    uint32_t Correlation;
+    DeviceRow Row;
+    int64_t Code = -1;
     bool Used = false;
   };
   struct ApiName {
@@ -175,18 +211,41 @@ private:
   llvm::Error readThreadAndProcessNames();
   void addDevices();
 
-  /// Prepares "SELECT <Wanted> FROM Table [Tail]".
-  Expected<Statement> select(StringRef Table, llvm::ArrayRef<StringRef> Wanted,
+  /// Prepares "SELECT <the columns Table has> FROM Table [Tail]" and sets
+  /// each column's Index from the statement's column names.
+  Expected<Statement> select(StringRef Table, llvm::ArrayRef<Column *> Columns,
                              StringRef Tail = "");
-  /// Called for every row: counts it and enforces --max-events.
+  /// What a scan's rows are: events, each counted and bounded by
+  /// --max-events, or side facts (metadata, codes, names).
+  enum class RowKind { Event, Side };
+  /// Calls \p Body(Statement) for each row of select(Table, Columns, Tail);
+  /// a missing table has no rows. The one loop every table is read with.
+  template <typename RowFn>
+  llvm::Error scan(StringRef Table, RowKind Kind,
+                   llvm::ArrayRef<Column *> Columns, RowFn Body,
+                   StringRef Tail = "") {
+    if (!Db.hasTable(Table))
+      return llvm::Error::success();
+    auto S = select(Table, Columns, Tail);
+    if (!S)
+      return S.takeError();
+    while (S->step()) {
+      if (Kind == RowKind::Event)
+        if (llvm::Error E = rowRead(Table))
+          return E;
+      Body(*S);
+    }
+    return finishScan(*S);
+  }
+  /// Called for every event row: counts it and enforces --max-events.
   llvm::Error rowRead(StringRef Table);
   /// The error that ended a scan, or one deferred from a name lookup.
   llvm::Error finishScan(Statement &S);
 
-  /// Integer column \p Col, or nullopt for NULL; a non-integer is counted.
-  std::optional<int64_t> integer(const Statement &S, int Col) {
+  /// Integer column \p C, or nullopt for NULL; a non-integer is counted.
+  std::optional<int64_t> integer(const Statement &S, const Column &C) {
     int64_t V;
-    Statement::Kind K = S.integer(Col, V);
+    Statement::Kind K = S.integer(C.Index, V);
     if (LLVM_LIKELY(K == Statement::Kind::Integer))
       return V;
     if (K == Statement::Kind::Other)
@@ -194,61 +253,57 @@ private:
     return std::nullopt;
   }
   /// A name column: an id into StringIds or, in some versions, inline text.
-  StringId name(const Statement &S, int Col, StringRef Table);
+  StringId name(const Statement &S, const Column &C, StringRef Table);
+  /// The first of \p Cols that names something (EmptyString if none does).
+  StringId firstName(const Statement &S,
+                     std::initializer_list<const Column *> Cols,
+                     StringRef Table);
   StringId stringById(int64_t Id, StringRef Table);
   /// A correlation id the model can hold (0 = none).
-  uint32_t correlation(const Statement &S, int Col);
+  uint32_t correlation(const Statement &S, const Column &C);
   /// Start and end of a row; false (counted) when unusable.
-  bool times(const Statement &S, int StartCol, int EndCol, StringRef Table,
-             int64_t &Start, int64_t &End);
+  bool times(const Statement &S, const Column &StartCol, const Column &EndCol,
+             StringRef Table, int64_t &Start, int64_t &End);
 
   uint32_t hostLane(int64_t GlobalTid);
   uint32_t deviceLane(int64_t Pid, int32_t Device, int64_t Stream);
   /// Device and stream of a row; false (counted) when the device is unusable.
-  bool deviceAndStream(const Statement &S, int DevCol, int StreamCol,
+  bool deviceAndStream(const Statement &S, const DeviceColumns &C,
                        StringRef Table, int32_t &Device, int64_t &Stream);
 
-  /// The columns every device-work table (kernels, copies, memsets,
-  /// synchronisation) starts with; a reader's own columns follow from
-  /// column DeviceRow::Columns on.
-  struct DeviceRow {
-    static constexpr int Columns = 6;
-    int64_t Start = 0, End = 0, Pid = 0, Stream = -1;
-    int32_t Device = 0;
-    uint32_t Correlation = 0;
-  };
-  /// Calls \p Body(Statement, DeviceRow) for each usable row of "SELECT
-  /// start, end, deviceId, streamId, correlationId, globalPid, <Own> FROM
-  /// Table"; a missing table has no rows.
+  /// Calls \p Body(Statement, DeviceRow) for each usable row of a
+  /// device-work table, which is read with DeviceColumns and \p Own.
   template <typename RowFn>
-  llvm::Error scanDeviceRows(StringRef Table, llvm::ArrayRef<StringRef> Own,
+  llvm::Error scanDeviceRows(StringRef Table, llvm::ArrayRef<Column *> Own,
                              RowFn Body) {
-    if (!Db.hasTable(Table))
-      return llvm::Error::success();
-    llvm::SmallVector<StringRef, 24> Wanted = {
-        "start", "end", "deviceId", "streamId", "correlationId", "globalPid"};
-    static_assert(DeviceRow::Columns == 6, "the list above");
-    Wanted.append(Own.begin(), Own.end());
-    auto S = select(Table, Wanted);
-    if (!S)
-      return S.takeError();
-    while (S->step()) {
-      if (llvm::Error E = rowRead(Table))
-        return E;
+    DeviceColumns D;
+    llvm::SmallVector<Column *, 24> Columns = {
+        &D.Start, &D.End, &D.Device, &D.Stream, &D.Correlation, &D.Pid};
+    Columns.append(Own.begin(), Own.end());
+    return scan(Table, RowKind::Event, Columns, [&](const Statement &S) {
       DeviceRow Row;
-      if (deviceRow(*S, Table, Row))
-        Body(*S, Row);
-    }
-    return finishScan(*S);
+      if (deviceRow(S, D, Table, Row))
+        Body(S, Row);
+    });
   }
   /// Reads the leading columns; false (counted) when the row is unusable.
-  bool deviceRow(const Statement &S, StringRef Table, DeviceRow &R);
+  bool deviceRow(const Statement &S, const DeviceColumns &C, StringRef Table,
+                 DeviceRow &R);
   /// An event of \p Kind on the row's device lane, and its device and stream.
   void deviceEvent(const DeviceRow &R, EventKind Kind, StringId Name,
                    model::Event &E, model::EventArgs &A);
+  /// Emits the device-side record of a synchronisation (Kineto's cuda_sync)
+  /// on the stream it waited for, named \p Name.
+  void addSyncEvent(const SyncRow &R, StringId Name);
+  /// Reads the leading columns of a host call; false (counted as
+  /// \p NoThread when the thread is missing) when the row is unusable.
+  bool hostRow(const Statement &S, const HostColumns &C, StringRef Table,
+               StringRef NoThread, HostRow &R);
+  /// An event of \p Kind on the row's thread.
+  model::Event hostEvent(const HostRow &R, EventKind Kind, StringId Name);
   /// A byte count, or -1 when absent or negative.
-  int64_t byteCount(const Statement &S, int Col) {
-    std::optional<int64_t> Bytes = integer(S, Col);
+  int64_t byteCount(const Statement &S, const Column &C) {
+    std::optional<int64_t> Bytes = integer(S, C);
     return Bytes && *Bytes >= 0 ? *Bytes : -1;
   }
   void place(ImportStat Stat, StringRef Table, const llvm::Twine &What);
@@ -282,16 +337,41 @@ private:
 };
 
 Expected<Statement> NsysReader::select(StringRef Table,
-                                       llvm::ArrayRef<StringRef> Wanted,
+                                       llvm::ArrayRef<Column *> Columns,
                                        StringRef Tail) {
-  auto Columns = Db.columns(Table);
-  if (!Columns)
-    return Columns.takeError();
-  std::string Sql = "SELECT " + selectList(*Columns, Wanted) + " FROM " +
-                    quoteIdentifier(Table);
+  auto Have = Db.columns(Table);
+  if (!Have)
+    return Have.takeError();
+  std::string List;
+  for (const Column *C : Columns) {
+    if (Have->count(C->Name))
+      List += (List.empty() ? "" : ", ") + quoteIdentifier(C->Name);
+    else if (C->P == Column::Required)
+      return Db.fail(Table,
+                     llvm::formatv("no column \"{0}\": every Nsight Systems "
+                                   "export from 2022.2 to 2025.x has it, and "
+                                   "no row of this table can be read without "
+                                   "it",
+                                   C->Name));
+  }
+  // A table with none of the columns still has rows to step through.
+  if (List.empty())
+    List = "NULL";
+  std::string Sql = "SELECT " + List + " FROM " + quoteIdentifier(Table);
   if (!Tail.empty())
     Sql += " " + Tail.str();
-  return Db.prepare(Sql, Table);
+  auto S = Db.prepare(Sql, Table);
+  if (!S)
+    return S.takeError();
+  for (Column *C : Columns) {
+    C->Index = -1;
+    for (int I = 0, N = S->columnCount(); I < N; ++I)
+      if (S->columnName(I) == C->Name)
+        C->Index = I;
+    assert((C->Index >= 0 || !Have->count(C->Name)) &&
+           "a selected column is named as the table names it");
+  }
+  return S;
 }
 
 llvm::Error NsysReader::rowRead(StringRef Table) {
@@ -361,9 +441,10 @@ StringId NsysReader::stringById(int64_t Id, StringRef Table) {
   return Out;
 }
 
-StringId NsysReader::name(const Statement &S, int Col, StringRef Table) {
+StringId NsysReader::name(const Statement &S, const Column &C,
+                          StringRef Table) {
   int64_t Id;
-  switch (S.integer(Col, Id)) {
+  switch (S.integer(C.Index, Id)) {
   case Statement::Kind::Integer:
     return stringById(Id, Table);
   case Statement::Kind::Null:
@@ -371,10 +452,19 @@ StringId NsysReader::name(const Statement &S, int Col, StringRef Table) {
   case Statement::Kind::Other:
     break;
   }
-  return B.strings().intern(S.text(Col));
+  return B.strings().intern(S.text(C.Index));
 }
 
-uint32_t NsysReader::correlation(const Statement &S, int Col) {
+StringId NsysReader::firstName(const Statement &S,
+                               std::initializer_list<const Column *> Cols,
+                               StringRef Table) {
+  for (const Column *C : Cols)
+    if (StringId Name = name(S, *C, Table); Name != model::EmptyString)
+      return Name;
+  return model::EmptyString;
+}
+
+uint32_t NsysReader::correlation(const Statement &S, const Column &Col) {
   std::optional<int64_t> C = integer(S, Col);
   if (!C || *C == 0)
     return 0;
@@ -385,8 +475,9 @@ uint32_t NsysReader::correlation(const Statement &S, int Col) {
   return uint32_t(*C);
 }
 
-bool NsysReader::times(const Statement &S, int StartCol, int EndCol,
-                       StringRef Table, int64_t &Start, int64_t &End) {
+bool NsysReader::times(const Statement &S, const Column &StartCol,
+                       const Column &EndCol, StringRef Table, int64_t &Start,
+                       int64_t &End) {
   std::optional<int64_t> A = integer(S, StartCol), Z = integer(S, EndCol);
   if (!A || !Z) {
     place(ImportStat::UnusableRow, Table, "a row without a start or end time");
@@ -428,10 +519,10 @@ uint32_t NsysReader::deviceLane(int64_t Pid, int32_t Device, int64_t Stream) {
   return It->second;
 }
 
-bool NsysReader::deviceAndStream(const Statement &S, int DevCol, int StreamCol,
+bool NsysReader::deviceAndStream(const Statement &S, const DeviceColumns &C,
                                  StringRef Table, int32_t &Device,
                                  int64_t &Stream) {
-  std::optional<int64_t> D = integer(S, DevCol);
+  std::optional<int64_t> D = integer(S, C.Device);
   if (!D || *D < 0 || *D >= MaxDevice) {
     place(ImportStat::UnusableRow, Table,
           D ? llvm::formatv("deviceId {0} out of range", *D).str()
@@ -439,7 +530,7 @@ bool NsysReader::deviceAndStream(const Statement &S, int DevCol, int StreamCol,
     return false;
   }
   Device = int32_t(*D);
-  std::optional<int64_t> St = integer(S, StreamCol);
+  std::optional<int64_t> St = integer(S, C.Stream);
   // 0xFFFFFFFF means "no stream" (context-wide synchronisation).
   if (!St || *St == MaxStream)
     Stream = -1;
@@ -451,12 +542,13 @@ bool NsysReader::deviceAndStream(const Statement &S, int DevCol, int StreamCol,
   return true;
 }
 
-bool NsysReader::deviceRow(const Statement &S, StringRef Table, DeviceRow &R) {
-  if (!times(S, 0, 1, Table, R.Start, R.End) ||
-      !deviceAndStream(S, 2, 3, Table, R.Device, R.Stream))
+bool NsysReader::deviceRow(const Statement &S, const DeviceColumns &C,
+                           StringRef Table, DeviceRow &R) {
+  if (!times(S, C.Start, C.End, Table, R.Start, R.End) ||
+      !deviceAndStream(S, C, Table, R.Device, R.Stream))
     return false;
-  R.Correlation = correlation(S, 4);
-  R.Pid = pidOfGlobalId(integer(S, 5).value_or(0));
+  R.Correlation = correlation(S, C.Correlation);
+  R.Pid = pidOfGlobalId(integer(S, C.Pid).value_or(0));
   return true;
 }
 
@@ -472,6 +564,38 @@ void NsysReader::deviceEvent(const DeviceRow &R, EventKind Kind, StringId Name,
   A.Stream = R.Stream;
 }
 
+void NsysReader::addSyncEvent(const SyncRow &R, StringId Name) {
+  model::Event D;
+  model::EventArgs DA;
+  deviceEvent(R.Row, EventKind::Sync, Name, D, DA);
+  DA.Detail = Name;
+  addEvent(D, &DA);
+}
+
+bool NsysReader::hostRow(const Statement &S, const HostColumns &C,
+                         StringRef Table, StringRef NoThread, HostRow &R) {
+  if (!times(S, C.Start, C.End, Table, R.Start, R.End))
+    return false;
+  std::optional<int64_t> Gtid = integer(S, C.Gtid);
+  if (!Gtid) {
+    place(ImportStat::UnusableRow, Table, NoThread);
+    return false;
+  }
+  R.Gtid = *Gtid;
+  return true;
+}
+
+model::Event NsysReader::hostEvent(const HostRow &R, EventKind Kind,
+                                   StringId Name) {
+  model::Event E;
+  E.Kind = Kind;
+  E.Start = R.Start;
+  E.Duration = R.End - R.Start;
+  E.Name = Name;
+  E.Lane = hostLane(R.Gtid);
+  return E;
+}
+
 void NsysReader::addEvent(model::Event &E, const model::EventArgs *A) {
   if (E.Duration == 0)
     B.stats().add(ImportStat::ZeroDuration);
@@ -483,19 +607,16 @@ void NsysReader::addEvent(model::Event &E, const model::EventArgs *A) {
 llvm::Error NsysReader::readMetadata() {
   StringRef Table =
       Db.hasTable("META_DATA_EXPORT") ? "META_DATA_EXPORT" : "EXPORT_META_DATA";
-  auto S = select(Table, {"name", "value"});
-  if (!S)
-    return S.takeError();
-  while (S->step()) {
-    StringRef Key = S->text(0), Value = S->text(1);
-    if (Key == "EXPORT_PRODUCT_VERSION")
-      ProductVersion = printable(Value);
-    else if (Key == "EXPORT_SCHEMA_VERSION")
-      SchemaVersion = printable(Value);
-    else if (Key == "EXPORT_INPUT_FILE" || Key == "EXPORT_PARAM_INPUT_FILE")
-      InputFile = Value.str();
-  }
-  return S->error();
+  Column Key("name"), Value("value");
+  return scan(Table, RowKind::Side, {&Key, &Value}, [&](const Statement &S) {
+    StringRef K = S.text(Key.Index), V = S.text(Value.Index);
+    if (K == "EXPORT_PRODUCT_VERSION")
+      ProductVersion = printable(V);
+    else if (K == "EXPORT_SCHEMA_VERSION")
+      SchemaVersion = printable(V);
+    else if (K == "EXPORT_INPUT_FILE" || K == "EXPORT_PARAM_INPUT_FILE")
+      InputFile = V.str();
+  });
 }
 
 llvm::Error NsysReader::readEnums() {
@@ -503,21 +624,19 @@ llvm::Error NsysReader::readEnums() {
   // one known code; otherwise the built-in numbering stays.
   auto Load = [&](StringRef Table, auto &Map, bool &FromFile,
                   auto FromName) -> llvm::Error {
-    if (!Db.hasTable(Table))
-      return llvm::Error::success();
-    auto S = select(Table, {"id", "name"});
-    if (!S)
-      return S.takeError();
-    std::remove_reference_t<decltype(Map)> FileMap;
-    while (S->step()) {
-      int64_t Code;
-      if (S->integer(0, Code) != Statement::Kind::Integer || !usableKey(Code))
-        continue;
-      typename std::remove_reference_t<decltype(Map)>::mapped_type V;
-      if (FromName(S->text(1), V))
-        FileMap[Code] = V;
-    }
-    if (llvm::Error E = S->error())
+    using MapType = std::remove_reference_t<decltype(Map)>;
+    MapType FileMap;
+    Column Id("id"), Name("name");
+    if (llvm::Error E =
+            scan(Table, RowKind::Side, {&Id, &Name}, [&](const Statement &S) {
+              int64_t Code;
+              if (S.integer(Id.Index, Code) != Statement::Kind::Integer ||
+                  !usableKey(Code))
+                return;
+              typename MapType::mapped_type V;
+              if (FromName(S.text(Name.Index), V))
+                FileMap[Code] = V;
+            }))
       return E;
     if (!FileMap.empty()) {
       Map = std::move(FileMap);
@@ -542,229 +661,188 @@ llvm::Error NsysReader::readEnums() {
 }
 
 llvm::Error NsysReader::readSessionStart() {
-  StringRef Table = "TARGET_INFO_SESSION_START_TIME";
-  if (!Db.hasTable(Table))
-    return llvm::Error::success();
-  auto S = select(Table, {"utcEpochNs"});
-  if (!S)
-    return S.takeError();
-  if (S->step()) {
-    if (std::optional<int64_t> Ns = integer(*S, 0))
-      B.setBaseTimeNs(*Ns);
-  }
-  return S->error();
+  Column Ns("utcEpochNs");
+  return scan(
+      "TARGET_INFO_SESSION_START_TIME", RowKind::Side, {&Ns},
+      [&](const Statement &S) {
+        if (std::optional<int64_t> V = integer(S, Ns))
+          B.setBaseTimeNs(*V);
+      },
+      "LIMIT 1");
 }
 
 llvm::Error NsysReader::readSystemEnv() {
-  StringRef Table = "TARGET_INFO_SYSTEM_ENV";
-  if (!Db.hasTable(Table))
-    return llvm::Error::success();
-  auto S = select(Table, {"name", "value"});
-  if (!S)
-    return S.takeError();
-  while (S->step())
-    if (S->text(0) == "CudaDriverVersion")
-      B.producer().CudaDriverVersion = printable(S->text(1));
-  return S->error();
+  Column Name("name"), Value("value");
+  return scan("TARGET_INFO_SYSTEM_ENV", RowKind::Side, {&Name, &Value},
+              [&](const Statement &S) {
+                if (S.text(Name.Index) == "CudaDriverVersion")
+                  B.producer().CudaDriverVersion =
+                      printable(S.text(Value.Index));
+              });
 }
 
 llvm::Error NsysReader::readGpus() {
-  StringRef Table = "TARGET_INFO_GPU";
-  if (!Db.hasTable(Table))
-    return llvm::Error::success();
-  auto S =
-      select(Table, {"id", "name", "totalMemory", "smCount", "computeMajor",
-                     "computeMinor", "threadsPerWarp", "maxWarpsPerSm"});
-  if (!S)
-    return S.takeError();
-  while (S->step()) {
-    std::optional<int64_t> Id = integer(*S, 0);
-    if (!Id || *Id < 0 || *Id >= MaxDevice)
-      continue;
-    model::DeviceInfo D;
-    D.Id = int32_t(*Id);
-    D.Name = S->text(1).str();
-    auto Small = [&](int Col) -> int32_t {
-      std::optional<int64_t> V = integer(*S, Col);
-      return V && *V >= 0 && *V <= std::numeric_limits<int32_t>::max()
-                 ? int32_t(*V)
-                 : -1;
-    };
-    if (std::optional<int64_t> Mem = integer(*S, 2))
-      D.TotalGlobalMemory = *Mem >= 0 ? *Mem : -1;
-    D.NumSMs = Small(3);
-    D.ComputeMajor = Small(4);
-    D.ComputeMinor = Small(5);
-    D.WarpSize = Small(6);
-    int32_t Warps = Small(7);
-    if (Warps > 0 && D.WarpSize > 0 && int64_t(Warps) * D.WarpSize < (1 << 30))
-      D.MaxThreadsPerMultiprocessor = Warps * D.WarpSize;
-    // Every GPU of the node is listed, in any order; the first row of an id
-    // wins.
-    Gpus.try_emplace(*Id, std::move(D));
-  }
-  return S->error();
+  Column Id("id"), Name("name"), TotalMemory("totalMemory"), SmCount("smCount"),
+      ComputeMajor("computeMajor"), ComputeMinor("computeMinor"),
+      ThreadsPerWarp("threadsPerWarp"), MaxWarpsPerSm("maxWarpsPerSm");
+  return scan("TARGET_INFO_GPU", RowKind::Side,
+              {&Id, &Name, &TotalMemory, &SmCount, &ComputeMajor, &ComputeMinor,
+               &ThreadsPerWarp, &MaxWarpsPerSm},
+              [&](const Statement &S) {
+                std::optional<int64_t> GpuId = integer(S, Id);
+                if (!GpuId || *GpuId < 0 || *GpuId >= MaxDevice)
+                  return;
+                model::DeviceInfo D;
+                D.Id = int32_t(*GpuId);
+                D.Name = S.text(Name.Index).str();
+                auto Small = [&](const Column &C) -> int32_t {
+                  std::optional<int64_t> V = integer(S, C);
+                  return V && *V >= 0 &&
+                                 *V <= std::numeric_limits<int32_t>::max()
+                             ? int32_t(*V)
+                             : -1;
+                };
+                if (std::optional<int64_t> Mem = integer(S, TotalMemory))
+                  D.TotalGlobalMemory = *Mem >= 0 ? *Mem : -1;
+                D.NumSMs = Small(SmCount);
+                D.ComputeMajor = Small(ComputeMajor);
+                D.ComputeMinor = Small(ComputeMinor);
+                D.WarpSize = Small(ThreadsPerWarp);
+                int32_t Warps = Small(MaxWarpsPerSm);
+                if (Warps > 0 && D.WarpSize > 0 &&
+                    int64_t(Warps) * D.WarpSize < (1 << 30))
+                  D.MaxThreadsPerMultiprocessor = Warps * D.WarpSize;
+                // Every GPU of the node is listed, in any order; the first row
+                // of an id wins.
+                Gpus.try_emplace(*GpuId, std::move(D));
+              });
 }
 
 llvm::Error NsysReader::readSyncRows() {
+  Column Type("syncType");
   return scanDeviceRows(
-      SyncTable, {"syncType"}, [&](const Statement &S, const DeviceRow &Row) {
+      SyncTable, {&Type}, [&](const Statement &S, const DeviceRow &Row) {
         SyncRow R;
-        R.Start = Row.Start;
-        R.End = Row.End;
-        R.Device = Row.Device;
-        R.Stream = Row.Stream;
-        R.Correlation = Row.Correlation;
-        R.Pid = Row.Pid;
-        R.Code = integer(S, 6).value_or(-1);
-        if (R.Correlation)
-          SyncByCall[(uint64_t(R.Pid) << 32) | R.Correlation].push_back(
+        R.Row = Row;
+        R.Code = integer(S, Type).value_or(-1);
+        if (Row.Correlation)
+          SyncByCall[(uint64_t(Row.Pid) << 32) | Row.Correlation].push_back(
               uint32_t(SyncRows.size()));
         SyncRows.push_back(R);
       });
 }
 
 llvm::Error NsysReader::readApiCalls() {
-  if (!Db.hasTable(ApiTable))
-    return llvm::Error::success();
-  auto S = select(ApiTable, {"start", "end", "eventClass", "globalTid",
-                             "correlationId", "nameId"});
-  if (!S)
-    return S.takeError();
-  while (S->step()) {
-    if (llvm::Error E = rowRead(ApiTable))
-      return E;
-    std::optional<int64_t> Class = integer(*S, 2);
-    ApiClass Api = Class ? Codes.eventClass(*Class) : ApiClass::Other;
-    if (Api == ApiClass::Backtrace) {
-      B.stats().add(ImportStat::DuplicateApiRows);
-      continue;
-    }
-    int64_t Start, End;
-    if (!times(*S, 0, 1, ApiTable, Start, End))
-      continue;
-    std::optional<int64_t> Gtid = integer(*S, 3);
-    if (!Gtid) {
-      place(ImportStat::UnusableRow, ApiTable, "a call without a globalTid");
-      continue;
-    }
-    // Names repeat: normalise each name id once.
-    ApiName Name;
-    std::optional<int64_t> NameId = integer(*S, 5);
-    if (NameId && usableKey(*NameId)) {
-      auto [It, Inserted] = ApiNames.try_emplace(*NameId, ApiName());
-      if (Inserted) {
-        StringId Raw = stringById(*NameId, ApiTable);
-        StringRef Norm = normaliseApiName(B.strings().get(Raw));
-        It->second.Name = B.strings().intern(Norm);
-        It->second.Sync = syncTypeOfCall(Norm);
-      }
-      Name = It->second;
-    } else {
-      Name.Name = name(*S, 5, ApiTable);
-    }
-    StringRef NameText = B.strings().get(Name.Name);
-    if (!Class || Api == ApiClass::Other) {
-      // No class we know: judge by the name, as nsys's own reports do.
-      if (NameText.startswith("cuda"))
-        Api = ApiClass::Runtime;
-      else if (NameText.startswith("cu"))
-        Api = ApiClass::Driver;
-      else {
-        place(ImportStat::UnmodelledRows, ApiTable,
-              llvm::formatv("eventClass {0}", Class.value_or(-1)));
-        continue;
-      }
-    }
-    model::Event E;
-    E.Kind = Api == ApiClass::Runtime ? EventKind::Runtime : EventKind::Driver;
-    E.Start = Start;
-    E.Duration = End - Start;
-    E.Lane = hostLane(*Gtid);
-    E.Name = Name.Name;
-    E.Correlation = correlation(*S, 4);
+  HostColumns H;
+  Column Class("eventClass"), Correlation("correlationId"), NameId("nameId");
+  return scan(
+      ApiTable, RowKind::Event,
+      {&H.Start, &H.End, &Class, &H.Gtid, &Correlation, &NameId},
+      [&](const Statement &S) {
+        std::optional<int64_t> ClassCode = integer(S, Class);
+        ApiClass Api =
+            ClassCode ? Codes.eventClass(*ClassCode) : ApiClass::Other;
+        if (Api == ApiClass::Backtrace) {
+          B.stats().add(ImportStat::DuplicateApiRows);
+          return;
+        }
+        HostRow Row;
+        if (!hostRow(S, H, ApiTable, "a call without a globalTid", Row))
+          return;
+        // Names repeat: normalise each name id once.
+        ApiName Name;
+        std::optional<int64_t> Id = integer(S, NameId);
+        if (Id && usableKey(*Id)) {
+          auto [It, Inserted] = ApiNames.try_emplace(*Id, ApiName());
+          if (Inserted) {
+            StringId Raw = stringById(*Id, ApiTable);
+            StringRef Norm = normaliseApiName(B.strings().get(Raw));
+            It->second.Name = B.strings().intern(Norm);
+            It->second.Sync = syncTypeOfCall(Norm);
+          }
+          Name = It->second;
+        } else {
+          Name.Name = name(S, NameId, ApiTable);
+        }
+        StringRef NameText = B.strings().get(Name.Name);
+        if (!ClassCode || Api == ApiClass::Other) {
+          // No class we know: judge by the name, as nsys's own reports do.
+          if (NameText.startswith("cuda"))
+            Api = ApiClass::Runtime;
+          else if (NameText.startswith("cu"))
+            Api = ApiClass::Driver;
+          else {
+            place(ImportStat::UnmodelledRows, ApiTable,
+                  llvm::formatv("eventClass {0}", ClassCode.value_or(-1)));
+            return;
+          }
+        }
+        model::Event E = hostEvent(Row,
+                                   Api == ApiClass::Runtime ? EventKind::Runtime
+                                                            : EventKind::Driver,
+                                   Name.Name);
+        E.Correlation = correlation(S, Correlation);
 
-    // A synchronisation call: name its kind, and emit the device-side record
-    // (Kineto's cuda_sync) on the stream it waited for.
-    SyncType Kind = Name.Sync;
-    llvm::SmallVector<uint32_t, 1> *Rows = nullptr;
-    if (E.Correlation && !SyncRows.empty()) {
-      auto It = SyncByCall.find((uint64_t(pidOfGlobalId(*Gtid)) << 32) |
-                                E.Correlation);
-      if (It != SyncByCall.end())
-        Rows = &It->second;
-    }
-    if (Rows) {
-      for (uint32_t Idx : *Rows) {
-        SyncRow &R = SyncRows[Idx];
-        SyncType FromRow = Codes.sync(R.Code);
-        if (Kind == SyncType::Unknown)
-          Kind = FromRow;
-        else if (FromRow != Kind && FromRow != SyncType::Unknown)
-          place(ImportStat::SyncTypeMismatch, SyncTable,
-                llvm::formatv("correlationId {0}: syncType {1} ({2}) for {3}",
-                              R.Correlation, R.Code, syncTypeName(FromRow),
-                              NameText));
-      }
-    }
-    if (Kind != SyncType::Unknown || Rows) {
-      model::EventArgs A;
-      A.Detail = B.strings().intern(syncTypeName(Kind));
-      addEvent(E, &A);
-      for (uint32_t Idx : Rows ? llvm::ArrayRef<uint32_t>(*Rows)
-                               : llvm::ArrayRef<uint32_t>()) {
-        SyncRow &R = SyncRows[Idx];
-        R.Used = true;
-        model::Event D;
-        D.Kind = EventKind::Sync;
-        D.Start = R.Start;
-        D.Duration = R.End - R.Start;
-        D.Lane = deviceLane(R.Pid, R.Device, R.Stream);
-        D.Correlation = R.Correlation;
-        D.Name = A.Detail;
-        model::EventArgs DA;
-        DA.Device = R.Device;
-        DA.Stream = R.Stream;
-        DA.Detail = A.Detail;
-        addEvent(D, &DA);
-      }
-    } else {
-      addEvent(E);
-    }
-  }
-  return finishScan(*S);
+        // A synchronisation call: name its kind, and emit the device-side
+        // record (Kineto's cuda_sync) on the stream it waited for.
+        SyncType Kind = Name.Sync;
+        llvm::SmallVector<uint32_t, 1> *Rows = nullptr;
+        if (E.Correlation && !SyncRows.empty()) {
+          auto It = SyncByCall.find((uint64_t(pidOfGlobalId(Row.Gtid)) << 32) |
+                                    E.Correlation);
+          if (It != SyncByCall.end())
+            Rows = &It->second;
+        }
+        if (Rows) {
+          for (uint32_t Idx : *Rows) {
+            SyncRow &R = SyncRows[Idx];
+            SyncType FromRow = Codes.sync(R.Code);
+            if (Kind == SyncType::Unknown)
+              Kind = FromRow;
+            else if (FromRow != Kind && FromRow != SyncType::Unknown)
+              place(
+                  ImportStat::SyncTypeMismatch, SyncTable,
+                  llvm::formatv("correlationId {0}: syncType {1} ({2}) for {3}",
+                                R.Row.Correlation, R.Code,
+                                syncTypeName(FromRow), NameText));
+          }
+        }
+        if (Kind == SyncType::Unknown && !Rows) {
+          addEvent(E);
+          return;
+        }
+        model::EventArgs A;
+        A.Detail = B.strings().intern(syncTypeName(Kind));
+        addEvent(E, &A);
+        for (uint32_t Idx : Rows ? llvm::ArrayRef<uint32_t>(*Rows)
+                                 : llvm::ArrayRef<uint32_t>()) {
+          SyncRows[Idx].Used = true;
+          addSyncEvent(SyncRows[Idx], A.Detail);
+        }
+      });
 }
 
 // Sync records whose call was not recorded keep the type the row gives.
 void NsysReader::addUnmatchedSyncs() {
-  for (SyncRow &R : SyncRows) {
-    if (R.Used)
-      continue;
-    model::Event D;
-    D.Kind = EventKind::Sync;
-    D.Start = R.Start;
-    D.Duration = R.End - R.Start;
-    D.Lane = deviceLane(R.Pid, R.Device, R.Stream);
-    D.Correlation = R.Correlation;
-    D.Name = B.strings().intern(syncTypeName(Codes.sync(R.Code)));
-    model::EventArgs DA;
-    DA.Device = R.Device;
-    DA.Stream = R.Stream;
-    DA.Detail = D.Name;
-    addEvent(D, &DA);
-  }
+  for (const SyncRow &R : SyncRows)
+    if (!R.Used)
+      addSyncEvent(R, B.strings().intern(syncTypeName(Codes.sync(R.Code))));
 }
 
 llvm::Error NsysReader::readKernels() {
   llvm::DenseMap<StringId, bool> IsCollective;
+  Column Demangled("demangledName"), Short("shortName"), Mangled("mangledName"),
+      Grid[] = {{"gridX"}, {"gridY"}, {"gridZ"}},
+      Block[] = {{"blockX"}, {"blockY"}, {"blockZ"}},
+      Registers("registersPerThread"), StaticShared("staticSharedMemory"),
+      DynamicShared("dynamicSharedMemory");
   return scanDeviceRows(
       KernelTable,
-      {"demangledName", "shortName", "mangledName", "gridX", "gridY", "gridZ",
-       "blockX", "blockY", "blockZ", "registersPerThread", "staticSharedMemory",
-       "dynamicSharedMemory"},
+      {&Demangled, &Short, &Mangled, &Grid[0], &Grid[1], &Grid[2], &Block[0],
+       &Block[1], &Block[2], &Registers, &StaticShared, &DynamicShared},
       [&](const Statement &S, const DeviceRow &Row) {
-        auto Small = [&](int Col) -> int32_t {
-          std::optional<int64_t> V = integer(S, Col);
+        auto Small = [&](const Column &C) -> int32_t {
+          std::optional<int64_t> V = integer(S, C);
           if (!V)
             return -1;
           if (*V < 0 || *V > std::numeric_limits<int32_t>::max()) {
@@ -775,11 +853,8 @@ llvm::Error NsysReader::readKernels() {
         };
         // The demangled name is what Kineto shows; the short name drops the
         // template arguments.
-        StringId Name = name(S, 6, KernelTable);
-        if (Name == model::EmptyString)
-          Name = name(S, 7, KernelTable);
-        if (Name == model::EmptyString)
-          Name = name(S, 8, KernelTable);
+        StringId Name =
+            firstName(S, {&Demangled, &Short, &Mangled}, KernelTable);
         auto [It, Inserted] = IsCollective.try_emplace(Name, false);
         if (Inserted)
           It->second = isCommunicationKernelName(B.strings().get(Name));
@@ -788,11 +863,11 @@ llvm::Error NsysReader::readKernels() {
         deviceEvent(Row, It->second ? EventKind::Collective : EventKind::Kernel,
                     Name, E, A);
         for (int I = 0; I < 3; ++I) {
-          A.Grid[I] = std::max(Small(9 + I), 0);
-          A.Block[I] = std::max(Small(12 + I), 0);
+          A.Grid[I] = std::max(Small(Grid[I]), 0);
+          A.Block[I] = std::max(Small(Block[I]), 0);
         }
-        A.RegistersPerThread = Small(15);
-        int32_t Static = Small(16), Dynamic = Small(17);
+        A.RegistersPerThread = Small(Registers);
+        int32_t Static = Small(StaticShared), Dynamic = Small(DynamicShared);
         if (Static >= 0 || Dynamic >= 0)
           A.SharedMemory = std::max(Static, 0) + std::max(Dynamic, 0);
         // Kineto's "blocks per SM" and "warps per SM", from the GPU's SM
@@ -809,16 +884,19 @@ llvm::Error NsysReader::readKernels() {
 }
 
 llvm::Error NsysReader::readMemcpys() {
+  Column Bytes("bytes"), Copy("copyKind"), Src("srcKind"), Dst("dstKind");
   return scanDeviceRows(
-      MemcpyTable, {"bytes", "copyKind", "srcKind", "dstKind"},
+      MemcpyTable, {&Bytes, &Copy, &Src, &Dst},
       [&](const Statement &S, const DeviceRow &Row) {
         model::EventArgs A;
-        A.Bytes = byteCount(S, 6);
-        std::optional<int64_t> Copy = integer(S, 7), Src = integer(S, 8),
-                               Dst = integer(S, 9);
-        A.Copy = Copy ? Codes.copyKind(*Copy) : model::CopyKind::Unknown;
-        A.Src = Src ? Codes.memKind(*Src) : model::MemoryKind::Unknown;
-        A.Dst = Dst ? Codes.memKind(*Dst) : model::MemoryKind::Unknown;
+        A.Bytes = byteCount(S, Bytes);
+        std::optional<int64_t> CopyCode = integer(S, Copy),
+                               SrcCode = integer(S, Src),
+                               DstCode = integer(S, Dst);
+        A.Copy =
+            CopyCode ? Codes.copyKind(*CopyCode) : model::CopyKind::Unknown;
+        A.Src = SrcCode ? Codes.memKind(*SrcCode) : model::MemoryKind::Unknown;
+        A.Dst = DstCode ? Codes.memKind(*DstCode) : model::MemoryKind::Unknown;
         // Name copies as Kineto does: "Memcpy HtoD (Pageable -> Device)".
         uint64_t Key =
             (uint64_t(A.Copy) << 16) | (uint64_t(A.Src) << 8) | uint64_t(A.Dst);
@@ -835,13 +913,15 @@ llvm::Error NsysReader::readMemcpys() {
 }
 
 llvm::Error NsysReader::readMemsets() {
+  Column Bytes("bytes"), Kind("memKind");
   return scanDeviceRows(
-      MemsetTable, {"bytes", "memKind"},
+      MemsetTable, {&Bytes, &Kind},
       [&](const Statement &S, const DeviceRow &Row) {
         model::EventArgs A;
-        A.Bytes = byteCount(S, 6);
-        std::optional<int64_t> Kind = integer(S, 7);
-        A.Dst = Kind ? Codes.memKind(*Kind) : model::MemoryKind::Unknown;
+        A.Bytes = byteCount(S, Bytes);
+        std::optional<int64_t> KindCode = integer(S, Kind);
+        A.Dst =
+            KindCode ? Codes.memKind(*KindCode) : model::MemoryKind::Unknown;
         auto [It, Inserted] = MemsetNames.try_emplace(uint64_t(A.Dst), 0);
         if (Inserted)
           It->second = B.strings().intern(
@@ -855,6 +935,11 @@ llvm::Error NsysReader::readMemsets() {
 llvm::Error NsysReader::readNvtx() {
   if (!Db.hasTable(NvtxTable))
     return llvm::Error::success();
+  // Both scans read these; each sets the indices for its own statement.
+  Column Start("start", Column::Required), End("end"),
+      Type("eventType", Column::Required), Text("text"), TextId("textId"),
+      Gtid("globalTid", Column::Required), Domain("domainId");
+
   // Domain names first: nvtxDomainCreate rows name a domain id within their
   // process.
   llvm::DenseMap<uint64_t, StringId> Domains;
@@ -864,121 +949,103 @@ llvm::Error NsysReader::readNvtx() {
       DomainTypes +=
           (DomainTypes.empty() ? "" : ", ") + std::to_string(Entry.first);
   if (!DomainTypes.empty()) {
-    auto S = select(NvtxTable, {"globalTid", "domainId", "text", "textId"},
-                    "WHERE eventType IN (" + DomainTypes + ")");
-    if (!S)
-      return S.takeError();
-    while (S->step()) {
-      std::optional<int64_t> Gtid = integer(*S, 0), Dom = integer(*S, 1);
-      if (!Gtid || !Dom || *Dom < 0 || *Dom > MaxStream)
-        continue;
-      StringId Name = name(*S, 2, NvtxTable);
-      if (Name == model::EmptyString)
-        Name = name(*S, 3, NvtxTable);
-      Domains[(uint64_t(pidOfGlobalId(*Gtid)) << 32) | uint64_t(*Dom)] = Name;
-    }
-    if (llvm::Error E = finishScan(*S))
+    // eventType is selected only so that a table without it gets the
+    // missing-column error rather than SQLite's.
+    if (llvm::Error E = scan(
+            NvtxTable, RowKind::Side, {&Gtid, &Domain, &Text, &TextId, &Type},
+            [&](const Statement &S) {
+              std::optional<int64_t> G = integer(S, Gtid),
+                                     Dom = integer(S, Domain);
+              if (!G || !Dom || *Dom < 0 || *Dom > MaxStream)
+                return;
+              Domains[(uint64_t(pidOfGlobalId(*G)) << 32) | uint64_t(*Dom)] =
+                  firstName(S, {&Text, &TextId}, NvtxTable);
+            },
+            "WHERE eventType IN (" + DomainTypes + ")"))
       return E;
   }
 
-  auto S = select(NvtxTable, {"start", "end", "eventType", "text", "textId",
-                              "globalTid", "domainId"});
-  if (!S)
-    return S.takeError();
   StringId Unnamed = model::EmptyString;
-  while (S->step()) {
-    if (llvm::Error E = rowRead(NvtxTable))
-      return E;
-    std::optional<int64_t> Type = integer(*S, 2);
-    NvtxType T = Type ? Codes.nvtx(*Type) : NvtxType::Unknown;
-    if (T == NvtxType::DomainName)
-      continue;
-    if (T == NvtxType::Metadata || T == NvtxType::Unknown) {
-      place(ImportStat::UnmodelledRows, NvtxTable,
-            llvm::formatv("eventType {0}", Type.value_or(-1)));
-      continue;
-    }
-    std::optional<int64_t> Start = integer(*S, 0), End = integer(*S, 1),
-                           Gtid = integer(*S, 5);
-    if (!Start || !Gtid) {
-      place(ImportStat::UnusableRow, NvtxTable,
-            !Start ? "a row without a start time" : "a row without a thread");
-      continue;
-    }
-    LastTime = std::max(LastTime, *Start);
-    if (End)
-      LastTime = std::max(LastTime, *End);
-    // The message is inline text or a registered string (textId).
-    StringId Name = name(*S, 3, NvtxTable);
-    if (Name == model::EmptyString)
-      Name = name(*S, 4, NvtxTable);
-    if (Name == model::EmptyString) {
-      if (Unnamed == model::EmptyString)
-        Unnamed = B.strings().intern("<unnamed NVTX range>");
-      Name = Unnamed;
-    }
-    model::Event E;
-    E.Kind = T == NvtxType::Mark ? EventKind::Marker : EventKind::Annotation;
-    E.Start = *Start;
-    E.Name = Name;
-    E.Lane = hostLane(*Gtid);
-    model::EventArgs A;
-    bool HasArgs = false;
-    std::optional<int64_t> Dom = integer(*S, 6);
-    if (Dom && *Dom != 0 && *Dom > 0 && *Dom <= MaxStream) {
-      auto It =
-          Domains.find((uint64_t(pidOfGlobalId(*Gtid)) << 32) | uint64_t(*Dom));
-      A.Detail = It != Domains.end()
-                     ? It->second
-                     : B.strings().intern(
-                           llvm::formatv("NVTX domain {0}", *Dom).str());
-      HasArgs = true;
-    }
-    if (T == NvtxType::Mark) {
-      E.Flags |= model::FlagInstant;
-      B.stats().add(ImportStat::InstantEvents);
-      B.addEvent(E, HasArgs ? &A : nullptr);
-      continue;
-    }
-    if (!End) {
-      // Never closed (the capture ended first): closed once the last time
-      // of the export is known.
-      E.Flags |= model::FlagUnclosed;
-      Unclosed.emplace_back(E, HasArgs ? A.Detail : model::EmptyString);
-      continue;
-    }
-    E.Duration = *End - *Start;
-    addEvent(E, HasArgs ? &A : nullptr);
-  }
-  return finishScan(*S);
+  return scan(
+      NvtxTable, RowKind::Event,
+      {&Start, &End, &Type, &Text, &TextId, &Gtid, &Domain},
+      [&](const Statement &S) {
+        std::optional<int64_t> TypeCode = integer(S, Type);
+        NvtxType T = TypeCode ? Codes.nvtx(*TypeCode) : NvtxType::Unknown;
+        if (T == NvtxType::DomainName)
+          return;
+        if (T == NvtxType::Metadata || T == NvtxType::Unknown) {
+          place(ImportStat::UnmodelledRows, NvtxTable,
+                llvm::formatv("eventType {0}", TypeCode.value_or(-1)));
+          return;
+        }
+        std::optional<int64_t> From = integer(S, Start), To = integer(S, End),
+                               G = integer(S, Gtid);
+        if (!From || !G) {
+          place(ImportStat::UnusableRow, NvtxTable,
+                !From ? "a row without a start time"
+                      : "a row without a thread");
+          return;
+        }
+        LastTime = std::max(LastTime, *From);
+        if (To)
+          LastTime = std::max(LastTime, *To);
+        // The message is inline text or a registered string (textId).
+        StringId Name = firstName(S, {&Text, &TextId}, NvtxTable);
+        if (Name == model::EmptyString) {
+          if (Unnamed == model::EmptyString)
+            Unnamed = B.strings().intern("<unnamed NVTX range>");
+          Name = Unnamed;
+        }
+        model::Event E;
+        E.Kind =
+            T == NvtxType::Mark ? EventKind::Marker : EventKind::Annotation;
+        E.Start = *From;
+        E.Name = Name;
+        E.Lane = hostLane(*G);
+        model::EventArgs A;
+        bool HasArgs = false;
+        std::optional<int64_t> Dom = integer(S, Domain);
+        if (Dom && *Dom != 0 && *Dom > 0 && *Dom <= MaxStream) {
+          auto It = Domains.find((uint64_t(pidOfGlobalId(*G)) << 32) |
+                                 uint64_t(*Dom));
+          A.Detail = It != Domains.end()
+                         ? It->second
+                         : B.strings().intern(
+                               llvm::formatv("NVTX domain {0}", *Dom).str());
+          HasArgs = true;
+        }
+        if (T == NvtxType::Mark) {
+          E.Flags |= model::FlagInstant;
+          B.stats().add(ImportStat::InstantEvents);
+          B.addEvent(E, HasArgs ? &A : nullptr);
+          return;
+        }
+        if (!To) {
+          // Never closed (the capture ended first): closed once the last
+          // time of the export is known.
+          E.Flags |= model::FlagUnclosed;
+          Unclosed.emplace_back(E, HasArgs ? A.Detail : model::EmptyString);
+          return;
+        }
+        E.Duration = *To - *From;
+        addEvent(E, HasArgs ? &A : nullptr);
+      });
 }
 
 llvm::Error NsysReader::readOsRuntime() {
-  if (!Db.hasTable(OsrtTable))
-    return llvm::Error::success();
-  auto S = select(OsrtTable, {"start", "end", "globalTid", "nameId"});
-  if (!S)
-    return S.takeError();
-  while (S->step()) {
-    if (llvm::Error E = rowRead(OsrtTable))
-      return E;
-    int64_t Start, End;
-    if (!times(*S, 0, 1, OsrtTable, Start, End))
-      continue;
-    std::optional<int64_t> Gtid = integer(*S, 2);
-    if (!Gtid) {
-      place(ImportStat::UnusableRow, OsrtTable, "a call without a globalTid");
-      continue;
-    }
-    model::Event E;
-    E.Kind = EventKind::OsRuntime;
-    E.Start = Start;
-    E.Duration = End - Start;
-    E.Name = name(*S, 3, OsrtTable);
-    E.Lane = hostLane(*Gtid);
-    addEvent(E);
-  }
-  return finishScan(*S);
+  HostColumns H;
+  Column Name("nameId");
+  return scan(
+      OsrtTable, RowKind::Event, {&H.Start, &H.End, &H.Gtid, &Name},
+      [&](const Statement &S) {
+        HostRow Row;
+        if (!hostRow(S, H, OsrtTable, "a call without a globalTid", Row))
+          return;
+        model::Event E =
+            hostEvent(Row, EventKind::OsRuntime, name(S, Name, OsrtTable));
+        addEvent(E);
+      });
 }
 
 llvm::Error NsysReader::readOverhead() {
@@ -986,95 +1053,79 @@ llvm::Error NsysReader::readOverhead() {
     return llvm::Error::success();
   // nsys 2025.6 names overhead by an overheadType code instead of a string.
   llvm::DenseMap<int64_t, StringId> TypeNames;
-  if (Db.hasTable("ENUM_CUPTI_OVERHEAD_TYPE")) {
-    auto S = select("ENUM_CUPTI_OVERHEAD_TYPE", {"id", "label"});
-    if (!S)
-      return S.takeError();
-    while (S->step()) {
-      int64_t Code;
-      if (S->integer(0, Code) == Statement::Kind::Integer && usableKey(Code))
-        TypeNames[Code] = B.strings().intern(S->text(1));
-    }
-    if (llvm::Error E = S->error())
-      return E;
-  }
-  auto S = select(OverheadTable,
-                  {"start", "end", "globalTid", "nameId", "overheadType"});
-  if (!S)
-    return S.takeError();
-  while (S->step()) {
-    if (llvm::Error E = rowRead(OverheadTable))
-      return E;
-    int64_t Start, End;
-    if (!times(*S, 0, 1, OverheadTable, Start, End))
-      continue;
-    std::optional<int64_t> Gtid = integer(*S, 2);
-    if (!Gtid) {
-      place(ImportStat::UnusableRow, OverheadTable,
-            "a row without a globalTid");
-      continue;
-    }
-    model::Event E;
-    E.Kind = EventKind::Overhead;
-    E.Start = Start;
-    E.Duration = End - Start;
-    E.Name = name(*S, 3, OverheadTable);
-    if (E.Name == model::EmptyString) {
-      std::optional<int64_t> Type = integer(*S, 4);
-      auto It =
-          Type && usableKey(*Type) ? TypeNames.find(*Type) : TypeNames.end();
-      E.Name = It != TypeNames.end() ? It->second
-                                     : B.strings().intern("profiler overhead");
-    }
-    E.Lane = hostLane(*Gtid);
-    addEvent(E);
-  }
-  return finishScan(*S);
+  Column Id("id"), Label("label");
+  if (llvm::Error E =
+          scan("ENUM_CUPTI_OVERHEAD_TYPE", RowKind::Side, {&Id, &Label},
+               [&](const Statement &S) {
+                 int64_t Code;
+                 if (S.integer(Id.Index, Code) == Statement::Kind::Integer &&
+                     usableKey(Code))
+                   TypeNames[Code] = B.strings().intern(S.text(Label.Index));
+               }))
+    return E;
+
+  HostColumns H;
+  Column NameId("nameId"), Type("overheadType");
+  return scan(
+      OverheadTable, RowKind::Event,
+      {&H.Start, &H.End, &H.Gtid, &NameId, &Type}, [&](const Statement &S) {
+        HostRow Row;
+        if (!hostRow(S, H, OverheadTable, "a row without a globalTid", Row))
+          return;
+        StringId Name = name(S, NameId, OverheadTable);
+        if (Name == model::EmptyString) {
+          std::optional<int64_t> Code = integer(S, Type);
+          auto It = Code && usableKey(*Code) ? TypeNames.find(*Code)
+                                             : TypeNames.end();
+          Name = It != TypeNames.end()
+                     ? It->second
+                     : B.strings().intern("profiler overhead");
+        }
+        model::Event E = hostEvent(Row, EventKind::Overhead, Name);
+        addEvent(E);
+      });
 }
 
 llvm::Error NsysReader::readThreadAndProcessNames() {
-  if (Db.hasTable("ThreadNames") && !HostLanes.empty()) {
-    auto S = select("ThreadNames", {"globalTid", "nameId", "priority"});
-    if (!S)
-      return S.takeError();
-    llvm::DenseMap<uint32_t, int64_t> Priority;
-    while (S->step()) {
-      std::optional<int64_t> Gtid = integer(*S, 0);
-      if (!Gtid)
-        continue;
-      int64_t Key = (pidOfGlobalId(*Gtid) << 24) | tidOfGlobalId(*Gtid);
-      auto Lane = HostLanes.find(Key);
-      if (Lane == HostLanes.end())
-        continue;
-      // A thread may be named more than once; the highest priority wins.
-      int64_t Prio = integer(*S, 2).value_or(0);
-      auto [It, Inserted] = Priority.try_emplace(Lane->second, Prio);
-      if (!Inserted && Prio < It->second)
-        continue;
-      It->second = Prio;
-      StringId Name = name(*S, 1, "ThreadNames");
-      B.setLaneName(Lane->second, B.strings().get(Name));
-    }
-    if (llvm::Error E = finishScan(*S))
+  if (!HostLanes.empty()) {
+    Column Gtid("globalTid"), Name("nameId"), Priority("priority");
+    llvm::DenseMap<uint32_t, int64_t> Priorities;
+    if (llvm::Error E =
+            scan("ThreadNames", RowKind::Side, {&Gtid, &Name, &Priority},
+                 [&](const Statement &S) {
+                   std::optional<int64_t> G = integer(S, Gtid);
+                   if (!G)
+                     return;
+                   int64_t Key = (pidOfGlobalId(*G) << 24) | tidOfGlobalId(*G);
+                   auto Lane = HostLanes.find(Key);
+                   if (Lane == HostLanes.end())
+                     return;
+                   // A thread may be named more than once; the highest priority
+                   // wins.
+                   int64_t Prio = integer(S, Priority).value_or(0);
+                   auto [It, Inserted] =
+                       Priorities.try_emplace(Lane->second, Prio);
+                   if (!Inserted && Prio < It->second)
+                     return;
+                   It->second = Prio;
+                   StringId N = name(S, Name, "ThreadNames");
+                   B.setLaneName(Lane->second, B.strings().get(N));
+                 }))
       return E;
   }
-  if (Db.hasTable("PROCESSES") && !Pids.empty()) {
-    auto S = select("PROCESSES", {"pid", "globalPid", "name"});
-    if (!S)
-      return S.takeError();
-    while (S->step()) {
-      std::optional<int64_t> Pid = integer(*S, 0);
-      if (!Pid)
-        if (std::optional<int64_t> G = integer(*S, 1))
-          Pid = pidOfGlobalId(*G);
-      if (!Pid || !Pids.count(*Pid) || S->text(2).empty())
-        continue;
-      B.setProcessName(*Pid, S->text(2));
-    }
-    if (llvm::Error E = S->error())
-      return E;
-  }
-  return llvm::Error::success();
+  if (Pids.empty())
+    return llvm::Error::success();
+  Column Pid("pid"), Gpid("globalPid"), Name("name");
+  return scan("PROCESSES", RowKind::Side, {&Pid, &Gpid, &Name},
+              [&](const Statement &S) {
+                std::optional<int64_t> P = integer(S, Pid);
+                if (!P)
+                  if (std::optional<int64_t> G = integer(S, Gpid))
+                    P = pidOfGlobalId(*G);
+                if (!P || !Pids.count(*P) || S.text(Name.Index).empty())
+                  return;
+                B.setProcessName(*P, S.text(Name.Index));
+              });
 }
 
 // Only the GPUs that did something are listed, unless none did.

@@ -53,10 +53,12 @@ void Statement::bindInt(int Index, int64_t V) {
 }
 
 bool Statement::isNull(int Col) const {
-  return sqlite3_column_type(S, Col) == SQLITE_NULL;
+  return Col < 0 || sqlite3_column_type(S, Col) == SQLITE_NULL;
 }
 
 StringRef Statement::text(int Col) const {
+  if (Col < 0)
+    return StringRef();
   // Ask for the text first, then its length (the documented order).
   const unsigned char *P = sqlite3_column_text(S, Col);
   if (!P)
@@ -66,6 +68,11 @@ StringRef Statement::text(int Col) const {
 }
 
 int Statement::columnCount() const { return sqlite3_column_count(S); }
+
+StringRef Statement::columnName(int Col) const {
+  const char *Name = sqlite3_column_name(S, Col);
+  return Name ? StringRef(Name) : StringRef();
+}
 
 //===-- Database ----------------------------------------------------------===//
 

@@ -44,12 +44,17 @@ public:
   void reset();
   void bindInt(int Index, int64_t V);
 
+  // A negative column index stands for a column the table lacks: it reads
+  // as NULL, so that an optional column needs no test of its own.
+
   /// What a column holds, for a column that should hold an integer: a text
   /// or real value there means a damaged or hostile file.
   enum class Kind { Integer, Null, Other };
   /// Column \p Col; \p Out is set when it holds an integer. One call into
   /// SQLite per column: this is the importer's inner loop.
   Kind integer(int Col, int64_t &Out) const {
+    if (Col < 0)
+      return Kind::Null;
     // sqlite3_column_value takes the statement's lock once; the value calls
     // on its result take none.
     sqlite3_value *V = sqlite3_column_value(S, Col);
@@ -67,6 +72,9 @@ public:
   /// Text of the column (empty for NULL); valid until the next step().
   llvm::StringRef text(int Col) const;
   int columnCount() const;
+  /// The name of result column \p Col (its AS name, or the table's name
+  /// for a plain column reference).
+  llvm::StringRef columnName(int Col) const;
 
 private:
   friend class Database;
