@@ -216,6 +216,37 @@ int64_t TraceIndex::waitsGainBound(llvm::ArrayRef<HostWait> Waits,
   return Best;
 }
 
+int64_t TraceIndex::idleOpenedBy(llvm::ArrayRef<HostWait> Waits,
+                                 Interval Range) const {
+  std::map<int32_t, std::vector<Interval>> Opened;
+  for (const HostWait &W : Waits) {
+    llvm::ArrayRef<int32_t> Devices = devicesFedBy(W.Lane);
+    if (Devices.empty())
+      Devices = devices();
+    for (int32_t D : Devices) {
+      if (D < 0)
+        continue;
+      int64_t End = Range.End;
+      uint32_t Next = nextDeviceWork(D, W.Range.End);
+      if (Next != model::NoIndex)
+        End = std::min(End, T.Events[Next].Start);
+      Interval Span{std::max(W.Range.Begin, Range.Begin), End};
+      if (Span.length() > 0)
+        Opened[D].push_back(Span);
+    }
+  }
+  int64_t Most = 0;
+  for (auto &[D, Parts] : Opened) {
+    int64_t Idle = 0;
+    const model::IntervalSet Spans =
+        model::IntervalSet::unionOf(std::move(Parts));
+    for (Interval P : Spans.parts())
+      Idle += deviceBusy(D).idleWithin(P);
+    Most = std::max(Most, Idle);
+  }
+  return Most;
+}
+
 TraceIndex::DataLoading TraceIndex::findDataLoading() const {
   DataLoading Out;
   const bool AnyFeeds = anyThreadSubmits();

@@ -312,6 +312,12 @@ public:
   /// Every rule that bounds the gain of removing waits uses this.
   int64_t waitsGainBound(llvm::ArrayRef<HostWait> Waits,
                          model::Interval Range) const;
+  /// The device idle time inside \p Range that \p Waits open: the union of
+  /// each wait's span from its start to the next device work, minus device
+  /// busy time, on the device with the most. The bound above never exceeds
+  /// it; rules show it as "the device idled X after them".
+  int64_t idleOpenedBy(llvm::ArrayRef<HostWait> Waits,
+                       model::Interval Range) const;
 
   // --- Data loading ----------------------------------------------------------
   /// The data-loader ranges (isDataLoaderRange) of the host threads that

@@ -91,6 +91,11 @@ public:
   llvm::Error drain(CommitFn Commit);
   /// The cache for decoding on the calling thread (in a CommitFn, say).
   DecodeCache &callerCache() { return CallerCache; }
+  /// The name classes both decoding threads classify kernels by.
+  void setNames(const model::NameClassifier *N) {
+    CallerCache.setNames(N);
+    WorkerCache.setNames(N);
+  }
 
 private:
   enum class State : uint8_t { Free, Filling, Queued, Decoding, Decoded };

@@ -7,11 +7,13 @@
 #ifndef TRACELINT_IMPORT_IMPORT_H
 #define TRACELINT_IMPORT_IMPORT_H
 
+#include "model/NameClasses.h"
 #include "model/Trace.h"
 
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <memory>
 
 namespace tracelint::import {
 
@@ -27,6 +29,12 @@ struct ImportOptions {
   /// than this many bytes at the command's peak
   /// (model::TraceBuilder::estimatedPeakBytes; 0: no limit).
   uint64_t MemoryBudget = 0;
+  /// What each name is (model/NameClasses.h): the importers read it to tell
+  /// communication kernels from compute. Null: the built-in classes.
+  std::shared_ptr<const model::NameClassifier> Names;
+  const model::NameClassifier &names() const {
+    return Names ? *Names : *model::NameClassifier::builtin();
+  }
 };
 
 /// The error for a trace over \p Opts's event or memory limit, or success.

@@ -199,14 +199,10 @@ bool equalsAny(StringRef S, std::initializer_list<StringRef> Options) {
   return false;
 }
 
-bool isCommunicationKernel(StringRef Name) {
-  return Name.startswith_insensitive("nccl") ||
-         Name.startswith_insensitive("rccl") || Name.contains("ncclKernel") ||
-         Name.contains("ncclDevKernel");
-}
-
 /// Event kind from the category (any era) and the name.
-EventKind classify(StringRef Cat, StringRef Name, bool &Device, bool &Known) {
+EventKind classify(StringRef Cat, StringRef Name,
+                   const model::NameClassifier &Names, bool &Device,
+                   bool &Known) {
   Device = false;
   Known = true;
   if (Name.startswith("ProfilerStep#"))
@@ -227,8 +223,9 @@ EventKind classify(StringRef Cat, StringRef Name, bool &Device, bool &Known) {
     return EventKind::Driver;
   if (equalsAny(Cat, {"kernel"})) {
     Device = true;
-    return isCommunicationKernel(Name) ? EventKind::Collective
-                                       : EventKind::Kernel;
+    return Names.matches(Name, model::NameClass::CommunicationKernel)
+               ? EventKind::Collective
+               : EventKind::Kernel;
   }
   if (equalsAny(Cat, {"gpu_memcpy", "memcpy"})) {
     Device = true;
@@ -650,9 +647,10 @@ uint8_t computeCategoryFlags(StringRef Cat) {
 
 constexpr uint8_t DeviceBit = 0x40, KnownBit = 0x80;
 
-uint8_t computeClass(StringRef Cat, StringRef Name) {
+uint8_t computeClass(StringRef Cat, StringRef Name,
+                     const model::NameClassifier &Names) {
   bool Dev, Kn;
-  EventKind K = classify(Cat, Name, Dev, Kn);
+  EventKind K = classify(Cat, Name, Names, Dev, Kn);
   return uint8_t(unsigned(K) | (Dev ? DeviceBit : 0) | (Kn ? KnownBit : 0));
 }
 
@@ -764,12 +762,14 @@ uint32_t DecodeCache::lane(int64_t Pid, int64_t Tid) {
 
 uint8_t DecodeCache::classify(uint32_t CatId, uint32_t NameId,
                               std::string_view Cat, std::string_view Name) {
+  const model::NameClassifier &N =
+      Names ? *Names : *model::NameClassifier::builtin();
   if (CatId == None || NameId == None)
-    return computeClass(ref(Cat), ref(Name));
+    return computeClass(ref(Cat), ref(Name), N);
   // Categories and names repeat: classify each (category, name) pair once.
   auto [It, Inserted] = Classes.try_emplace((uint64_t(CatId) << 32) | NameId);
   if (Inserted)
-    It->second = computeClass(ref(Cat), ref(Name));
+    It->second = computeClass(ref(Cat), ref(Name), N);
   return It->second;
 }
 

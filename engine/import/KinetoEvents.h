@@ -13,6 +13,7 @@
 #ifndef TRACELINT_IMPORT_KINETOEVENTS_H
 #define TRACELINT_IMPORT_KINETOEVENTS_H
 
+#include "model/NameClasses.h"
 #include "model/TraceBuilder.h"
 
 #include "llvm/ADT/CachedHashString.h"
@@ -37,6 +38,8 @@ public:
   static constexpr uint32_t None = ~0u;
 
   explicit DecodeCache(unsigned Index) : Index(Index) {}
+  /// The name classes to classify kernels by (the built-in ones until set).
+  void setNames(const model::NameClassifier *N) { Names = N; }
   DecodeCache(const DecodeCache &) = delete;
   DecodeCache &operator=(const DecodeCache &) = delete;
 
@@ -55,6 +58,7 @@ public:
 
 private:
   unsigned Index;
+  const model::NameClassifier *Names = nullptr;
   llvm::BumpPtrAllocator Storage;
   llvm::DenseMap<llvm::CachedHashStringRef, uint32_t> Strings;
   llvm::DenseMap<std::pair<int64_t, int64_t>, uint32_t> Lanes;

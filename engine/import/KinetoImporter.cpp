@@ -34,7 +34,9 @@ class ChromeTraceReader {
 public:
   ChromeTraceReader(OpenedSource Src, StringRef Path, const ImportOptions &Opts)
       : Source(std::move(Src)), Path(Path.str()), Opts(Opts),
-        Events(Builder, this->Path) {}
+        Events(Builder, this->Path) {
+    Pipeline.setNames(&this->Opts.names());
+  }
 
   Expected<model::Trace> read();
 

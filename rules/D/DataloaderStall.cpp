@@ -143,9 +143,8 @@ Outcome rules::runDataloaderStall(const TraceIndex &Ctx,
       Nested = Counted(T.Events[P]) && Ctx.isDataLoaderRange(T.Events[P]);
     if (Nested)
       continue;
-    auto It = llvm::find_if(Win.Ranges, [&](const Interval &R) {
-      return E.Start >= R.Begin && E.Start < R.End;
-    });
+    // The window holding the instant (a binary search).
+    auto It = Win.Ranges.begin() + Win.indexOf(E.Start);
     if (It == Win.Ranges.end())
       continue;
     ++CallsPer[It - Win.Ranges.begin()];

@@ -39,16 +39,19 @@ using model::Interval;
 
 namespace {
 
+/// How torch.optim names its step ranges (the name class optimizer-step
+/// matches them), for reading the optimizer's class out of the name.
 constexpr llvm::StringLiteral OptimizerPrefix = "Optimizer.step#";
 
 /// True for the host range that torch.optim records around a step.
-bool isOptimizerRange(const model::Trace &T, const Event &E) {
+bool isOptimizerRange(const TraceIndex &Ctx, const Event &E) {
+  const model::Trace &T = Ctx.trace();
   if (E.Kind != EventKind::Op && E.Kind != EventKind::Annotation)
     return false;
   if (E.Lane == model::NoIndex ||
       T.Lanes[E.Lane].Kind != model::LaneKind::HostThread)
     return false;
-  return T.name(E).startswith(OptimizerPrefix);
+  return Ctx.is(E, model::NameClass::OptimizerStep);
 }
 
 /// Elementwise math ops that single-tensor optimizers call per parameter.
@@ -99,12 +102,12 @@ Outcome rules::runSingleTensorOptimizer(const TraceIndex &Ctx,
   std::vector<uint32_t> Ranges;
   for (uint32_t I = 0; I < T.Events.size(); ++I) {
     const Event &E = T.Events[I];
-    if (!isOptimizerRange(T, E))
+    if (!isOptimizerRange(Ctx, E))
       continue;
     bool Nested = false;
     for (uint32_t P = E.Parent; P != model::NoIndex && !Nested;
          P = T.Events[P].Parent)
-      Nested = isOptimizerRange(T, T.Events[P]);
+      Nested = isOptimizerRange(Ctx, T.Events[P]);
     if (!Nested)
       Ranges.push_back(I);
   }
@@ -142,12 +145,13 @@ Outcome rules::runSingleTensorOptimizer(const TraceIndex &Ctx,
         if (D.Kind != EventKind::Kernel)
           continue;
         llvm::StringRef Name = T.name(D);
-        if (isMultiTensorKernel(Name) || OpName.startswith("aten::_foreach_") ||
+        if (Ctx.is(D, model::NameClass::MultiTensorKernel) ||
+            OpName.startswith("aten::_foreach_") ||
             OpName.startswith("aten::_fused_")) {
           ++F.Multi;
           continue;
         }
-        if (!isElementwiseKernel(Name) && !isPerTensorOp(OpName))
+        if (!isElementwiseKernel(Ctx.names(), Name) && !isPerTensorOp(OpName))
           continue;
         ++F.PerTensor;
         F.KernelsAt.push_back({D.Start, D.end()});

@@ -101,7 +101,7 @@ Outcome rules::runUnfusedElementwiseChain(const TraceIndex &Ctx,
   auto Classify = [&](const Event &E) {
     auto [It, New] = IsElementwise.try_emplace(E.Name, false);
     if (New)
-      It->second = isEagerElementwiseKernel(T.name(E));
+      It->second = isEagerElementwiseKernel(Ctx.names(), T.name(E));
     return It->second;
   };
   for (int32_t D : Ctx.devices())
@@ -204,9 +204,8 @@ Outcome rules::runUnfusedElementwiseChain(const TraceIndex &Ctx,
   std::set<std::string> FullNames;
   const Chain *Largest = nullptr;
   for (const Chain &C : Chains) {
-    auto W = llvm::find_if(Win.Ranges, [&](const model::Interval &R) {
-      return C.Start >= R.Begin && C.Start < R.End;
-    });
+    // The window holding the instant (a binary search).
+    auto W = Win.Ranges.begin() + Win.indexOf(C.Start);
     if (W == Win.Ranges.end())
       continue;
     Savings[W - Win.Ranges.begin()] += C.saving();

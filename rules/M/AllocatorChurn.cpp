@@ -103,7 +103,6 @@ Outcome rules::runAllocatorChurn(const TraceIndex &Ctx, const RuleOptions &Opts,
   // No allocator call anywhere: nothing churns, whatever the steps.
   if (Calls.empty())
     return Outcome::ran();
-  llvm::ArrayRef<analysis::StepWindow> Steps = Ctx.steadySteps();
   if (Ctx.steps().size() < 2) {
     std::vector<Interval> Parts;
     for (uint32_t I : Calls)
@@ -125,7 +124,8 @@ Outcome rules::runAllocatorChurn(const TraceIndex &Ctx, const RuleOptions &Opts,
   const int64_t Target = Ctx.targetNs();
   if (Target <= 0)
     return Outcome::ran();
-  const size_t N = Steps.size();
+  const MeasureWindows &Win = Ctx.measureWindows();
+  const size_t N = Win.Ranges.size();
 
   std::vector<std::vector<HostWait>> WaitsIn(N);
   std::vector<std::vector<Interval>> HostParts(N);
@@ -133,12 +133,9 @@ Outcome rules::runAllocatorChurn(const TraceIndex &Ctx, const RuleOptions &Opts,
   std::map<std::string, PathGroup> ByPath;
   for (uint32_t I : Calls) {
     const Event &E = T.Events[I];
-    auto It = llvm::find_if(Steps, [&](const analysis::StepWindow &S) {
-      return E.Start >= S.Range.Begin && E.Start < S.Range.End;
-    });
-    if (It == Steps.end())
+    size_t R = Win.indexOf(E.Start);
+    if (R == N)
       continue;
-    size_t R = It - Steps.begin();
     AllocKind K = allocKind(Ctx, E);
     ++(K == AllocKind::Malloc ? Mallocs
        : K == AllocKind::Free ? Frees
@@ -147,7 +144,7 @@ Outcome rules::runAllocatorChurn(const TraceIndex &Ctx, const RuleOptions &Opts,
     // wait are the frame's.
     if (K != AllocKind::EmptyCache && insideEmptyCache(Ctx, E))
       continue;
-    Interval In{E.Start, std::min(E.end(), It->Range.End)};
+    Interval In{E.Start, std::min(E.end(), Win.Ranges[R].End)};
     HostParts[R].push_back(In);
     HostWait W;
     W.Event = I;
@@ -171,35 +168,10 @@ Outcome rules::runAllocatorChurn(const TraceIndex &Ctx, const RuleOptions &Opts,
   // with most of it), and the bound on the gain.
   std::vector<int64_t> HostPer(N, 0), IdlePer(N, 0), GainPer(N, 0);
   for (size_t R = 0; R < N; ++R) {
-    Interval Range = Steps[R].Range;
+    Interval Range = Win.Ranges[R];
     HostPer[R] = model::IntervalSet::unionOf(HostParts[R]).lengthWithin(Range);
     GainPer[R] = Ctx.waitsGainBound(WaitsIn[R], Range);
-    std::map<int32_t, std::vector<Interval>> Opened;
-    for (const HostWait &W : WaitsIn[R]) {
-      llvm::ArrayRef<int32_t> Devices = Ctx.devicesFedBy(W.Lane);
-      if (Devices.empty())
-        Devices = Ctx.devices();
-      for (int32_t D : Devices) {
-        if (D < 0)
-          continue;
-        int64_t End = Range.End;
-        uint32_t Next = Ctx.nextDeviceWork(D, W.Range.End);
-        if (Next != model::NoIndex)
-          End = std::min(End, T.Events[Next].Start);
-        if (End > W.Range.Begin)
-          Opened[D].push_back({W.Range.Begin, End});
-      }
-    }
-    for (auto &[D, Parts] : Opened) {
-      int64_t Idle = 0;
-      model::IntervalSet U = model::IntervalSet::unionOf(std::move(Parts));
-      for (Interval P : U.parts()) {
-        Interval In{std::max(P.Begin, Range.Begin), std::min(P.End, Range.End)};
-        if (In.length() > 0)
-          Idle += Ctx.deviceBusy(D).idleWithin(In);
-      }
-      IdlePer[R] = std::max(IdlePer[R], Idle);
-    }
+    IdlePer[R] = Ctx.idleOpenedBy(WaitsIn[R], Range);
   }
   int64_t HostMedian = median(HostPer);
   if (double(HostMedian) < MinShare * double(Target))
@@ -213,21 +185,14 @@ Outcome rules::runAllocatorChurn(const TraceIndex &Ctx, const RuleOptions &Opts,
   const Event &Longest = T.Events[Top->second.Longest];
   const double NumSteps = double(N);
 
-  MeasureWindows Win;
-  Win.Steps = true;
-  for (const analysis::StepWindow &S : Steps) {
-    Win.Ranges.push_back(S.Range);
-    Win.StepNumbers.push_back(S.Number);
-  }
-
   Detection Det;
   auto &V = Det.Values;
   V["value"] = dur(HostMedian);
   V["share"] = pct(double(HostMedian) / double(Target));
   V["threshold"] = pct(MinShare);
-  V["mallocs"] = std::to_string(median(Mallocs));
-  V["frees"] = std::to_string(median(Frees));
-  V["empty_cache"] = std::to_string(median(Empties));
+  V["mallocs"] = count(median(Mallocs));
+  V["frees"] = count(median(Frees));
+  V["empty_cache"] = count(median(Empties));
   V["steps_with_calls"] = llvm::formatv("{0} of {1}", StepsWithCalls, N).str();
   V["idle"] = dur(median(IdlePer));
   V["impact"] = dur(Impact);

@@ -88,9 +88,8 @@ Outcome rules::runHtodOnComputeStream(const TraceIndex &Ctx,
       const Event &E = T.Events[I];
       if (!isHtoD(T, E))
         continue;
-      auto It = llvm::find_if(Win.Ranges, [&](const Interval &R) {
-        return E.Start >= R.Begin && E.Start < R.End;
-      });
+      // The window holding the instant (a binary search).
+      auto It = Win.Ranges.begin() + Win.indexOf(E.Start);
       if (It == Win.Ranges.end())
         continue;
       size_t R = It - Win.Ranges.begin();

@@ -90,9 +90,8 @@ Outcome rules::runMaterializedCopies(const TraceIndex &Ctx,
       const Event &E = T.Events[I];
       if (!isDeviceCopy(T, E))
         continue;
-      auto It = llvm::find_if(Win.Ranges, [&](const Interval &R) {
-        return E.Start >= R.Begin && E.Start < R.End;
-      });
+      // The window holding the instant (a binary search).
+      auto It = Win.Ranges.begin() + Win.indexOf(E.Start);
       if (It == Win.Ranges.end())
         continue;
       // Who asked for it: the op above the runtime call, by correlation.

@@ -219,9 +219,8 @@ Outcome rules::runMemoryNearCapacity(const TraceIndex &Ctx,
   uint64_t InWindows = 0, Frees = 0;
   const Retry *Longest = nullptr;
   for (const Retry &R : Retries) {
-    auto It = llvm::find_if(Win.Ranges, [&](const Interval &W) {
-      return R.Range.Begin >= W.Begin && R.Range.Begin < W.End;
-    });
+    // The window holding the instant (a binary search).
+    auto It = Win.Ranges.begin() + Win.indexOf(R.Range.Begin);
     if (It == Win.Ranges.end())
       continue;
     size_t W = It - Win.Ranges.begin();

@@ -97,9 +97,8 @@ Outcome rules::runPageableHostCopies(const TraceIndex &Ctx,
       // The step of the call that issued it (or of the copy itself).
       uint32_t L = T.launchOf(E);
       int64_t At = L == model::NoIndex ? E.Start : T.Events[L].Start;
-      auto It = llvm::find_if(Win.Ranges, [&](const Interval &R) {
-        return At >= R.Begin && At < R.End;
-      });
+      // The window holding the instant (a binary search).
+      auto It = Win.Ranges.begin() + Win.indexOf(At);
       if (It == Win.Ranges.end())
         continue;
       size_t R = It - Win.Ranges.begin();

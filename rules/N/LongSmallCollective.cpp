@@ -97,8 +97,7 @@ int64_t collectivePayload(const TraceIndex &Ctx, const Event &E,
     const Event &P = T.Events[Cur];
     if (P.Kind != EventKind::Annotation && P.Kind != EventKind::Op)
       continue;
-    llvm::StringRef Name = T.name(P);
-    if (!Name.startswith("nccl:") && !Name.startswith("rccl:"))
+    if (!Ctx.is(P, model::NameClass::CommunicationRange))
       continue;
     const model::EventArgs *A = T.args(P);
     if (!A || A->InputDims == model::EmptyString)

@@ -29,8 +29,7 @@ using model::EventKind;
 using model::Interval;
 using model::IntervalSet;
 
-Outcome rules::runSingleRankOfMany(const TraceIndex &Ctx,
-                                   const RuleOptions &,
+Outcome rules::runSingleRankOfMany(const TraceIndex &Ctx, const RuleOptions &,
                                    std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();
   const model::Producer &Src = T.Source;

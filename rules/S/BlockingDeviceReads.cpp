@@ -39,17 +39,6 @@ using model::Interval;
 
 namespace {
 
-/// Framework ops that return a host value computed from device data, so
-/// they wait for the device before they return.
-bool isReadOpName(llvm::StringRef Name) {
-  return Name == "aten::item" || Name == "aten::_local_scalar_dense" ||
-         Name == "aten::nonzero" || Name == "aten::is_nonzero" ||
-         Name == "aten::masked_select" || Name == "aten::unique" ||
-         Name == "aten::_unique" || Name == "aten::_unique2" ||
-         Name == "aten::unique_dim" || Name == "aten::unique_consecutive" ||
-         Name == "aten::equal" || Name == "aten::tolist";
-}
-
 /// True when host call \p E copies device memory to the host.
 bool copiesToHost(const model::Trace &T, const Event &E) {
   for (uint32_t D : T.deviceWorkOf(E)) {
@@ -102,7 +91,11 @@ std::optional<ReadKind> readOf(const TraceIndex &Ctx, const HostWait &W,
   Reader = Innermost ? Innermost : &E;
   for (const Event *Cur = Innermost; Cur;
        Cur = Cur->Parent == model::NoIndex ? nullptr : &T.Events[Cur->Parent])
-    if (Cur->Kind == EventKind::Op && isReadOpName(T.name(*Cur)))
+    // Framework ops that return a host value computed from device data, so
+    // they wait for the device before they return (the name class the
+    // trace index's host waits use too).
+    if (Cur->Kind == EventKind::Op &&
+        Ctx.is(*Cur, model::NameClass::DeviceReadOp))
       return ReadKind::ValueOp;
   if (W.Kind == analysis::WaitKind::BlockingCopy && copiesToHost(T, E))
     return ReadKind::CopyToHost;
@@ -143,9 +136,8 @@ Outcome rules::runBlockingDeviceReads(const TraceIndex &Ctx,
   for (const HostWait &W : Ctx.hostWaits()) {
     if (Ctx.isFlushWait(W))
       continue;
-    auto It = llvm::find_if(Win.Ranges, [&](const Interval &R) {
-      return W.Range.Begin >= R.Begin && W.Range.Begin < R.End;
-    });
+    // The window holding the instant (a binary search).
+    auto It = Win.Ranges.begin() + Win.indexOf(W.Range.Begin);
     if (It == Win.Ranges.end())
       continue;
     const Event *Reader = nullptr;

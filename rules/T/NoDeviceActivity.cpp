@@ -17,8 +17,7 @@ using namespace tracelint::rules::detect;
 using analysis::TraceIndex;
 using analysis::TraceQuality;
 
-Outcome rules::runNoDeviceActivity(const TraceIndex &Ctx,
-                                   const RuleOptions &,
+Outcome rules::runNoDeviceActivity(const TraceIndex &Ctx, const RuleOptions &,
                                    std::vector<Detection> &Out) {
   const TraceQuality &Q = Ctx.quality();
   if (Ctx.hasDeviceActivity() ||

@@ -51,14 +51,6 @@ const char *overheadKindName(unsigned K) {
   return K < NumOverheadKinds ? Names[K] : "";
 }
 
-/// The PyTorch profiler's own frames (with_stack=True): its schedule
-/// transitions, start and stop, export and metadata calls, and the
-/// autograd profiler's enter and exit.
-bool isProfilerFrame(llvm::StringRef Name) {
-  return Name.startswith("torch/profiler/") ||
-         Name.startswith("torch/autograd/profiler.py(");
-}
-
 OverheadKind classify(const Event &E, llvm::StringRef Name) {
   if (E.Kind == EventKind::Python)
     return HostCalls;
@@ -91,7 +83,10 @@ Outcome rules::runProfilerPerturbation(const TraceIndex &Ctx,
     if (E.Duration <= 0)
       continue;
     if (E.Kind == EventKind::Overhead ||
-        (E.Kind == EventKind::Python && isProfilerFrame(T.name(E))))
+        // The profiler's own frames (with_stack=True): its schedule
+        // transitions, start and stop, export and the autograd profiler.
+        (E.Kind == EventKind::Python &&
+         Ctx.is(E, model::NameClass::ProfilerFrame)))
       Found.push_back(I);
   }
   if (Found.empty())

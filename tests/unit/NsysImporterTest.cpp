@@ -117,9 +117,15 @@ TEST(NsysEnumsTest, GlobalIdsAndBuiltins) {
             nsys::SyncType::StreamSync);
   EXPECT_EQ(nsys::syncTypeOfCall("cuCtxSynchronize"),
             nsys::SyncType::ContextSync);
-  EXPECT_TRUE(nsys::isCommunicationKernelName(
-      "void ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"));
-  EXPECT_FALSE(nsys::isCommunicationKernelName("void gemm<float>(float *)"));
+  // Communication kernels are a name class (model/NameClasses.h), the same
+  // one the Kineto importer reads.
+  auto Comm = [](llvm::StringRef Name) {
+    return model::NameClassifier::builtin()->matches(
+        Name, model::NameClass::CommunicationKernel);
+  };
+  EXPECT_TRUE(
+      Comm("void ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"));
+  EXPECT_FALSE(Comm("void gemm<float>(float *)"));
 }
 
 TEST_F(NsysImporterTest, EmptyExportImports) {

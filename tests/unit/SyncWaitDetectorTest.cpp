@@ -219,3 +219,43 @@ TEST(SyncWaitDetector, QuietUnderTheThreshold) {
 }
 
 } // namespace
+
+namespace {
+
+/// Two back-to-back waits before one 1.01 ms device gap, every 10 ms step:
+///   kernel k1 [0.1, 3) ms; cudaStreamSynchronize [2, 3) waits for it
+///   (the device is busy throughout); cudaDeviceSynchronize [3, 4) then
+///   waits on an idle device; k2 is launched at 4 ms and starts at 4.01 ms.
+/// Crediting each wait with the idle time after it would count the gap
+/// [3, 4.01) twice (1 ms + 1 ms); removing both waits can move k2 earlier
+/// by at most the 1.01 ms the device was idle.
+TEST(SyncWaitDetector, WaitsBeforeOneGapShareItsIdleTime) {
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  for (int K = 0; K < 4; ++K) {
+    int64_t T0 = K * 10 * Ms;
+    M.step(K + 1, T0, T0 + 10 * Ms);
+    M.launch(S, "k1", T0 + 50 * Us, T0 + 60 * Us, T0 + 100 * Us, T0 + 3 * Ms);
+    M.runtime("cudaStreamSynchronize", T0 + 2 * Ms, T0 + 3 * Ms);
+    M.runtime("cudaDeviceSynchronize", T0 + 3 * Ms, T0 + 4 * Ms);
+    M.launch(S, "k2", T0 + 4 * Ms, T0 + 4005 * Us, T0 + 4010 * Us, T0 + 5 * Ms);
+  }
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run("S001", Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out.front().ImpactNs, 1010 * Us);
+  // The same figure as the one bound every rule reads.
+  const analysis::MeasureWindows &Win = Ctx.measureWindows();
+  for (size_t I = 0; I < Win.Ranges.size(); ++I) {
+    std::vector<analysis::HostWait> In;
+    for (const analysis::HostWait &W : Ctx.hostWaits())
+      if (Win.indexOf(W.Range.Begin) == I)
+        In.push_back(W);
+    EXPECT_EQ(Ctx.waitsGainBound(In, Win.Ranges[I]), 1010 * Us);
+  }
+  EXPECT_EQ(Out.front().Values.at("value"), "2 ms");
+}
+
+} // namespace

@@ -174,11 +174,4 @@ StringRef tracelint::import::nsys::normaliseApiName(StringRef Name) {
   return Name.take_front(Pos);
 }
 
-bool tracelint::import::nsys::isCommunicationKernelName(StringRef Name) {
-  // Demangled names may start with "void " or a namespace.
-  StringRef Base = Name;
-  Base.consume_front("void ");
-  return Base.startswith_insensitive("nccl") ||
-         Base.startswith_insensitive("rccl") || Name.contains("ncclKernel") ||
-         Name.contains("ncclDevKernel");
-}
+

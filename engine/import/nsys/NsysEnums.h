@@ -112,9 +112,6 @@ inline int64_t pidOfGlobalId(int64_t GlobalId) {
 }
 inline int64_t tidOfGlobalId(int64_t GlobalId) { return GlobalId & 0xFFFFFF; }
 
-/// True for NCCL/RCCL kernels (kind "collective").
-bool isCommunicationKernelName(llvm::StringRef Name);
-
 } // namespace tracelint::import::nsys
 
 #endif

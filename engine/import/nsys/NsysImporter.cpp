@@ -857,7 +857,8 @@ llvm::Error NsysReader::readKernels() {
             firstName(S, {&Demangled, &Short, &Mangled}, KernelTable);
         auto [It, Inserted] = IsCollective.try_emplace(Name, false);
         if (Inserted)
-          It->second = isCommunicationKernelName(B.strings().get(Name));
+          It->second = Opts.names().matches(
+              B.strings().get(Name), model::NameClass::CommunicationKernel);
         model::Event E;
         model::EventArgs A;
         deviceEvent(Row, It->second ? EventKind::Collective : EventKind::Kernel,

@@ -112,25 +112,18 @@ std::string detect::shortKernelName(llvm::StringRef Name) {
       .str();
 }
 
-bool detect::isMultiTensorKernel(llvm::StringRef Name) {
-  std::string Lower = Name.lower();
-  llvm::StringRef L(Lower);
-  return L.contains("multi_tensor_apply") || L.contains("multitensorapply") ||
-         L.contains("fused_adam") || L.contains("fusedadam") ||
-         L.contains("fused_sgd") || L.contains("fusedsgd") ||
-         L.contains("fused_adagrad") || L.contains("fused_lamb");
-}
-
-bool detect::isElementwiseKernel(llvm::StringRef Name) {
-  if (isMultiTensorKernel(Name))
+bool detect::isElementwiseKernel(const model::NameClassifier &Names,
+                                 llvm::StringRef Name) {
+  if (Names.matches(Name, model::NameClass::MultiTensorKernel))
     return false;
   return Name.contains("elementwise_kernel") || Name.contains("triton_poi_");
 }
 
-bool detect::isEagerElementwiseKernel(llvm::StringRef Name) {
+bool detect::isEagerElementwiseKernel(const model::NameClassifier &Names,
+                                      llvm::StringRef Name) {
   Name = Name.trim();
   Name.consume_front("void ");
-  if (!Name.consume_front("at::native::") || !isElementwiseKernel(Name))
+  if (!Name.consume_front("at::native::") || !isElementwiseKernel(Names, Name))
     return false;
   llvm::StringRef Kind =
       Name.take_until([](char C) { return C == '<' || C == '('; });

@@ -11,6 +11,8 @@
 #ifndef TRACELINT_RULES_DETECTORS_KERNELNAMES_H
 #define TRACELINT_RULES_DETECTORS_KERNELNAMES_H
 
+#include "model/NameClasses.h"
+
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
@@ -58,14 +60,10 @@ std::string shortKernelName(llvm::StringRef Name);
 /// (or a few of the same shape): PyTorch's `elementwise_kernel`,
 /// `vectorized_elementwise_kernel`, `unrolled_elementwise_kernel` (the same
 /// names on ROCm), and Triton pointwise kernels (`triton_poi_`). Kernels
-/// that process a list of tensors (isMultiTensorKernel) are not.
-bool isElementwiseKernel(llvm::StringRef Name);
-
-/// True for a kernel that processes a list of tensors in one launch:
-/// `multi_tensor_apply_kernel` (PyTorch's `_foreach_*` ops and fused
-/// optimizers, and Apex), and fused optimizer kernels (`fused_adam`,
-/// `FusedAdam`, `fused_sgd`, ...).
-bool isMultiTensorKernel(llvm::StringRef Name);
+/// that process a list of tensors (the name class multi-tensor-kernel) are
+/// not.
+bool isElementwiseKernel(const model::NameClassifier &Names,
+                         llvm::StringRef Name);
 
 /// True for a PyTorch eager elementwise kernel that computes (CUDA and
 /// HIP builds name them alike): the at::native elementwise kernels of
@@ -73,7 +71,8 @@ bool isMultiTensorKernel(llvm::StringRef Name);
 /// unless the functor only copies, casts or fills (those read nothing
 /// computed, or belong to the copy rules). Kernels that a compiler already
 /// fused (Triton `triton_poi_*`, nvFuser, XLA fusions) do not count.
-bool isEagerElementwiseKernel(llvm::StringRef Name);
+bool isEagerElementwiseKernel(const model::NameClassifier &Names,
+                              llvm::StringRef Name);
 
 } // namespace tracelint::rules::detect
 

@@ -1,0 +1,151 @@
+//===- NameClassesTest.cpp - What names say an event is -------------------===//
+#include "model/NameClasses.h"
+#include "DetectorTestSupport.h"
+
+#include "gtest/gtest.h"
+
+using namespace tracelint;
+using namespace tracelint::testing;
+using model::NameClass;
+using model::NameClassifier;
+
+namespace {
+
+bool is(llvm::StringRef Name, NameClass C) {
+  return NameClassifier::builtin()->matches(Name, C);
+}
+
+TEST(NameClasses, CatalogueIsInEnumOrderWithUniqueKeys) {
+  llvm::ArrayRef<model::NameClassInfo> All = model::nameClassCatalogue();
+  ASSERT_EQ(All.size(), model::NumNameClasses);
+  std::set<std::string> Keys;
+  for (unsigned I = 0; I < All.size(); ++I) {
+    EXPECT_EQ(unsigned(All[I].Class), I);
+    EXPECT_TRUE(Keys.insert(All[I].Key.str()).second) << All[I].Key.str();
+    EXPECT_FALSE(All[I].Include.empty()) << All[I].Key.str();
+    EXPECT_EQ(model::parseNameClass(All[I].Key), All[I].Class);
+  }
+  EXPECT_FALSE(model::parseNameClass("no-such-class"));
+}
+
+TEST(NameClasses, AlternativesExpandEveryGroup) {
+  EXPECT_EQ(model::expandAlternatives("{cuda,hip}Free{,_v2}"),
+            (std::vector<std::string>{"cudaFree", "hipFree", "cudaFree_v2",
+                                      "hipFree_v2"}));
+  EXPECT_EQ(model::expandAlternatives("plain*"),
+            (std::vector<std::string>{"plain*"}));
+  // An unclosed brace is literal.
+  EXPECT_EQ(model::expandAlternatives("a{b"),
+            (std::vector<std::string>{"a{b"}));
+}
+
+TEST(NameClasses, DataLoaderRanges) {
+  EXPECT_TRUE(is("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+                 NameClass::DataLoader));
+  // The DataPipe form, which the critical path once did not count.
+  EXPECT_TRUE(
+      is("enumerate(DataPipe)#MapperIterDataPipe", NameClass::DataLoader));
+  EXPECT_TRUE(is("torch/utils/data/dataloader.py(631): __next__",
+                 NameClass::DataLoader));
+  EXPECT_FALSE(is("torch/utils/data/dataloader.py(419): _get_iterator",
+                  NameClass::DataLoader));
+  EXPECT_FALSE(is("MyDataLoaderThing", NameClass::DataLoader));
+}
+
+TEST(NameClasses, CommunicationKernelsIgnoreCaseAndAVoidPrefix) {
+  for (llvm::StringRef N :
+       {"ncclKernel_AllReduce_RING_LL_Sum_float",
+        "void ncclDevKernel_AllGather_RING_LL(ncclDevComm*)", "NCCL_allreduce",
+        "rcclKernel_x", "void at::foo<ncclKernel_x>(int)"})
+    EXPECT_TRUE(is(N, NameClass::CommunicationKernel)) << N.str();
+  EXPECT_FALSE(is("void gemm<float>(float *)", NameClass::CommunicationKernel));
+  EXPECT_TRUE(is("nccl:all_reduce", NameClass::CommunicationRange));
+}
+
+TEST(NameClasses, SynchronizationAndCopies) {
+  for (llvm::StringRef N :
+       {"cudaStreamSynchronize", "hipDeviceSynchronize", "cuCtxSynchronize_v2",
+        "cudaEventSynchronize", "cudaThreadSynchronize"})
+    EXPECT_TRUE(is(N, NameClass::SyncCall)) << N.str();
+  EXPECT_FALSE(is("cudaStreamWaitEvent", NameClass::SyncCall));
+  EXPECT_TRUE(is("cudaMemcpy", NameClass::BlockingCopyCall));
+  EXPECT_TRUE(is("hipMemcpyWithStream", NameClass::BlockingCopyCall));
+  EXPECT_TRUE(is("cuMemcpyDtoH_v2", NameClass::BlockingCopyCall));
+  EXPECT_FALSE(is("cudaMemcpyAsync", NameClass::BlockingCopyCall));
+  EXPECT_TRUE(is("cudaMemcpyAsync", NameClass::CopyCall));
+}
+
+TEST(NameClasses, OneListOfOpsThatReadDeviceValues) {
+  for (llvm::StringRef N :
+       {"aten::item", "aten::_local_scalar_dense", "aten::nonzero",
+        "aten::is_nonzero", "aten::masked_select", "aten::unique",
+        "aten::_unique2", "aten::equal", "aten::tolist"})
+    EXPECT_TRUE(is(N, NameClass::DeviceReadOp)) << N.str();
+  EXPECT_FALSE(is("aten::add", NameClass::DeviceReadOp));
+}
+
+TEST(NameClasses, AllocatorAndStartupCalls) {
+  EXPECT_TRUE(is("cudaMalloc", NameClass::AllocatorMalloc));
+  EXPECT_TRUE(is("cuMemAlloc_v2", NameClass::AllocatorMalloc));
+  EXPECT_TRUE(is("hipMallocAsync", NameClass::AllocatorMalloc));
+  EXPECT_FALSE(is("cudaMallocHost", NameClass::AllocatorMalloc));
+  EXPECT_TRUE(is("cudaFreeAsync", NameClass::AllocatorFree));
+  EXPECT_TRUE(is("cudaMallocHost", NameClass::StartupAllocation));
+  EXPECT_FALSE(is("cudaMallocAsync", NameClass::StartupAllocation));
+  EXPECT_TRUE(is("cuModuleLoadData", NameClass::ContextSetup));
+  EXPECT_TRUE(is("cuInit", NameClass::ContextSetup));
+  EXPECT_TRUE(is("cudaStreamBeginCapture", NameClass::CaptureBegin));
+  EXPECT_TRUE(is("cudaGraphInstantiateWithFlags", NameClass::GraphCapture));
+}
+
+TEST(NameClasses, CompilationIsNotTheCompiledCallsOfSteadyState) {
+  EXPECT_TRUE(
+      is("_compile.compile_inner (dynamo_timed)", NameClass::CompilationRange));
+  EXPECT_TRUE(is("Inductor: codegen", NameClass::CompilationRange));
+  EXPECT_FALSE(is("Torch-Compiled Region: 0/0", NameClass::CompilationRange));
+  EXPECT_FALSE(is("triton_poi_fused_add_0", NameClass::CompilationRange));
+  EXPECT_FALSE(is("TorchDynamo Cache Lookup", NameClass::CompilationRange));
+  EXPECT_TRUE(is("torch/_inductor/codecache.py(12): load",
+                 NameClass::CompilationFrame));
+  EXPECT_FALSE(
+      is("torch/_inductor/compile_fx.py(1): run", NameClass::CompilationFrame));
+}
+
+TEST(NameClasses, UserChangesAddAndExclude) {
+  model::NameClassChanges C;
+  C.Include[unsigned(NameClass::DataLoader)].push_back("MyLoader.next*");
+  C.Exclude[unsigned(NameClass::CommunicationKernel)].push_back("nccl_fake_*");
+  auto N = NameClassifier::create(C);
+  ASSERT_TRUE(bool(N)) << llvm::toString(N.takeError());
+  EXPECT_TRUE((*N)->matches("MyLoader.next()", NameClass::DataLoader));
+  // The built-in patterns stay.
+  EXPECT_TRUE((*N)->matches("enumerate(DataLoader)#x", NameClass::DataLoader));
+  EXPECT_FALSE(
+      (*N)->matches("nccl_fake_kernel", NameClass::CommunicationKernel));
+  EXPECT_TRUE((*N)->matches("ncclKernel_x", NameClass::CommunicationKernel));
+}
+
+TEST(NameClasses, AnInvalidPatternNamesItsClass) {
+  model::NameClassChanges C;
+  C.Include[unsigned(NameClass::SyncCall)].push_back("[unclosed");
+  auto N = NameClassifier::create(C);
+  ASSERT_FALSE(bool(N));
+  std::string Message = llvm::toString(N.takeError());
+  EXPECT_NE(Message.find("sync-call"), std::string::npos) << Message;
+  EXPECT_NE(Message.find("[unclosed"), std::string::npos) << Message;
+}
+
+TEST(NameClasses, TheIndexAnswersOncePerStringAndTheSame) {
+  TraceMaker M;
+  M.op("aten::item", 0, 10);
+  M.op("aten::item", 20, 30);
+  M.op("aten::add", 40, 50);
+  model::Trace T = M.finish();
+  analysis::TraceIndex Ctx(T);
+  for (const model::Event &E : T.events(T.Lanes[0]))
+    for (int Twice = 0; Twice < 2; ++Twice)
+      EXPECT_EQ(Ctx.is(E, NameClass::DeviceReadOp),
+                is(T.name(E), NameClass::DeviceReadOp));
+}
+
+} // namespace
