@@ -15,6 +15,7 @@ extern llvm::cl::SubCommand CaptureSubcommand;
 extern llvm::cl::SubCommand StatsSubcommand;
 extern llvm::cl::SubCommand RulesSubcommand;
 extern llvm::cl::SubCommand ExplainSubcommand;
+extern llvm::cl::SubCommand NamesSubcommand;
 /// Built on first use, so that options in any file can name them.
 llvm::cl::SubCommand &baselineSubcommand();
 llvm::cl::SubCommand &diffSubcommand();
@@ -30,6 +31,7 @@ int runCapture(const char *Argv0);
 int runStats();
 int runRulesList();
 int runExplain();
+int runNames();
 int runBaseline();
 int runDiff();
 

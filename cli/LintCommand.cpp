@@ -107,6 +107,13 @@ cl::opt<bool> PathBounds(
     cl::init(true), cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
     cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
     cl::cat(LintCategory));
+cl::opt<unsigned>
+    Jobs("j",
+         cl::desc("Run the rules on N threads (default: $TRACELINT_JOBS, else "
+                  "every core); the report is the same for every N"),
+         cl::value_desc("N"), cl::init(0), cl::sub(LintSubcommand),
+         cl::sub(CaptureSubcommand), cl::sub(baselineSubcommand()),
+         cl::sub(diffSubcommand()), cl::cat(LintCategory));
 cl::list<std::string> RuleDirs(
     "rules",
     cl::desc("Add the rule files (*.toml) below DIR; a rule with a built-in "
@@ -198,6 +205,23 @@ bool failsAt(rules::Severity S) {
 
 } // namespace
 
+/// The rules' thread count: -j, else TRACELINT_JOBS, else 0 (every core).
+static llvm::Expected<unsigned> ruleJobs() {
+  if (Jobs.getNumOccurrences())
+    return unsigned(Jobs);
+  const char *Env = std::getenv("TRACELINT_JOBS");
+  if (!Env || !*Env)
+    return 0u;
+  unsigned N = 0;
+  if (llvm::StringRef(Env).getAsInteger(10, N))
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "TRACELINT_JOBS: expected a number of threads (0: every core), not "
+        "'%s'",
+        Env);
+  return N;
+}
+
 llvm::Expected<RuleSetup> tracelint::cli::setupRulesFromOptions() {
   std::vector<std::string> Sel(Select.begin(), Select.end());
   std::vector<std::string> Ign(Ignore.begin(), Ignore.end());
@@ -213,6 +237,10 @@ llvm::Expected<RuleSetup> tracelint::cli::setupRulesFromOptions() {
     return E;
   Setup->Cfg.applyCommandLine(Sel, Ign);
   Setup->Cfg.PathBounds = PathBounds;
+  if (auto N = ruleJobs(); !N)
+    return N.takeError();
+  else
+    Setup->Cfg.Jobs = *N;
   return Setup;
 }
 
@@ -224,6 +252,7 @@ bool tracelint::cli::lintInput(llvm::StringRef Input, const RuleSetup &Setup,
     reportError(Failure.Message);
     return false;
   }
+  Opts->Names = Setup.Cfg.Names;
   auto Trace = import::importTraceFile(Input, *Opts);
   if (!Trace) {
     Failure = {llvm::toString(Trace.takeError()), ExitBadInput};
@@ -236,7 +265,7 @@ bool tracelint::cli::lintInput(llvm::StringRef Input, const RuleSetup &Setup,
     return false;
   }
   Out.Trace = std::make_unique<model::Trace>(std::move(*Trace));
-  Out.Ctx = std::make_unique<analysis::TraceIndex>(*Out.Trace);
+  Out.Ctx = std::make_unique<analysis::TraceIndex>(*Out.Trace, Setup.Cfg.Names);
   Out.Stats = analysis::computeStats(*Out.Ctx);
   Out.Result = rules::runRules(*Out.Ctx, Setup.Rules, Setup.Cfg, Input);
   return true;

@@ -11,8 +11,8 @@
 
 #include "RuleSetup.h"
 
-#include "analysis/TraceIndex.h"
 #include "analysis/Stats.h"
+#include "analysis/TraceIndex.h"
 #include "model/Trace.h"
 #include "rules/Engine.h"
 

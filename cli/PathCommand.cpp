@@ -1,6 +1,7 @@
 //===- cli/PathCommand.cpp - `tracelint path TRACE` -----------------------===//
 #include "Commands.h"
 #include "Output.h"
+#include "RuleSetup.h"
 #include "StepOption.h"
 
 #include "analysis/PathAnalysis.h"
@@ -54,6 +55,13 @@ cl::list<std::string> WhatIf(
 cl::opt<unsigned> TopN("top", cl::desc("Chains listed (default 10)"),
                        cl::init(10), cl::sub(PathSubcommand),
                        cl::cat(PathCategory));
+cl::opt<std::string> ConfigPath(
+    "config",
+    cl::desc("Configuration file whose [names] table says what names are "
+             "(default: tracelint.toml found upward, as lint finds it)"),
+    cl::value_desc("FILE"), cl::sub(PathSubcommand), cl::cat(PathCategory));
+cl::opt<bool> Isolated("isolated", cl::desc("Ignore every configuration file"),
+                       cl::sub(PathSubcommand), cl::cat(PathCategory));
 cl::opt<uint64_t>
     MaxEvents("max-events",
               cl::desc("Refuse traces with more events than N (0: no limit)"),
@@ -76,8 +84,14 @@ int tracelint::cli::runPath() {
   if (StepNumber.getNumOccurrences())
     POpts.StepNumber = StepNumber;
 
+  auto Names = loadNameClasses(ConfigPath, Isolated);
+  if (!Names) {
+    reportError(llvm::toString(Names.takeError()));
+    return ExitUsage;
+  }
   import::ImportOptions Opts;
   Opts.MaxEvents = MaxEvents;
+  Opts.Names = *Names;
   auto Trace = import::importTraceFile(Input, Opts);
   if (!Trace) {
     reportError(llvm::toString(Trace.takeError()));
@@ -87,7 +101,7 @@ int tracelint::cli::runPath() {
     reportError(llvm::toString(std::move(E)));
     return ExitUsage;
   }
-  analysis::TraceIndex C(*Trace);
+  analysis::TraceIndex C(*Trace, *Names);
   analysis::PathModel M(C);
   analysis::PathAnalysis A = M.analyze(POpts);
   if (POpts.StepNumber && A.Chosen >= A.Targets.size()) {

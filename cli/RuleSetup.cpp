@@ -49,3 +49,11 @@ cli::loadRuleSetup(llvm::StringRef ConfigPath, bool Isolated,
       return E;
   return Setup;
 }
+
+llvm::Expected<std::shared_ptr<const model::NameClassifier>>
+cli::loadNameClasses(llvm::StringRef ConfigPath, bool Isolated) {
+  auto Setup = loadRuleSetup(ConfigPath, Isolated, {});
+  if (!Setup)
+    return Setup.takeError();
+  return Setup->Cfg.Names;
+}

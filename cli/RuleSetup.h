@@ -27,6 +27,12 @@ llvm::Expected<RuleSetup> loadRuleSetup(llvm::StringRef ConfigPath,
                                         bool Isolated,
                                         llvm::ArrayRef<std::string> RuleDirs);
 
+/// The name classes of the configuration found as loadRuleSetup finds it
+/// (the built-in ones without a [names] table), for the commands that read
+/// no rules (`stats`, `path`): they classify names as `lint` does.
+llvm::Expected<std::shared_ptr<const model::NameClassifier>>
+loadNameClasses(llvm::StringRef ConfigPath, bool Isolated);
+
 } // namespace tracelint::cli
 
 #endif

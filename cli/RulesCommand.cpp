@@ -4,6 +4,7 @@
 #include "RuleSetup.h"
 
 #include "report/LintReport.h"
+#include "report/NameClassesReport.h"
 
 #include "llvm/Support/CommandLine.h"
 
@@ -17,6 +18,10 @@ cl::SubCommand tracelint::cli::RulesSubcommand(
 cl::SubCommand tracelint::cli::ExplainSubcommand(
     "explain", "Print one rule's page: what it detects, why it matters, the "
                "experiment, options and needs");
+cl::SubCommand tracelint::cli::NamesSubcommand(
+    "names", "List the name classes (data loading, communication, "
+             "synchronization, start-up...) and the patterns that decide "
+             "them, with tracelint.toml's changes");
 
 namespace {
 
@@ -95,7 +100,49 @@ cl::opt<ColorMode> ExplainColor(
     cl::init(ColorMode::Auto), cl::sub(ExplainSubcommand),
     cl::cat(ExplainCategory));
 
+// --- tracelint names -------------------------------------------------------
+cl::OptionCategory NamesCategory("names options");
+cl::opt<report::NamesFormat> NamesFormatOpt(
+    "format", cl::desc("Output format"),
+    cl::values(clEnumValN(report::NamesFormat::Text, "text",
+                          "for the terminal (default)"),
+               clEnumValN(report::NamesFormat::Markdown, "markdown",
+                          "Markdown, as in docs/name-classes.md"),
+               clEnumValN(report::NamesFormat::Json, "json",
+                          "JSON for scripts")),
+    cl::init(report::NamesFormat::Text), cl::sub(NamesSubcommand),
+    cl::cat(NamesCategory));
+cl::opt<std::string> NamesOutput("o", cl::desc("Write the list to FILE"),
+                                 cl::value_desc("FILE"), cl::init("-"),
+                                 cl::sub(NamesSubcommand),
+                                 cl::cat(NamesCategory));
+cl::opt<std::string> NamesConfig(
+    "config",
+    cl::desc("Configuration file whose [names] table is shown (default: "
+             "tracelint.toml found upward)"),
+    cl::value_desc("FILE"), cl::sub(NamesSubcommand), cl::cat(NamesCategory));
+cl::opt<bool> NamesIsolated("isolated",
+                            cl::desc("Ignore every configuration file"),
+                            cl::sub(NamesSubcommand), cl::cat(NamesCategory));
+
 } // namespace
+
+int tracelint::cli::runNames() {
+  auto Setup = loadRuleSetup(NamesConfig, NamesIsolated, {});
+  if (!Setup) {
+    reportError(llvm::toString(Setup.takeError()));
+    return ExitUsage;
+  }
+  auto Write = NamesFormatOpt == report::NamesFormat::Json ? writeJsonOutput
+                                                           : writeOutput;
+  if (llvm::Error E = Write(NamesOutput, [&](llvm::raw_ostream &OS) {
+        report::writeNameClasses(OS, Setup->Cfg.NameChanges, NamesFormatOpt);
+      })) {
+    reportError(llvm::toString(std::move(E)));
+    return ExitUsage;
+  }
+  return ExitOk;
+}
 
 int tracelint::cli::runRulesList() {
   std::vector<std::string> Dirs(RulesDirs.begin(), RulesDirs.end());

@@ -2,9 +2,11 @@
 #include "Commands.h"
 #include "ImportLimits.h"
 #include "Output.h"
+#include "RuleSetup.h"
 #include "StepOption.h"
 
 #include "analysis/Stats.h"
+#include "analysis/TraceIndex.h"
 #include "import/Import.h"
 #include "report/StatsReport.h"
 #include "support/Format.h"
@@ -47,6 +49,13 @@ cl::opt<std::string> StepName(
              "range, a record_function / user annotation) instead of "
              "ProfilerStep#N"),
     cl::value_desc("NAME"), cl::sub(StatsSubcommand), cl::cat(StatsCategory));
+cl::opt<std::string> ConfigPath(
+    "config",
+    cl::desc("Configuration file whose [names] table says what names are "
+             "(default: tracelint.toml found upward, as lint finds it)"),
+    cl::value_desc("FILE"), cl::sub(StatsSubcommand), cl::cat(StatsCategory));
+cl::opt<bool> Isolated("isolated", cl::desc("Ignore every configuration file"),
+                       cl::sub(StatsSubcommand), cl::cat(StatsCategory));
 cl::opt<uint64_t>
     MaxEvents("max-events",
               cl::desc("Refuse traces with more events than N (0: no limit)"),
@@ -78,6 +87,12 @@ int tracelint::cli::runStats() {
     reportError(llvm::toString(Opts.takeError()));
     return ExitUsage;
   }
+  auto Names = loadNameClasses(ConfigPath, Isolated);
+  if (!Names) {
+    reportError(llvm::toString(Names.takeError()));
+    return ExitUsage;
+  }
+  Opts->Names = *Names;
   auto Trace = import::importTraceFile(Input, *Opts);
   if (!Trace) {
     reportError(llvm::toString(Trace.takeError()));
@@ -89,7 +104,8 @@ int tracelint::cli::runStats() {
   }
   analysis::StatsOptions SOpts;
   SOpts.TopN = TopN;
-  analysis::TraceStats S = analysis::computeStats(*Trace, SOpts);
+  analysis::TraceIndex Ctx(*Trace, *Names);
+  analysis::TraceStats S = analysis::computeStats(Ctx, SOpts);
   bool UseColor = useColor(Color, OutputPath);
   auto Write = OutputFormat == Format::Json ? writeJsonOutput : writeOutput;
   llvm::Error E = Write(OutputPath, [&](llvm::raw_ostream &OS) {

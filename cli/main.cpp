@@ -46,8 +46,8 @@ static bool isTopLevelOption(llvm::StringRef Arg) {
 /// Whether argv should get an implicit "lint" before its first argument.
 static bool needsImplicitLint(llvm::StringRef First) {
   static const char *const Subcommands[] = {"baseline", "capture", "diff",
-                                            "explain",  "lint",    "path",
-                                            "rules",    "stats"};
+                                            "explain",  "lint",    "names",
+                                            "path",     "rules",   "stats"};
   if (llvm::is_contained(Subcommands, First))
     return false;
   if (First.startswith("-"))
@@ -102,6 +102,8 @@ int main(int Argc, char **Argv) {
     return runRulesList();
   if (ExplainSubcommand)
     return runExplain();
+  if (NamesSubcommand)
+    return runNames();
   if (baselineSubcommand())
     return runBaseline();
   if (diffSubcommand())

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes docs/rules/<CODE>-<name>.md and docs/rules/README.md from the
 built-in catalogue, using `tracelint explain --format markdown` (the pages are
-generated from the rule TOML files, never edited by hand).
+generated from the rule TOML files, never edited by hand), and
+docs/name-classes.md from `tracelint names --format markdown` (the built-in
+name classes of engine/model/NameClasses.cpp).
 
 usage: scripts/gen-rule-docs.py TRACELINT [OUT_DIR]   (default OUT_DIR: docs/rules)
        scripts/gen-rule-docs.py --check TRACELINT      fail if docs/rules is stale
@@ -33,6 +35,12 @@ def pages(tracelint):
     return out
 
 
+def names_page(tracelint):
+    return subprocess.run(
+        [tracelint, "names", "--isolated", "--format", "markdown"],
+        check=True, capture_output=True, text=True).stdout
+
+
 def main(argv):
     check = len(argv) > 1 and argv[1] == "--check"
     args = argv[2:] if check else argv[1:]
@@ -43,6 +51,8 @@ def main(argv):
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     out_dir = args[1] if len(args) > 1 else os.path.join(root, "docs", "rules")
     want = pages(tracelint)
+    names_path = os.path.join(root, "docs", "name-classes.md")
+    names = names_page(tracelint)
     if check:
         have = set(os.listdir(out_dir)) if os.path.isdir(out_dir) else set()
         stale = [n for n, text in want.items()
@@ -53,6 +63,10 @@ def main(argv):
             print(f"stale or missing: docs/rules/{n}")
         for n in extra:
             print(f"not a built-in rule: docs/rules/{n}")
+        if (not os.path.exists(names_path)
+                or open(names_path).read() != names):
+            stale.append("name-classes")
+            print("stale or missing: docs/name-classes.md")
         if stale or extra:
             print("run: scripts/gen-rule-docs.py build/cli/tracelint")
             return 1
@@ -61,6 +75,8 @@ def main(argv):
     for n, text in want.items():
         with open(os.path.join(out_dir, n), "w") as f:
             f.write(text)
+    with open(names_path, "w") as f:
+        f.write(names)
     return 0
 
 

@@ -113,6 +113,9 @@ private:
                             std::vector<std::string> &Out);
   llvm::Error readRuleSettings(const toml::table &T);
   llvm::Error readPerTraceIgnores(const toml::node &N);
+  llvm::Error readNames(const toml::node &N);
+  llvm::Error readNamePatterns(const toml::node &N, model::NameClass C,
+                               bool Exclude);
   llvm::Error readOptionValue(const toml::node &N, const OptionSpec &O,
                               const RuleSpec &Spec, OptionValue &Out);
 
@@ -298,14 +301,74 @@ llvm::Error ConfigReader::readPerTraceIgnores(const toml::node &N) {
   return llvm::Error::success();
 }
 
+llvm::Error ConfigReader::readNamePatterns(const toml::node &N,
+                                           model::NameClass C, bool Exclude) {
+  auto Patterns = getStringList(N, model::nameClassInfo(C).Key, Path);
+  if (!Patterns)
+    return Patterns.takeError();
+  for (std::string &P : *Patterns) {
+    // Checked here, so that a bad glob is named with its place.
+    model::NameClassChanges One;
+    (Exclude ? One.Exclude : One.Include)[unsigned(C)].push_back(P);
+    if (auto Check = model::NameClassifier::create(One); !Check)
+      return fail(N, llvm::toString(Check.takeError()));
+    (Exclude ? Cfg.NameChanges.Exclude : Cfg.NameChanges.Include)[unsigned(C)]
+        .push_back(std::move(P));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error ConfigReader::readNames(const toml::node &N) {
+  const toml::table *T = N.as_table();
+  if (!T)
+    return fail(N, llvm::formatv("'names' must be a table of name classes "
+                                 "([names]), not {0}",
+                                 typeName(N)));
+  for (auto &&[K, V] : *T) {
+    llvm::StringRef Key(K.str().data(), K.str().size());
+    std::optional<model::NameClass> C = model::parseNameClass(Key);
+    if (!C) {
+      std::vector<std::string> Keys;
+      for (const model::NameClassInfo &I : model::nameClassCatalogue())
+        Keys.push_back(I.Key.str());
+      return fail(V, llvm::formatv("unknown name class '{0}' in [names]; "
+                                   "the classes are {1} (tracelint names "
+                                   "lists them with their patterns)",
+                                   Key, llvm::join(Keys, ", ")));
+    }
+    // data-loader = ["..."] adds patterns; [names.data-loader] takes `add`
+    // and `exclude` lists.
+    if (const toml::table *Sub = V.as_table()) {
+      static const llvm::StringRef SubKeys[] = {"add", "exclude"};
+      if (llvm::Error E =
+              checkKeys(*Sub, SubKeys, ("[names." + Key + "]").str(), Path))
+        return E;
+      if (const toml::node *A = Sub->get("add"))
+        if (llvm::Error E = readNamePatterns(*A, *C, /*Exclude=*/false))
+          return E;
+      if (const toml::node *X = Sub->get("exclude"))
+        if (llvm::Error E = readNamePatterns(*X, *C, /*Exclude=*/true))
+          return E;
+      continue;
+    }
+    if (llvm::Error E = readNamePatterns(V, *C, /*Exclude=*/false))
+      return E;
+  }
+  if (auto Names = model::NameClassifier::create(Cfg.NameChanges))
+    Cfg.Names = std::move(*Names);
+  else
+    return fail(N, llvm::toString(Names.takeError()));
+  return llvm::Error::success();
+}
+
 llvm::Expected<Config> ConfigReader::read(llvm::StringRef Text) {
   auto Parsed = toml_support::parse(Text, Path);
   if (!Parsed)
     return Parsed.takeError();
   const toml::table &Top = *Parsed;
   static const llvm::StringRef TopKeys[] = {
-      "select", "ignore",    "extend-select",    "rules",
-      "rule",   "rule-dirs", "per-trace-ignores"};
+      "select", "ignore",    "extend-select",     "rules",
+      "rule",   "rule-dirs", "per-trace-ignores", "names"};
   if (llvm::Error E = checkKeys(Top, TopKeys, "tracelint.toml", Path))
     return E;
   Cfg.Path = Path.str();
@@ -372,6 +435,9 @@ llvm::Expected<Config> ConfigReader::read(llvm::StringRef Text) {
   }
   if (const toml::node *N = Top.get("per-trace-ignores"))
     if (llvm::Error E = readPerTraceIgnores(*N))
+      return E;
+  if (const toml::node *N = Top.get("names"))
+    if (llvm::Error E = readNames(*N))
       return E;
   return Cfg;
 }

@@ -49,8 +49,11 @@ struct Config {
   /// Threads the rules run on (lint -j, TRACELINT_JOBS); 0: every core.
   unsigned Jobs = 0;
   /// What each name is: the built-in name classes changed by the file's
-  /// [names] table (docs/configuration.md).
+  /// [names] table (docs/configuration.md), and the classifier made from
+  /// them (the built-in one without a [names] table).
   model::NameClassChanges NameChanges;
+  std::shared_ptr<const model::NameClassifier> Names =
+      model::NameClassifier::builtin();
   /// Command-line selectors, a second layer over the file's (ruff-like: a
   /// command-line --select starts a new selection; --ignore alone removes
   /// rules from the file's selection).

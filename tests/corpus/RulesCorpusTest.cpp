@@ -242,7 +242,7 @@ void expectAllocatorAndCacheRules(const rules::LintResult &R,
   }
 }
 
-void checkKnownFindings(llvm::StringRef P, const model::Trace &Trace,
+void checkKnownFindings(llvm::StringRef P, const model::Trace &,
                         const analysis::TraceIndex &Ctx,
                         const rules::LintResult &R) {
 
@@ -435,7 +435,7 @@ void checkKnownFindings(llvm::StringRef P, const model::Trace &Trace,
 
 // --- N rules (communication and ranks) -------------------------------------
 void checkCommunicationRules(llvm::StringRef P, const model::Trace &Trace,
-                             const analysis::TraceIndex &Ctx,
+                             const analysis::TraceIndex &,
                              const rules::LintResult &R) {
   bool HasCollectives = Trace.countKind(model::EventKind::Collective) > 0;
   if (!HasCollectives) {
@@ -539,8 +539,8 @@ void checkInputTransferAndLaunchRules(llvm::StringRef P,
 // last submission: a note. No Kineto JSON trace of the set carries overhead
 // records, and the PyTorch profiler's own frames lie outside the steady
 // steps: quiet.
-void checkStartupAndTeardownRules(llvm::StringRef P, const model::Trace &Trace,
-                                  const analysis::TraceIndex &Ctx,
+void checkStartupAndTeardownRules(llvm::StringRef P, const model::Trace &,
+                                  const analysis::TraceIndex &,
                                   const rules::LintResult &R) {
   if (P.contains("hta-critical-path-a100/simple_add") ||
       P.contains("hta-critical-path-a100/alexnet") ||

@@ -213,7 +213,7 @@ TEST(Config, ErrorsNameFileLineAndColumn) {
   EXPECT_EQ(parseError("select = [\"S\"]\nselct = [\"M\"]\n", C),
             "tracelint.toml:2:1: unknown key 'selct' in tracelint.toml; "
             "allowed keys: select, ignore, extend-select, rules, rule, "
-            "rule-dirs, per-trace-ignores");
+            "rule-dirs, per-trace-ignores, names");
   EXPECT_EQ(parseError("select = [\"S\", \"S999\"]\n", C),
             "tracelint.toml:1:16: in 'select': unknown rule code 'S999' "
             "(`tracelint rules` lists the catalogue)");
