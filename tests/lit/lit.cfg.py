@@ -44,6 +44,14 @@ config.substitutions.insert(0, ("%expect-exit", "%s %s" % (
 config.substitutions.insert(0, ("%no-control-chars", "%s %s" % (
     config.python_executable,
     os.path.join(config.test_source_root, "Inputs", "no-control-chars.py"))))
+# %check-fixtures GENERATOR DIR: fails, naming the command that regenerates
+# them, when the fixtures committed beside GENERATOR differ from what it just
+# wrote into DIR. One fixtures-current.test per generator runs it, so that no
+# other test regenerates fixtures only to compare them.
+config.substitutions.insert(0, ("%check-fixtures", "%s %s --source-root %s" % (
+    config.python_executable,
+    os.path.join(config.test_source_root, "Inputs", "check-fixtures.py"),
+    config.tracelint_src_root)))
 # %make-bad-inputs DIR [CASE...]: the robustness tests' generated inputs.
 config.substitutions.insert(0, ("%make-bad-inputs", "%s %s" % (
     config.python_executable,
