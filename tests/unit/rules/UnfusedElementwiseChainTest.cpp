@@ -1,5 +1,5 @@
-//===- ElementwiseChainDetectorTest.cpp - L005 unfused elementwise --------===//
-#include "DetectorTestSupport.h"
+//===- rules/UnfusedElementwiseChainTest.cpp - L005 unfused elementwise ---===//
+#include "../DetectorTestSupport.h"
 #include "rules/detectors/KernelNames.h"
 
 #include "gtest/gtest.h"

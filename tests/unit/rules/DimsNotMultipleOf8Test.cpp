@@ -1,5 +1,5 @@
-//===- MisalignedMatmulDetectorTest.cpp - K003 dims not multiple of 8 -----===//
-#include "DetectorTestSupport.h"
+//===- rules/DimsNotMultipleOf8Test.cpp - K003 dims not multiple of 8 -----===//
+#include "../DetectorTestSupport.h"
 
 #include "gtest/gtest.h"
 

@@ -1,5 +1,5 @@
-//===- GrowingCatDetectorTest.cpp - M007 growing concatenated cache -------===//
-#include "DetectorTestSupport.h"
+//===- rules/GrowingKvCacheCatTest.cpp - M007 growing concatenated cache --===//
+#include "../DetectorTestSupport.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

@@ -1,5 +1,5 @@
-//===- Fp32SimtMatmulDetectorTest.cpp - K001 and kernel-name classes ------===//
-#include "DetectorTestSupport.h"
+//===- rules/Fp32MatmulNoTensorCoresTest.cpp - K001 and kernel-name -------===//
+#include "../DetectorTestSupport.h"
 #include "rules/detectors/KernelNames.h"
 
 #include "gtest/gtest.h"

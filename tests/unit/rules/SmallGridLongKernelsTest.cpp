@@ -1,5 +1,5 @@
-//===- SmallGridDetectorTest.cpp - K004 small-grid long kernels -----------===//
-#include "DetectorTestSupport.h"
+//===- rules/SmallGridLongKernelsTest.cpp - K004 small-grid long kernels --===//
+#include "../DetectorTestSupport.h"
 
 #include "gtest/gtest.h"
 

@@ -1,5 +1,5 @@
-//===- PageableCopiesDetectorTest.cpp - M002 pageable host copies ---------===//
-#include "DetectorTestSupport.h"
+//===- rules/PageableHostCopiesTest.cpp - M002 pageable host copies -------===//
+#include "../DetectorTestSupport.h"
 
 #include "gtest/gtest.h"
 

@@ -1,5 +1,5 @@
-//===- StartupArtifactsDetectorTest.cpp - U001 start-up in the window -----===//
-#include "DetectorTestSupport.h"
+//===- rules/StartupInWindowTest.cpp - U001 start-up in the window --------===//
+#include "../DetectorTestSupport.h"
 #include "analysis/Startup.h"
 
 #include "gtest/gtest.h"

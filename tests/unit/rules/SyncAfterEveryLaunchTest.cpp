@@ -1,5 +1,5 @@
-//===- SyncAfterLaunchDetectorTest.cpp - S002 launch, wait, launch --------===//
-#include "DetectorTestSupport.h"
+//===- rules/SyncAfterEveryLaunchTest.cpp - S002 launch, wait, launch -----===//
+#include "../DetectorTestSupport.h"
 
 #include "gtest/gtest.h"
 

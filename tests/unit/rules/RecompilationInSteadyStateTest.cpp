@@ -1,5 +1,5 @@
-//===- RecompilationDetectorTest.cpp - C001 compiling in steady state -----===//
-#include "DetectorTestSupport.h"
+//===- rules/RecompilationInSteadyStateTest.cpp - C001 compiling in -------===//
+#include "../DetectorTestSupport.h"
 
 #include "gtest/gtest.h"
 

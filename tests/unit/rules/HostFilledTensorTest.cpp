@@ -1,5 +1,5 @@
-//===- HostFilledTensorDetectorTest.cpp - M006 host-filled tensors --------===//
-#include "DetectorTestSupport.h"
+//===- rules/HostFilledTensorTest.cpp - M006 host-filled tensors ----------===//
+#include "../DetectorTestSupport.h"
 
 #include "gtest/gtest.h"
 

@@ -1,10 +1,10 @@
-//===- HostBoundDetectorTest.cpp - L002 host-bound gaps -------------------===//
+//===- rules/HostBoundGapsTest.cpp - L002 host-bound gaps -----------------===//
 //
 // Each test lays out a timeline by hand; the expected figures are worked out
 // in the comments from the event times.
 //
 //===----------------------------------------------------------------------===//
-#include "DetectorTestSupport.h"
+#include "../DetectorTestSupport.h"
 #include "rules/detectors/DetectorSupport.h"
 
 #include "gtest/gtest.h"

@@ -1,5 +1,5 @@
-//===- ProfilerPerturbationDetectorTest.cpp - U004 profiler overhead ------===//
-#include "DetectorTestSupport.h"
+//===- rules/ProfilerPerturbationTest.cpp - U004 profiler overhead --------===//
+#include "../DetectorTestSupport.h"
 #include "analysis/TraceFeatures.h"
 
 #include "gtest/gtest.h"

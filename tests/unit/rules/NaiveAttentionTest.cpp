@@ -1,5 +1,5 @@
-//===- NaiveAttentionDetectorTest.cpp - K002 unfused attention ------------===//
-#include "DetectorTestSupport.h"
+//===- rules/NaiveAttentionTest.cpp - K002 unfused attention --------------===//
+#include "../DetectorTestSupport.h"
 
 #include "gtest/gtest.h"
 

@@ -1,5 +1,5 @@
-//===- ExposedCopiesDetectorTest.cpp - M003 exposed HtoD copies -----------===//
-#include "DetectorTestSupport.h"
+//===- rules/HtodOnComputeStreamTest.cpp - M003 exposed HtoD copies -------===//
+#include "../DetectorTestSupport.h"
 
 #include "gtest/gtest.h"
 

@@ -1,11 +1,11 @@
-//===- LaunchBoundDetectorTest.cpp - L001 and TraceIndex::attributeIdle
+//===- rules/LaunchBoundShortKernelsTest.cpp - L001, attributeIdle ------===//
 //------===//
 //
 // Each test lays out a timeline by hand; the expected figures are worked out
 // in the comments from the event times.
 //
 //===----------------------------------------------------------------------===//
-#include "DetectorTestSupport.h"
+#include "../DetectorTestSupport.h"
 
 #include "gtest/gtest.h"
 

@@ -1,5 +1,5 @@
-//===- GraphBreaksDetectorTest.cpp - C002 graph breaks in the hot path ----===//
-#include "DetectorTestSupport.h"
+//===- rules/GraphBreaksInHotPathTest.cpp - C002 graph breaks in the hot --===//
+#include "../DetectorTestSupport.h"
 
 #include "gtest/gtest.h"
 

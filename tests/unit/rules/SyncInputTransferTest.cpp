@@ -1,5 +1,5 @@
-//===- InputTransferDetectorTest.cpp - D002 sync input transfer -----------===//
-#include "DetectorTestSupport.h"
+//===- rules/SyncInputTransferTest.cpp - D002 sync input transfer ---------===//
+#include "../DetectorTestSupport.h"
 
 #include "gtest/gtest.h"
 

@@ -1,5 +1,5 @@
-//===- MemoryCapacityDetectorTest.cpp - M005 memory near capacity ---------===//
-#include "DetectorTestSupport.h"
+//===- rules/MemoryNearCapacityTest.cpp - M005 memory near capacity -------===//
+#include "../DetectorTestSupport.h"
 
 #include "gtest/gtest.h"
 

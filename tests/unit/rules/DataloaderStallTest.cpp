@@ -1,10 +1,10 @@
-//===- DataLoaderStallDetectorTest.cpp - D001 data-loader stall -----------===//
+//===- rules/DataloaderStallTest.cpp - D001 data-loader stall -------------===//
 //
 // Each test lays out a timeline by hand; the expected figures are worked out
 // in the comments from the event times.
 //
 //===----------------------------------------------------------------------===//
-#include "DetectorTestSupport.h"
+#include "../DetectorTestSupport.h"
 #include "rules/detectors/DetectorSupport.h"
 
 #include "gtest/gtest.h"

@@ -1,5 +1,5 @@
-//===- AllocatorChurnDetectorTest.cpp - M004 allocator churn --------------===//
-#include "DetectorTestSupport.h"
+//===- rules/AllocatorChurnTest.cpp - M004 allocator churn ----------------===//
+#include "../DetectorTestSupport.h"
 
 #include "gtest/gtest.h"
 

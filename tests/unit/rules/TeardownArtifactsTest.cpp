@@ -1,5 +1,5 @@
-//===- TeardownArtifactsDetectorTest.cpp - U003 teardown in the window ----===//
-#include "DetectorTestSupport.h"
+//===- rules/TeardownArtifactsTest.cpp - U003 teardown in the window ------===//
+#include "../DetectorTestSupport.h"
 #include "analysis/TraceFeatures.h"
 #include "model/NameClasses.h"
 

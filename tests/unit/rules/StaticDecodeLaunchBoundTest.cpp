@@ -1,10 +1,10 @@
-//===- StaticDecodeDetectorTest.cpp - L004 and its split with L001 --------===//
+//===- rules/StaticDecodeLaunchBoundTest.cpp - L004 and its split with ----===//
 //
 // Each test lays out a decode loop by hand; the expected figures are worked
 // out in the comments from the event times.
 //
 //===----------------------------------------------------------------------===//
-#include "DetectorTestSupport.h"
+#include "../DetectorTestSupport.h"
 #include "rules/detectors/DecodeLoop.h"
 
 #include "gtest/gtest.h"

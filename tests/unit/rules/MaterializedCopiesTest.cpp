@@ -1,5 +1,5 @@
-//===- DeviceCopiesDetectorTest.cpp - M001 materialized copies ------------===//
-#include "DetectorTestSupport.h"
+//===- rules/MaterializedCopiesTest.cpp - M001 materialized copies --------===//
+#include "../DetectorTestSupport.h"
 
 #include "gtest/gtest.h"
 

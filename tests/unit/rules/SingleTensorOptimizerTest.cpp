@@ -1,5 +1,5 @@
-//===- OptimizerStormDetectorTest.cpp - L003 single-tensor optimizer ------===//
-#include "DetectorTestSupport.h"
+//===- rules/SingleTensorOptimizerTest.cpp - L003 single-tensor optimizer -===//
+#include "../DetectorTestSupport.h"
 #include "rules/detectors/KernelNames.h"
 
 #include "gtest/gtest.h"

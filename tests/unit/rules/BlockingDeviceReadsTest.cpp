@@ -1,5 +1,5 @@
-//===- DeviceReadsDetectorTest.cpp - S003 and waitsGainBound --------------===//
-#include "DetectorTestSupport.h"
+//===- rules/BlockingDeviceReadsTest.cpp - S003 and waitsGainBound --------===//
+#include "../DetectorTestSupport.h"
 #include "rules/detectors/DetectorSupport.h"
 
 #include "gtest/gtest.h"
