@@ -1,4 +1,4 @@
-//===- rules/LaunchBoundShortKernelsTest.cpp - L001, attributeIdle ------===//
+//===- rules/LaunchBoundShortKernelsTest.cpp - L001, attributeIdle --------===//
 //------===//
 //
 // Each test lays out a timeline by hand; the expected figures are worked out
