@@ -39,6 +39,12 @@ DependencyGraph::DependencyGraph(const TraceIndex &Ctx) : C(Ctx) {
   const model::Trace &T = C.trace();
   HostNodes.resize(T.Lanes.size(), {0, 0});
   WorkNodeOf.assign(T.Events.size(), NoIndex);
+  // At most two nodes per event, and about three edges; reserving room for
+  // more costs no resident memory (untouched pages), while growing the
+  // vectors by doubling would hold the old and the new array at once.
+  Time.reserve(2 * T.Events.size());
+  Pending.reserve(4 * T.Events.size());
+  PendingTo.reserve(4 * T.Events.size());
   for (const model::Step &S : T.Steps)
     if (S.Event != NoIndex &&
         !llvm::is_contained(StepLanes, T.Events[S.Event].Lane))
@@ -183,8 +189,8 @@ void DependencyGraph::buildHost(uint32_t LI) {
       ++WI;
     GraphEdge E;
     E.From = First + uint32_t(P);
-    E.To = First + uint32_t(P) + 1;
-    E.Weight = B - A;
+    const uint32_t To = First + uint32_t(P) + 1;
+    E.setWeight(B - A);
     E.Type = EdgeType::Work;
     if (WI < Waits.size() && Waits[WI].Range.Begin == A &&
         Waits[WI].Range.End == B) {
@@ -221,7 +227,7 @@ void DependencyGraph::buildHost(uint32_t LI) {
          (E.Category == PathCategory::HostOther &&
           T.Events[E.Subject].Kind == EventKind::Annotation)))
       Joins.push_back(Pending.size());
-    Pending.push_back(E);
+    addEdge(To, E);
   }
 }
 
@@ -242,11 +248,10 @@ void DependencyGraph::addWakeUpEdges() {
   auto WakeUp = [&](uint32_t From, uint32_t To) {
     GraphEdge E;
     E.From = From;
-    E.To = To;
-    E.Weight = Time[To] - Time[From];
+    E.setWeight(Time[To] - Time[From]);
     E.Category = PathCategory::HostUntraced;
     E.Type = EdgeType::Work;
-    Pending.push_back(E);
+    addEdge(To, E);
   };
   // A helper thread's first instant after the step thread's first.
   for (uint32_t Node : Starts)
@@ -257,7 +262,7 @@ void DependencyGraph::addWakeUpEdges() {
   // A long idle stretch during which the step thread did something: the
   // helper waited for it. It keeps the order; the wake-up edge the time.
   for (size_t I : IdleStretches) {
-    uint32_t From = Pending[I].From, To = Pending[I].To;
+    uint32_t From = Pending[I].From, To = PendingTo[I];
     uint32_t Trigger = latestNodeWithin(StepLanes, Time[From], Time[To]);
     if (Trigger == NoIndex)
       continue;
@@ -275,15 +280,15 @@ void DependencyGraph::addJoinEdges() {
         HostNodes[LI].second > HostNodes[LI].first)
       Helpers.push_back(LI);
   for (size_t J : Joins) {
-    uint32_t From =
-        latestNodeWithin(Helpers, Time[Pending[J].From], Time[Pending[J].To]);
+    const uint32_t To = PendingTo[J];
+    uint32_t From = latestNodeWithin(Helpers, Time[Pending[J].From], Time[To]);
     if (From == NoIndex)
       continue; // no helper was active: the thread's own untraced time
     GraphEdge E = Pending[J];
     E.From = From;
-    E.Weight = Time[E.To] - Time[From];
+    E.setWeight(Time[To] - Time[From]);
     Pending[J].Weight = 0;
-    Pending.push_back(E);
+    addEdge(To, E);
   }
 }
 
@@ -303,20 +308,18 @@ void DependencyGraph::buildDevice() {
       WorkNodeOf[I] = S;
       GraphEdge W;
       W.From = S;
-      W.To = S + 1;
-      W.Weight = E.Duration;
+      W.setWeight(E.Duration);
       W.Subject = I;
       W.Category = deviceCategory(E.Kind);
       W.Type = EdgeType::Work;
-      Pending.push_back(W);
+      addEdge(S + 1, W);
       if (PrevEnd != NoIndex && Time[PrevEnd] <= E.Start) {
         GraphEdge D;
         D.From = PrevEnd;
-        D.To = S;
         D.Subject = I;
         D.Category = PathCategory::DeviceGap;
         D.Type = EdgeType::Stream;
-        Pending.push_back(D);
+        addEdge(S, D);
       }
       if (PrevEnd == NoIndex || Time[PrevEnd] <= E.end())
         PrevEnd = S + 1;
@@ -338,7 +341,7 @@ void DependencyGraph::addLaunchEdges() {
           continue;
         const Event &Work = T.Events[W];
         GraphEdge D;
-        D.To = WorkNodeOf[W];
+        const uint32_t To = WorkNodeOf[W];
         D.Subject = I;
         D.Type = EdgeType::Launch;
         // Work usually starts after its call returns; when it starts while
@@ -354,7 +357,7 @@ void DependencyGraph::addLaunchEdges() {
           ++Dropped;
           continue;
         }
-        Pending.push_back(D);
+        addEdge(To, D);
       }
     }
   }
@@ -432,15 +435,15 @@ void DependencyGraph::addEventWaitEdges() {
         continue;
       GraphEdge D;
       D.From = WorkNodeOf[Awaited] + 1;
-      D.To = WorkNodeOf[Waiter];
+      const uint32_t To = WorkNodeOf[Waiter];
       D.Subject = I;
       D.Category = PathCategory::DeviceGap;
       D.Type = EdgeType::EventWait;
-      if (Time[D.From] > Time[D.To]) {
+      if (Time[D.From] > Time[To]) {
         ++Dropped;
         continue;
       }
-      Pending.push_back(D);
+      addEdge(To, D);
     }
   }
 }
@@ -502,31 +505,44 @@ void DependencyGraph::addHostWaitEdges() {
         continue;
       GraphEdge D;
       D.From = WorkNodeOf[Best.second] + 1;
-      D.To = To;
       D.Subject = W.Event;
       D.Category = PathCategory::Wait;
       D.Type = EdgeType::HostWait;
-      Pending.push_back(D);
+      addEdge(To, D);
     }
   }
 }
 
 void DependencyGraph::finish() {
   size_t N = Time.size();
-  // Group edges by target (counting sort keeps insertion order per node).
+  // Group edges by target (counting sort keeps insertion order per node),
+  // in place: the edges are the graph's largest part, and a second copy of
+  // them would set the peak memory of `lint`.
   InBegin.assign(N + 1, 0);
-  for (const GraphEdge &E : Pending)
-    ++InBegin[E.To + 1];
+  for (uint32_t To : PendingTo)
+    ++InBegin[To + 1];
   for (size_t I = 0; I < N; ++I)
     InBegin[I + 1] += InBegin[I];
-  Edges.resize(Pending.size());
   {
-    std::vector<uint32_t> Fill(InBegin.begin(), InBegin.end() - 1);
-    for (GraphEdge &E : Pending)
-      Edges[Fill[E.To]++] = E;
+    std::vector<uint32_t> Dest(Pending.size());
+    {
+      std::vector<uint32_t> Fill(InBegin.begin(), InBegin.end() - 1);
+      for (size_t I = 0; I < Pending.size(); ++I)
+        Dest[I] = Fill[PendingTo[I]]++;
+    }
+    // Each swap puts one edge where it belongs: linear in the edges.
+    for (size_t I = 0; I < Pending.size(); ++I)
+      while (Dest[I] != I) {
+        uint32_t J = Dest[I];
+        std::swap(Pending[I], Pending[J]);
+        std::swap(Dest[I], Dest[J]);
+      }
   }
-  Pending.clear();
-  Pending.shrink_to_fit();
+  // No shrink_to_fit: it would copy the edges, and the reserved room they
+  // never used was never touched, so it holds no resident memory.
+  Edges = std::move(Pending);
+  Pending = {};
+  PendingTo = {};
 
   // Weights: the latest predecessor binds and carries whatever delay its
   // recorded time leaves unexplained. Fixed work edges keep their time; a
@@ -558,13 +574,13 @@ void DependencyGraph::finish() {
     int64_t Rest = Time[V] - Latest;
     if (Rest > 0) {
       if (Elastic(Edges[Bind]))
-        Edges[Bind].Weight = Rest;
+        Edges[Bind].setWeight(Rest);
       else {
         // A fixed edge cannot absorb a delay: give it to the latest elastic
         // edge, if any (a host node has none: its time is its stretch).
         for (uint32_t K = B; K < End; ++K)
           if (Elastic(Edges[K]) && Time[Edges[K].From] <= Time[V]) {
-            Edges[K].Weight = Time[V] - Time[Edges[K].From];
+            Edges[K].setWeight(Time[V] - Time[Edges[K].From]);
             break;
           }
       }

@@ -47,6 +47,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <vector>
@@ -61,15 +62,27 @@ enum class EdgeType : uint8_t {
   HostWait,  ///< awaited device work -> end of the host wait
 };
 
+/// An in-edge of a node (its target is the node whose in-edges hold it).
+/// Sixteen bytes: the edges are the largest part of the graph, about three
+/// per event, and their size sets `lint`'s peak memory on large traces.
 struct GraphEdge {
-  uint32_t From = model::NoIndex, To = model::NoIndex;
-  int64_t Weight = 0;
+  uint32_t From = model::NoIndex;
   /// The event the edge's time belongs to: the innermost host event of a
   /// host stretch, the device work, the launch call, or the waiting call.
   uint32_t Subject = model::NoIndex;
-  PathCategory Category = PathCategory::HostUntraced;
-  EdgeType Type = EdgeType::Work;
+  /// ns; setWeight() keeps it within 48 bits (+-39 hours).
+  int64_t Weight : 48;
+  PathCategory Category : 8;
+  EdgeType Type : 8;
+
+  static constexpr int64_t MaxWeight = (int64_t(1) << 47) - 1;
+  GraphEdge()
+      : Weight(0), Category(PathCategory::HostUntraced), Type(EdgeType::Work) {}
+  void setWeight(int64_t Ns) {
+    Weight = std::clamp<int64_t>(Ns, -MaxWeight - 1, MaxWeight);
+  }
 };
+static_assert(sizeof(GraphEdge) == 16, "keep graph edges compact");
 
 /// A stretch of a host thread with what the thread was doing in it.
 struct HostSegment {
@@ -122,7 +135,14 @@ private:
   /// Per string id: 1 when it names a data-loader range, 0 not, -1 unknown.
   uint64_t Dropped = 0;
 
+  /// Edges as they are made, and the node each goes to (Pending[I] goes to
+  /// PendingTo[I]); finish() groups them by target into Edges.
   std::vector<GraphEdge> Pending;
+  std::vector<uint32_t> PendingTo;
+  void addEdge(uint32_t To, const GraphEdge &E) {
+    Pending.push_back(E);
+    PendingTo.push_back(To);
+  }
   /// Host lanes that hold step markers; the first nodes of the other host
   /// threads, and their idle stretches of at least MinJoinNs (indices of
   /// their edges in Pending).
