@@ -61,6 +61,26 @@ llvm::Expected<Catalogue> Catalogue::builtin() {
   return C;
 }
 
+/// A user rule that names a built-in detector runs code written for the
+/// built-in rule of that name: the detector reads that rule's options and
+/// relies on the engine having checked that rule's needs. Options the user
+/// rule does not declare keep the built-in defaults (a missing option would
+/// read as 0, a silent wrong answer), and the built-in needs are added.
+void Catalogue::inheritFromBuiltinDetector(RuleSpec &Spec) const {
+  auto Owner = llvm::find_if(Rules, [&](const RuleSpec &R) {
+    return R.Name == Spec.Sig.Detector &&
+           llvm::StringRef(R.Origin).startswith(BuiltinPrefix);
+  });
+  if (Owner == Rules.end())
+    return;
+  for (const OptionSpec &O : Owner->Options)
+    if (!Spec.option(O.Name))
+      Spec.Options.push_back(O);
+  for (Need N : Owner->Needs)
+    if (!llvm::is_contained(Spec.Needs, N))
+      Spec.Needs.push_back(N);
+}
+
 llvm::Error Catalogue::add(RuleSpec Spec) {
   if (!isValidCode(Spec.Code))
     return makeError(
@@ -83,6 +103,8 @@ llvm::Error Catalogue::add(RuleSpec Spec) {
                                      "belongs to {3} ({4})",
                                      originPath(Spec), Spec.Code, Spec.Name,
                                      R.Code, originPath(R)));
+  if (!IsBuiltin && !Spec.Sig.Detector.empty())
+    inheritFromBuiltinDetector(Spec);
   if (Same != Rules.end()) {
     *Same = std::move(Spec);
     return llvm::Error::success();

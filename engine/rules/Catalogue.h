@@ -39,6 +39,7 @@ public:
   const RuleSpec *find(llvm::StringRef CodeOrName) const;
 
 private:
+  void inheritFromBuiltinDetector(RuleSpec &Spec) const;
   std::vector<RuleSpec> Rules; ///< sorted by code
 };
 

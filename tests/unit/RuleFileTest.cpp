@@ -465,6 +465,39 @@ TEST(Catalogue, UserRulesAreXUnlessTheyReplaceABuiltin) {
   EXPECT_EQ(C.find("S001")->Origin, "user.toml");
 }
 
+TEST(Catalogue, UserRulesNamingABuiltinDetectorKeepItsOptionsAndNeeds) {
+  auto C = Catalogue::builtin();
+  ASSERT_TRUE(bool(C)) << llvm::toString(C.takeError());
+  // The user sets one option and says nothing of needs: the detector still
+  // reads every option it was written for, and runs only where S001 could.
+  auto Spec = Catalogue::parseRule(R"toml(code = "X001"
+name = "long-waits-strict"
+summary = "S001 with a lower floor"
+[signature]
+detector = "sync-long-host-wait"
+[options.min-share-of-step]
+default = 0.01
+description = "smallest wait, as a share of the step"
+why = "this project's steps are long"
+[text]
+hypothesis = "host waits"
+[experiment]
+change = "remove them"
+)toml",
+                                   "user.toml");
+  ASSERT_TRUE(bool(Spec)) << llvm::toString(Spec.takeError());
+  ASSERT_FALSE(bool(C->add(std::move(*Spec))));
+  const RuleSpec *User = C->find("X001");
+  const RuleSpec *Builtin = C->find("S001");
+  ASSERT_TRUE(User && Builtin);
+  RuleOptions Opts(*User);
+  EXPECT_EQ(Opts.number("min-share-of-step"), 0.01);
+  for (const OptionSpec &O : Builtin->Options)
+    EXPECT_TRUE(User->option(O.Name)) << O.Name;
+  for (Need N : Builtin->Needs)
+    EXPECT_TRUE(llvm::is_contained(User->Needs, N));
+}
+
 TEST(Catalogue, NamesBelongToOneCodeAndRulesStaySorted) {
   Catalogue C;
   ASSERT_FALSE(bool(C.add(rule("X002", "second"))));
