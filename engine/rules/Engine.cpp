@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cmath>
+#include <mutex>
 
 using namespace tracelint;
 using namespace tracelint::rules;
@@ -486,28 +487,42 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
     return NeedReasons[unsigned(N)];
   };
 
+  // The critical path is built once per trace, on the first finding that
+  // names what it blames.
+  bool MayBound =
+      Cfg.PathBounds && Ctx.hasDeviceActivity() &&
+      llvm::any_of(Runs, [](const RuleRun &Run) {
+        return !Run.Spec->Sig.Detector.empty() || !Run.Spec->Sig.WhatIf.empty();
+      });
+  std::optional<analysis::PathModel> Path;
+  std::once_flag PathBuilt;
+  auto BuildPath = [&] {
+    std::call_once(PathBuilt, [&] { Path.emplace(Ctx); });
+  };
+
   // The rules read the index only, so they run side by side; their results
   // are kept in catalogue order, so the output does not depend on which
-  // finishes first.
-  unsigned Jobs = std::min<unsigned>(ruleJobs(Cfg.Jobs), unsigned(Runs.size()));
+  // finishes first. With threads to spare, the path (the longest single
+  // task) is built beside them, since nearly every trace with device work
+  // has a finding to bound; a clean trace then waits for it instead.
+  unsigned Jobs = std::min<unsigned>(
+      ruleJobs(Cfg.Jobs), unsigned(Runs.size()) + (MayBound ? 1 : 0));
   if (Jobs <= 1) {
     for (RuleRun &Run : Runs)
       runOne(Ctx, Lookup, Missing, Run);
   } else {
     llvm::ThreadPool Pool(llvm::hardware_concurrency(Jobs));
+    if (MayBound)
+      Pool.async(BuildPath);
     for (RuleRun &Run : Runs)
       Pool.async([&, RunPtr = &Run] { runOne(Ctx, Lookup, Missing, *RunPtr); });
     Pool.wait();
   }
 
-  // The critical path is built once per trace, on the first finding that
-  // names what it blames.
-  std::optional<analysis::PathModel> Path;
   auto Bound = [&](const analysis::WhatIfQuery &Q) -> int64_t {
-    if (Q.empty() || !Cfg.PathBounds || !Ctx.hasDeviceActivity())
+    if (Q.empty() || !MayBound)
       return -1;
-    if (!Path)
-      Path.emplace(Ctx);
+    BuildPath();
     return Path->medianGain(Q);
   };
   for (RuleRun &Run : Runs) {
