@@ -1,4 +1,4 @@
-//===- rules/detectors/AllocatorChurn.cpp - M004 allocator calls in steps -===//
+//===- rules/M/AllocatorChurn.cpp - M004 allocator calls in steps ---------===//
 //
 // A caching allocator (PyTorch's, or any framework's) asks the driver for
 // device memory once and reuses it: after the first step a warm allocator
@@ -62,13 +62,43 @@ AllocKind allocKind(const TraceIndex &Ctx, const Event &E) {
 
 /// True when \p E runs inside a torch.cuda.empty_cache frame.
 bool insideEmptyCache(const TraceIndex &Ctx, const Event &E) {
+  return anyEnclosing(Ctx.trace(), E, [&](const Event &Up) {
+    return allocKind(Ctx, Up) == AllocKind::EmptyCache;
+  });
+}
+
+/// Every allocator call and empty_cache frame of the trace, host lanes in
+/// order.
+std::vector<uint32_t> allocatorCalls(const TraceIndex &Ctx) {
   const model::Trace &T = Ctx.trace();
-  for (uint32_t P = E.Parent; P != model::NoIndex; P = T.Events[P].Parent) {
-    const Event &Up = T.Events[P];
-    if (allocKind(Ctx, Up) == AllocKind::EmptyCache)
-      return true;
+  std::vector<uint32_t> Calls;
+  for (const model::Lane &L : T.Lanes) {
+    if (L.Kind != model::LaneKind::HostThread)
+      continue;
+    for (uint32_t I = L.Begin; I < L.End; ++I)
+      if (allocKind(Ctx, T.Events[I]) != AllocKind::None)
+        Calls.push_back(I);
   }
-  return false;
+  return Calls;
+}
+
+/// Why the allocator calls \p Calls cannot be told apart as start-up or
+/// steady state: fewer than two steps. Says how many calls there are.
+std::string whyNoSteadySteps(const TraceIndex &Ctx,
+                             llvm::ArrayRef<uint32_t> Calls) {
+  const model::Trace &T = Ctx.trace();
+  std::vector<Interval> Parts;
+  for (uint32_t I : Calls)
+    Parts.push_back({T.Events[I].Start, T.Events[I].end()});
+  int64_t HostNs = model::IntervalSet::unionOf(std::move(Parts)).length();
+  return llvm::formatv(
+             "the trace has {0}, so its {1} allocator calls "
+             "and empty_cache frames ({2} of host time, a union) cannot be "
+             "told apart as start-up or steady state; call prof.step() "
+             "once per iteration and profile at least two steps",
+             Ctx.hasSteps() ? "only one step" : "no step markers", Calls.size(),
+             dur(HostNs))
+      .str();
 }
 
 struct PathGroup {
@@ -77,168 +107,161 @@ struct PathGroup {
   uint32_t Longest = model::NoIndex;
 };
 
-} // namespace
+/// The steady steps' allocator calls, collected once.
+struct StepCalls {
+  std::vector<std::vector<HostWait>> WaitsIn;   ///< the calls as waits
+  std::vector<std::vector<Interval>> HostParts; ///< cut at the step's end
+  std::vector<int64_t> Mallocs, Frees, Empties; ///< calls per step
+  std::map<std::string, PathGroup> ByPath;
+};
 
-Outcome rules::runAllocatorChurn(const TraceIndex &Ctx, const RuleOptions &Opts,
-                                 std::vector<Detection> &Out) {
+StepCalls collectStepCalls(const TraceIndex &Ctx,
+                           llvm::ArrayRef<uint32_t> Calls) {
   const model::Trace &T = Ctx.trace();
-  if (Ctx.quality().RuntimeCalls == 0)
-    return Outcome::cannotJudge(
-        "the trace has no CUDA/HIP runtime or driver calls, "
-        "which is where allocator calls are recorded; profile with "
-        "ProfilerActivity.CUDA");
-
-  // Every allocator call of the trace, host lanes in order.
-  std::vector<uint32_t> Calls;
-  for (const model::Lane &L : T.Lanes) {
-    if (L.Kind != model::LaneKind::HostThread)
-      continue;
-    for (uint32_t I = L.Begin; I < L.End; ++I) {
-      const Event &E = T.Events[I];
-      if (allocKind(Ctx, E) != AllocKind::None)
-        Calls.push_back(I);
-    }
-  }
-
-  // No allocator call anywhere: nothing churns, whatever the steps.
-  if (Calls.empty())
-    return Outcome::ran();
-  if (Ctx.steps().size() < 2) {
-    std::vector<Interval> Parts;
-    for (uint32_t I : Calls)
-      Parts.push_back({T.Events[I].Start, T.Events[I].end()});
-    int64_t HostNs = model::IntervalSet::unionOf(std::move(Parts)).length();
-    return Outcome::cannotJudge(
-        llvm::formatv(
-            "the trace has {0}, so its {1} allocator calls "
-            "and empty_cache frames ({2} of host time, a union) cannot be "
-            "told apart as start-up or steady state; call prof.step() "
-            "once per iteration and profile at least two steps",
-            Ctx.hasSteps() ? "only one step" : "no step markers", Calls.size(),
-            dur(HostNs))
-            .str());
-  }
-
-  const double MinShare = Opts.number("min-share-of-step");
-  const double MinGain = Opts.number("min-gain-share");
-  const int64_t Target = Ctx.targetNs();
-  if (Target <= 0)
-    return Outcome::ran();
   const MeasureWindows &Win = Ctx.measureWindows();
   const size_t N = Win.Ranges.size();
-
-  std::vector<std::vector<HostWait>> WaitsIn(N);
-  std::vector<std::vector<Interval>> HostParts(N);
-  std::vector<int64_t> Mallocs(N, 0), Frees(N, 0), Empties(N, 0);
-  std::map<std::string, PathGroup> ByPath;
+  StepCalls S;
+  S.WaitsIn.resize(N);
+  S.HostParts.resize(N);
+  S.Mallocs.assign(N, 0);
+  S.Frees.assign(N, 0);
+  S.Empties.assign(N, 0);
   for (uint32_t I : Calls) {
     const Event &E = T.Events[I];
     size_t R = Win.indexOf(E.Start);
     if (R == N)
       continue;
     AllocKind K = allocKind(Ctx, E);
-    ++(K == AllocKind::Malloc ? Mallocs
-       : K == AllocKind::Free ? Frees
-                              : Empties)[R];
+    ++(K == AllocKind::Malloc ? S.Mallocs
+       : K == AllocKind::Free ? S.Frees
+                              : S.Empties)[R];
     // A call inside an empty_cache frame is counted, but its time and its
     // wait are the frame's.
     if (K != AllocKind::EmptyCache && insideEmptyCache(Ctx, E))
       continue;
     Interval In{E.Start, std::min(E.end(), Win.Ranges[R].End)};
-    HostParts[R].push_back(In);
-    HostWait W;
-    W.Event = I;
-    W.Lane = E.Lane;
-    W.Kind = analysis::WaitKind::Explicit;
-    W.Range = {E.Start, E.end()};
-    WaitsIn[R].push_back(W);
-    std::string Path = Ctx.opPath(E);
-    PathGroup &G = ByPath[Path];
+    S.HostParts[R].push_back(In);
+    S.WaitsIn[R].push_back(asHostWait(I, E.Lane, {E.Start, E.end()}));
+    PathGroup &G = S.ByPath[Ctx.opPath(E)];
     ++G.Count;
     G.HostNs += In.length();
-    if (G.Longest == model::NoIndex ||
-        E.Duration > T.Events[G.Longest].Duration)
-      G.Longest = I;
+    keepLongest(T, G.Longest, I);
   }
-  if (ByPath.empty())
-    return Outcome::ran();
+  return S;
+}
 
-  // Per step: host time in the calls (a union), the device idle time each
-  // opens (from its start to the device's next work, a union; the device
-  // with most of it), and the bound on the gain.
-  std::vector<int64_t> HostPer(N, 0), IdlePer(N, 0), GainPer(N, 0);
-  for (size_t R = 0; R < N; ++R) {
+/// Per step: host time in the calls (a union), the device idle time each
+/// opens (from its start to the device's next work, a union; the device
+/// with most of it), and the bound on the gain; their medians.
+struct ChurnFigures {
+  int64_t HostNs = 0, IdleNs = 0;
+  int64_t ImpactNs = 0; ///< the median bound, at most the target
+  size_t StepsWithCalls = 0;
+};
+
+ChurnFigures measureChurn(const TraceIndex &Ctx, const StepCalls &S) {
+  const MeasureWindows &Win = Ctx.measureWindows();
+  std::vector<int64_t> HostPer, IdlePer, GainPer;
+  for (size_t R = 0; R < Win.Ranges.size(); ++R) {
     Interval Range = Win.Ranges[R];
-    HostPer[R] = model::IntervalSet::unionOf(HostParts[R]).lengthWithin(Range);
-    GainPer[R] = Ctx.waitsGainBound(WaitsIn[R], Range);
-    IdlePer[R] = Ctx.idleOpenedBy(WaitsIn[R], Range);
+    HostPer.push_back(
+        model::IntervalSet::unionOf(S.HostParts[R]).lengthWithin(Range));
+    GainPer.push_back(Ctx.waitsGainBound(S.WaitsIn[R], Range));
+    IdlePer.push_back(Ctx.idleOpenedBy(S.WaitsIn[R], Range));
   }
-  int64_t HostMedian = median(HostPer);
-  if (double(HostMedian) < MinShare * double(Target))
-    return Outcome::ran();
-  int64_t Impact = std::min(median(GainPer), Target);
-  size_t StepsWithCalls =
-      llvm::count_if(HostParts, [](const auto &P) { return !P.empty(); });
+  ChurnFigures F;
+  F.HostNs = median(HostPer);
+  F.IdleNs = median(IdlePer);
+  F.ImpactNs = std::min(median(GainPer), Ctx.targetNs());
+  F.StepsWithCalls =
+      llvm::count_if(S.HostParts, [](const auto &P) { return !P.empty(); });
+  return F;
+}
 
-  auto Ranked = rankByKey(ByPath, [](const PathGroup &G) { return G.HostNs; });
-  const auto *Top = Ranked.front();
-  const Event &Longest = T.Events[Top->second.Longest];
-  const double NumSteps = double(N);
-
-  Detection Det;
+/// The placeholders beyond the cost's, and the top three op paths.
+void describeChurn(
+    const TraceIndex &Ctx, const StepCalls &S, const ChurnFigures &F,
+    const std::vector<const std::pair<const std::string, PathGroup> *> &Ranked,
+    Detection &Det) {
+  const model::Trace &T = Ctx.trace();
+  const Event &Longest = T.Events[Ranked.front()->second.Longest];
   auto &V = Det.Values;
-  V["value"] = dur(HostMedian);
-  V["share"] = pct(double(HostMedian) / double(Target));
-  V["threshold"] = pct(MinShare);
-  V["mallocs"] = count(median(Mallocs));
-  V["frees"] = count(median(Frees));
-  V["empty_cache"] = count(median(Empties));
-  V["steps_with_calls"] = llvm::formatv("{0} of {1}", StepsWithCalls, N).str();
-  V["idle"] = dur(median(IdlePer));
-  V["impact"] = dur(Impact);
-  V["impact_share"] = pct(double(Impact) / double(Target));
-  V["top_op_path"] = Top->first;
-  V["subject"] = Top->first;
-  V["example"] =
-      llvm::formatv("{0} ({1}) at {2:f3} us", T.name(Longest),
-                    dur(Longest.Duration), Ctx.traceTimestampUs(Longest))
-          .str();
-  V["target"] = Ctx.describeTarget();
-  describeWindows(Win, V);
+  V["mallocs"] = count(median(S.Mallocs));
+  V["frees"] = count(median(S.Frees));
+  V["empty_cache"] = count(median(S.Empties));
+  V["steps_with_calls"] =
+      llvm::formatv("{0} of {1}", F.StepsWithCalls, S.HostParts.size()).str();
+  V["idle"] = dur(F.IdleNs);
+  V["top_op_path"] = Ranked.front()->first;
+  V["subject"] = Ranked.front()->first;
+  V["example"] = eventAt(Ctx, Longest,
+                         llvm::formatv(" ({0})", dur(Longest.Duration)).str());
   V["empty_cache_note"] =
-      llvm::any_of(Empties, [](int64_t C) { return C > 0; })
+      llvm::any_of(S.Empties, [](int64_t C) { return C > 0; })
           ? "torch.cuda.empty_cache() runs inside the loop and returns the "
             "cached blocks to the driver, so the next step must allocate "
             "them again"
           : "no empty_cache frame is recorded in these steps (frames need "
             "with_stack=True), so the cache is released by the program or "
             "by the allocator itself, or asked for new sizes";
-  for (size_t I = 0; I < Ranked.size() && I < 3; ++I) {
-    const PathGroup &G = Ranked[I]->second;
-    Det.ExtraEvidence.push_back(
-        llvm::formatv("{0}: {1:f1} calls per step, {2} of host time per step",
-                      Ranked[I]->first, double(G.Count) / NumSteps,
-                      dur(int64_t(double(G.HostNs) / NumSteps)))
-            .str());
-  }
+  PerWindowMean Mean(Ctx.measureWindows());
+  addSiteEvidence(
+      Det, Ranked, 0, 3, [&](const std::string &Path, const PathGroup &G) {
+        return llvm::formatv("{0}: {1:f1} calls per step, {2} of "
+                             "host time per step",
+                             Path, Mean.count(G.Count), Mean.time(G.HostNs))
+            .str();
+      });
   Det.Examples.push_back(example(Ctx, Longest));
-  Det.ImpactNs = Impact;
+}
+
+} // namespace
+
+Outcome rules::runAllocatorChurn(const TraceIndex &Ctx, const RuleOptions &Opts,
+                                 std::vector<Detection> &Out) {
+  if (Ctx.quality().RuntimeCalls == 0)
+    return Outcome::cannotJudge(
+        "the trace has no CUDA/HIP runtime or driver calls, "
+        "which is where allocator calls are recorded; profile with "
+        "ProfilerActivity.CUDA");
+  std::vector<uint32_t> Calls = allocatorCalls(Ctx);
+  // No allocator call anywhere: nothing churns, whatever the steps.
+  if (Calls.empty())
+    return Outcome::ran();
+  if (Ctx.steps().size() < 2)
+    return Outcome::cannotJudge(whyNoSteadySteps(Ctx, Calls));
+
+  const double MinShare = Opts.number("min-share-of-step");
+  const double MinGain = Opts.number("min-gain-share");
+  const int64_t Target = Ctx.targetNs();
+  if (Target <= 0)
+    return Outcome::ran();
+  StepCalls S = collectStepCalls(Ctx, Calls);
+  if (S.ByPath.empty())
+    return Outcome::ran();
+  ChurnFigures F = measureChurn(Ctx, S);
+  if (double(F.HostNs) < MinShare * double(Target))
+    return Outcome::ran();
+
+  auto Ranked =
+      rankByKey(S.ByPath, [](const PathGroup &G) { return G.HostNs; });
+  Detection Det;
+  describeCostPerWindow(Ctx, F.HostNs, MinShare, F.ImpactNs, Det.Values);
+  describeChurn(Ctx, S, F, Ranked, Det);
+  Det.ImpactNs = F.ImpactNs;
   // On the critical path: the allocator calls (and empty_cache frames)
   // taking no time, with the waits a cudaFree implies.
-  Det.PathQuery = namesQuery(T, Calls);
-  Det.Window = Win.describe();
-  Det.Subject = Top->first;
-  if (double(Impact) < MinGain * double(Target)) {
-    Det.SeverityOverride = Severity::Info;
-    V["verdict"] = "the device stayed busy meanwhile, so a warm allocator is "
-                   "not predicted to shorten the step by more than {impact}";
-  } else {
-    V["verdict"] =
-        "the device idled for up to {impact} per step because of them";
-  }
+  Det.PathQuery = namesQuery(Ctx.trace(), Calls);
+  Det.Window = Ctx.measureWindows().describe();
+  Det.Subject = Ranked.front()->first;
+  setGainVerdict(Det, F.ImpactNs, MinGain, Target,
+                 "the device stayed busy meanwhile, so a warm allocator is "
+                 "not predicted to shorten the step by more than {impact}",
+                 "the device idled for up to {impact} per step because of "
+                 "them");
   // The calls are recorded, not inferred; recurring in most steps is churn,
   // in a few it may be the cache still growing.
-  Det.Confidence = 2 * StepsWithCalls > N ? 0.75 : 0.5;
+  Det.Confidence = 2 * F.StepsWithCalls > S.HostParts.size() ? 0.75 : 0.5;
   Out.push_back(std::move(Det));
   return Outcome::ran();
 }

@@ -1,4 +1,4 @@
-//===- rules/detectors/HostFilledTensor.cpp - M006 host-filled tensors ----===//
+//===- rules/M/HostFilledTensor.cpp - M006 host-filled tensors ------------===//
 //
 // `torch.zeros(n).to("cuda")`, `torch.arange(n).cuda()` and
 // `torch.tensor(values).to(device)` build a tensor on the host, then copy it
@@ -78,12 +78,9 @@ int copySourceArg(llvm::StringRef Name) {
 }
 
 bool isOutermostOp(const model::Trace &T, const Event &E) {
-  if (E.Kind != EventKind::Op)
-    return false;
-  for (uint32_t P = E.Parent; P != model::NoIndex; P = T.Events[P].Parent)
-    if (T.Events[P].Kind == EventKind::Op)
-      return false;
-  return true;
+  return E.Kind == EventKind::Op && !anyEnclosing(T, E, [](const Event &Up) {
+           return Up.Kind == EventKind::Op;
+         });
 }
 
 /// The shape of the single-tensor argument \p Arg of \p E, if recorded.
@@ -128,6 +125,14 @@ std::optional<Shape> madeShape(const model::Trace &T, const Event &F,
   return std::nullopt;
 }
 
+/// The HtoD device copies the host op \p Op issued.
+std::vector<uint32_t> htodCopiesOf(const model::Trace &T, uint32_t Op) {
+  std::vector<uint32_t> Copies = workLaunchedWithin(T, Op);
+  llvm::erase_if(Copies,
+                 [&](uint32_t D) { return !isHtoDCopy(T, T.Events[D]); });
+  return Copies;
+}
+
 /// One factory op and the copy op that moved its tensor to the device.
 struct Pair {
   uint32_t FactoryOp = model::NoIndex, CopyOp = model::NoIndex;
@@ -136,55 +141,46 @@ struct Pair {
   std::vector<uint32_t> Copies; ///< the HtoD device copies it issued
 };
 
-/// Pairs grouped by factory, copy op and container: one call site.
-struct Site {
-  uint64_t Count = 0, Confirmed = 0;
-  int64_t HostNs = 0, DeviceNs = 0, Bytes = 0;
-  FactoryKind Kind = FactoryKind::None;
-  uint32_t First = model::NoIndex; ///< the first factory op
-};
-
-} // namespace
-
-Outcome rules::runHostFilledTensor(const TraceIndex &Ctx,
-                                   const RuleOptions &Opts,
-                                   std::vector<Detection> &Out) {
+/// The copy op among the \p MaxBetween + 1 outermost ops after \p Ops[K]
+/// (a host factory) that moves the factory's tensor to the device: the
+/// first one in the same container that issues an HtoD copy, with the
+/// factory's shape where both are recorded.
+std::optional<Pair> pairOf(const TraceIndex &Ctx,
+                           const std::vector<uint32_t> &Ops, size_t K,
+                           FactoryKind Kind, size_t MaxBetween) {
   const model::Trace &T = Ctx.trace();
-  if (!Ctx.hasCorrelation())
-    return Outcome::cannotJudge(
-        "no device work is linked to a host call "
-        "(correlation ids missing), so a copy cannot be traced to the op "
-        "that issued it");
-  const double MinShare = Opts.number("min-share-of-step");
-  const double MinGain = Opts.number("min-gain-share");
-  const size_t MaxBetween = size_t(Opts.number("max-ops-between"));
-  const int64_t Target = Ctx.targetNs();
-  if (Target <= 0)
-    return Outcome::ran();
-  const MeasureWindows &Win = Ctx.measureWindows();
-  const size_t N = Win.Ranges.size();
+  const Event &F = T.Events[Ops[K]];
+  uint32_t Container = opContainer(T, F);
+  for (size_t J = K + 1; J < Ops.size() && J <= K + 1 + MaxBetween; ++J) {
+    const Event &C = T.Events[Ops[J]];
+    // A batch from the data loader in between is what a copy after it
+    // moves.
+    if (opContainer(T, C) != Container || Ctx.isDataLoaderRange(C))
+      return std::nullopt;
+    int Src = copySourceArg(T.name(C));
+    if (Src < 0)
+      continue;
+    std::vector<uint32_t> Copies = htodCopiesOf(T, Ops[J]);
+    if (Copies.empty())
+      continue;
+    // Where both shapes are recorded, they must agree.
+    std::optional<Shape> Made = madeShape(T, F, Kind),
+                         Moved = argShape(T, C, Src);
+    if (Made && Moved && *Made != *Moved)
+      continue; // another tensor moves
+    return Pair{Ops[K], Ops[J], Kind, Made && Moved, std::move(Copies)};
+  }
+  return std::nullopt;
+}
 
-  // The HtoD device copies a host op issued.
-  auto HtoDCopiesOf = [&](uint32_t Op) {
-    std::vector<uint32_t> Copies = workLaunchedWithin(T, Op);
-    llvm::erase_if(Copies, [&](uint32_t D) {
-      const model::EventArgs *A = T.args(T.Events[D]);
-      return T.Events[D].Kind != EventKind::Memcpy || !A ||
-             A->Copy != model::CopyKind::HtoD;
-    });
-    return Copies;
-  };
-  auto Submits = [&](const Event &Op) {
-    llvm::ArrayRef<uint32_t> Subs = Ctx.submissions(Op.Lane);
-    auto It = llvm::partition_point(
-        Subs, [&](uint32_t S) { return T.Events[S].Start < Op.Start; });
-    return It != Subs.end() && T.Events[*It].Start < Op.end();
-  };
-
-  bool AnyOps = false;
+/// The factory-copy pairs of every host thread; \p AnyOps says whether the
+/// trace records framework ops at all.
+std::vector<Pair> findPairs(const TraceIndex &Ctx, size_t MaxBetween,
+                            bool &AnyOps) {
+  const model::Trace &T = Ctx.trace();
   std::vector<Pair> Pairs;
-  for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI) {
-    const model::Lane &L = T.Lanes[LI];
+  AnyOps = false;
+  for (const model::Lane &L : T.Lanes) {
     if (L.Kind != model::LaneKind::HostThread)
       continue;
     // The outermost ops of this thread, in order.
@@ -196,138 +192,150 @@ Outcome rules::runHostFilledTensor(const TraceIndex &Ctx,
     for (size_t K = 0; K < Ops.size(); ++K) {
       const Event &F = T.Events[Ops[K]];
       FactoryKind Kind = factoryKind(T.name(F));
-      if (Kind == FactoryKind::None || Submits(F))
-        continue; // not a factory, or it created the tensor on the device
-      uint32_t Container = opContainer(T, F);
-      for (size_t J = K + 1; J < Ops.size() && J <= K + 1 + MaxBetween; ++J) {
-        const Event &C = T.Events[Ops[J]];
-        // A batch from the data loader in between is what a copy after it
-        // moves.
-        if (opContainer(T, C) != Container || Ctx.isDataLoaderRange(C))
-          break;
-        int Src = copySourceArg(T.name(C));
-        if (Src < 0)
-          continue;
-        std::vector<uint32_t> Copies = HtoDCopiesOf(Ops[J]);
-        if (Copies.empty())
-          continue;
-        // Where both shapes are recorded, they must agree.
-        std::optional<Shape> Made = madeShape(T, F, Kind),
-                             Moved = argShape(T, C, Src);
-        if (Made && Moved && *Made != *Moved)
-          continue; // another tensor moves
-        Pairs.push_back(
-            {Ops[K], Ops[J], Kind, Made && Moved, std::move(Copies)});
-        break;
-      }
+      // Not a factory, or one that created the tensor on the device.
+      if (Kind == FactoryKind::None ||
+          submitsWithin(Ctx, F.Lane, {F.Start, F.end()}))
+        continue;
+      if (std::optional<Pair> P = pairOf(Ctx, Ops, K, Kind, MaxBetween))
+        Pairs.push_back(std::move(*P));
     }
   }
-  if (!AnyOps)
-    return Outcome::cannotJudge(
-        "the trace records no framework ops (aten::...), "
-        "so tensor creation cannot be seen; a PyTorch profiler trace "
-        "records them");
+  return Pairs;
+}
 
-  // Per window: the host spans (as waits, for the idle bound), the device
-  // copies, and the call sites.
-  std::vector<std::vector<HostWait>> HostIn(N);
-  std::vector<std::vector<Interval>> CopiesIn(N), HostSpansIn(N);
-  std::vector<int64_t> CountPer(N, 0), BytesPer(N, 0);
+/// Pairs grouped by factory, copy op and container: one call site.
+struct Site {
+  uint64_t Count = 0, Confirmed = 0;
+  int64_t HostNs = 0, DeviceNs = 0, Bytes = 0;
+  FactoryKind Kind = FactoryKind::None;
+  uint32_t First = model::NoIndex; ///< the first factory op
+};
+
+/// "aten::arange then aten::to in nn.Module: Embed": a pair's call site. A
+/// step marker is not a call site (its name changes every step).
+std::string siteOf(const model::Trace &T, const Event &F, const Event &C) {
+  std::string Where = "at the top level";
+  uint32_t Ct = opContainer(T, F);
+  if (Ct != model::NoIndex &&
+      !llvm::any_of(T.Steps,
+                    [&](const model::Step &St) { return St.Event == Ct; }))
+    Where = ("in " + T.name(T.Events[Ct])).str();
+  return llvm::formatv("{0} then {1} {2}", T.name(F), T.name(C), Where).str();
+}
+
+/// The pairs of the steady windows, collected once: per window the host
+/// spans (as waits, for the idle bound), the device copies, and the call
+/// sites.
+struct WindowPairs {
+  std::vector<std::vector<HostWait>> HostIn;
+  std::vector<std::vector<Interval>> CopiesIn, HostSpansIn;
+  std::vector<int64_t> CountPer, BytesPer;
   std::map<std::string, Site> Sites;
-  std::vector<uint32_t> Named; // the events the path query removes
+  std::vector<uint32_t> Named; ///< the events the path query removes
   uint64_t Measured = 0, Confirmed = 0;
-  bool BytesUnknown = false; // a copy without its size (ROCm)
+  bool BytesUnknown = false; ///< a copy without its size (ROCm)
+};
+
+void addPair(const model::Trace &T, const Pair &P, size_t W, WindowPairs &S) {
+  const Event &F = T.Events[P.FactoryOp], &C = T.Events[P.CopyOp];
+  ++S.Measured;
+  S.Confirmed += P.ShapeConfirmed;
+  ++S.CountPer[W];
+  for (const Event *E : {&F, &C}) {
+    S.HostIn[W].push_back(asHostWait(T.indexOf(*E), E->Lane,
+                                     {E->Start, E->end()},
+                                     analysis::WaitKind::None));
+    S.HostSpansIn[W].push_back({E->Start, E->end()});
+  }
+  int64_t DeviceNs = 0, Bytes = 0;
+  for (uint32_t D : P.Copies) {
+    const Event &M = T.Events[D];
+    S.CopiesIn[W].push_back({M.Start, M.end()});
+    DeviceNs += M.Duration;
+    S.BytesUnknown |= T.args(M)->Bytes < 0;
+    Bytes += copyBytes(T, M);
+  }
+  S.BytesPer[W] += Bytes;
+  Site &St = S.Sites[siteOf(T, F, C)];
+  ++St.Count;
+  St.Confirmed += P.ShapeConfirmed;
+  St.HostNs += F.Duration + C.Duration;
+  St.DeviceNs += DeviceNs;
+  St.Bytes += Bytes;
+  St.Kind = P.Kind;
+  if (St.First == model::NoIndex)
+    St.First = P.FactoryOp;
+  S.Named.push_back(P.FactoryOp);
+  S.Named.push_back(P.CopyOp);
+}
+
+WindowPairs collectPairs(const TraceIndex &Ctx,
+                         const std::vector<Pair> &Pairs) {
+  const model::Trace &T = Ctx.trace();
+  const MeasureWindows &Win = Ctx.measureWindows();
+  const size_t N = Win.Ranges.size();
+  WindowPairs S;
+  S.HostIn.resize(N);
+  S.CopiesIn.resize(N);
+  S.HostSpansIn.resize(N);
+  S.CountPer.assign(N, 0);
+  S.BytesPer.assign(N, 0);
   for (const Pair &P : Pairs) {
-    const Event &F = T.Events[P.FactoryOp], &C = T.Events[P.CopyOp];
-    size_t W = Win.indexOf(F.Start);
-    if (W == N)
-      continue;
-    ++Measured;
-    Confirmed += P.ShapeConfirmed;
-    ++CountPer[W];
-    for (const Event *E : {&F, &C}) {
-      HostIn[W].push_back({T.indexOf(*E),
-                           E->Lane,
-                           analysis::WaitKind::None,
-                           {E->Start, E->end()}});
-      HostSpansIn[W].push_back({E->Start, E->end()});
-    }
-    int64_t DeviceNs = 0, Bytes = 0;
-    for (uint32_t D : P.Copies) {
-      const Event &M = T.Events[D];
-      CopiesIn[W].push_back({M.Start, M.end()});
-      DeviceNs += M.Duration;
-      if (T.args(M)->Bytes < 0)
-        BytesUnknown = true;
-      Bytes += std::max<int64_t>(T.args(M)->Bytes, 0);
-    }
-    BytesPer[W] += Bytes;
-    // A step marker is not a call site (its name changes every step).
-    std::string Where = "at the top level";
-    uint32_t Ct = opContainer(T, F);
-    if (Ct != model::NoIndex &&
-        !llvm::any_of(T.Steps,
-                      [&](const model::Step &St) { return St.Event == Ct; }))
-      Where = ("in " + T.name(T.Events[Ct])).str();
-    Site &S =
-        Sites[llvm::formatv("{0} then {1} {2}", T.name(F), T.name(C), Where)
-                  .str()];
-    ++S.Count;
-    S.Confirmed += P.ShapeConfirmed;
-    S.HostNs += F.Duration + C.Duration;
-    S.DeviceNs += DeviceNs;
-    S.Bytes += Bytes;
-    S.Kind = P.Kind;
-    if (S.First == model::NoIndex)
-      S.First = P.FactoryOp;
-    Named.push_back(P.FactoryOp);
-    Named.push_back(P.CopyOp);
+    size_t W = Win.indexOf(T.Events[P.FactoryOp].Start);
+    if (W != N)
+      addPair(T, P, W, S);
   }
-  if (!Measured)
-    return Outcome::ran();
+  return S;
+}
 
-  std::vector<int64_t> CostPer(N, 0), ImpactPer(N, 0);
-  for (size_t W = 0; W < N; ++W) {
-    int64_t Copy = model::IntervalSet::unionOf(CopiesIn[W]).length();
-    CostPer[W] = model::IntervalSet::unionOf(HostSpansIn[W]).length() + Copy;
-    ImpactPer[W] = Ctx.waitsGainBound(HostIn[W], Win.Ranges[W]) + Copy;
+/// Per window: the cost (the host spans' union plus the copies') and the
+/// bound on the gain (the host time that left the device idle plus the
+/// copies); their medians.
+struct PairFigures {
+  int64_t CostNs = 0;
+  int64_t ImpactNs = 0; ///< at most the target
+};
+
+PairFigures measurePairs(const TraceIndex &Ctx, const WindowPairs &S) {
+  const MeasureWindows &Win = Ctx.measureWindows();
+  std::vector<int64_t> CostPer, ImpactPer;
+  for (size_t W = 0; W < Win.Ranges.size(); ++W) {
+    int64_t Copy = model::IntervalSet::unionOf(S.CopiesIn[W]).length();
+    CostPer.push_back(model::IntervalSet::unionOf(S.HostSpansIn[W]).length() +
+                      Copy);
+    ImpactPer.push_back(Ctx.waitsGainBound(S.HostIn[W], Win.Ranges[W]) + Copy);
   }
-  int64_t Cost = median(CostPer);
-  if (double(Cost) < MinShare * double(Target))
-    return Outcome::ran();
-  int64_t Impact = std::min(median(ImpactPer), Target);
+  return {median(CostPer), std::min(median(ImpactPer), Ctx.targetNs())};
+}
 
-  auto Ranked =
-      rankByKey(Sites, [](const Site &S) { return S.HostNs + S.DeviceNs; });
+using RankedSites = std::vector<const std::pair<const std::string, Site> *>;
+
+/// The placeholders beyond the cost's, and the top three call sites.
+void describePairs(const TraceIndex &Ctx, const WindowPairs &S,
+                   const RankedSites &Ranked, Detection &Det) {
+  const model::Trace &T = Ctx.trace();
   const auto &[TopKey, Top] = *Ranked.front();
   const Event &Example = T.Events[Top.First];
-
-  Detection Det;
   auto &V = Det.Values;
-  V["value"] = dur(Cost);
-  V["share"] = pct(double(Cost) / double(Target));
-  V["threshold"] = pct(MinShare);
-  V["count"] = std::to_string(median(CountPer));
-  V["bytes"] =
-      BytesUnknown ? std::string("size not recorded") : bytes(median(BytesPer));
-  V["pairs"] = std::to_string(Measured);
-  V["sites"] = std::to_string(Sites.size());
-  V["impact"] = dur(Impact);
-  V["impact_share"] = pct(double(Impact) / double(Target));
+  auto Size = [&](Value Known) {
+    return S.BytesUnknown ? Value("size not recorded") : Known;
+  };
+  V["count"] = count(median(S.CountPer));
+  V["bytes"] = Size(bytes(median(S.BytesPer)));
+  V["pairs"] = count(int64_t(S.Measured));
+  V["sites"] = count(int64_t(S.Sites.size()));
   V["top_site"] = TopKey;
   V["subject"] = TopKey;
   V["factory"] = T.name(Example).str();
-  V["example"] = llvm::formatv("{0} at {1:f3} us", T.name(Example),
-                               Ctx.traceTimestampUs(Example))
-                     .str();
+  V["example"] = eventAt(Ctx, Example);
   V["linked"] =
-      Confirmed == Measured
+      S.Confirmed == S.Measured
           ? std::string("every pair's shapes match")
           : llvm::formatv("{0} of {1} pairs are linked by order alone (no "
                           "shapes to compare: the sizes passed to zeros, "
                           "arange and their kin are never recorded, those of "
                           "torch.tensor need record_shapes=True)",
-                          Measured - Confirmed, Measured)
+                          S.Measured - S.Confirmed, S.Measured)
                 .str();
   V["remedy"] =
       Top.Kind == FactoryKind::HostData
@@ -338,43 +346,67 @@ Outcome rules::runHostFilledTensor(const TraceIndex &Ctx,
           : "create it where it is used: pass device= (and dtype=) to the "
             "factory, e.g. torch.zeros(n, device=x.device), or use the *_like "
             "form of a device tensor";
-  V["target"] = Ctx.describeTarget();
-  describeWindows(Win, V);
-  double NumWindows = double(N);
-  for (size_t I = 0; I < Ranked.size() && I < 3; ++I) {
-    const Site &S = Ranked[I]->second;
-    Det.ExtraEvidence.push_back(
-        llvm::formatv("{0}: {1:f1} {2}, {3} copied, {4} of host time and {5} "
-                      "of device copy time {2}",
-                      Ranked[I]->first, double(S.Count) / NumWindows,
-                      Win.Steps ? "per step" : "in the window",
-                      BytesUnknown
-                          ? std::string("size not recorded")
-                          : bytes(int64_t(double(S.Bytes) / NumWindows)),
-                      dur(int64_t(double(S.HostNs) / NumWindows)),
-                      dur(int64_t(double(S.DeviceNs) / NumWindows)))
-            .str());
-  }
+  PerWindowMean Mean(Ctx.measureWindows());
+  addSiteEvidence(
+      Det, Ranked, 0, 3, [&](const std::string &Key, const Site &St) {
+        return llvm::formatv(
+                   "{0}: {1:f1} {2}, {3} copied, {4} of host time and "
+                   "{5} of device copy time {2}",
+                   Key, Mean.count(St.Count), Mean.per(),
+                   Size(Mean.size(St.Bytes)), Mean.time(St.HostNs),
+                   Mean.time(St.DeviceNs))
+            .str();
+      });
   Det.Examples.push_back(example(Ctx, Example));
-  Det.ImpactNs = Impact;
-  Det.Window = Win.describe();
-  Det.Subject = TopKey;
-  Det.PathQuery = namesQuery(T, Named);
-  if (double(Impact) < MinGain * double(Target)) {
-    Det.SeverityOverride = Severity::Info;
-    V["verdict"] = llvm::formatv("the device stayed busy meanwhile, so "
-                                 "creating the tensors on the device is not "
-                                 "predicted to shorten the {0} by more than "
-                                 "{{impact}",
-                                 V["unit"])
-                       .str();
-  } else {
-    V["verdict"] = "the device idled or copied for up to {impact} " +
-                   V["per"].text() + " because of it";
-  }
+}
+
+} // namespace
+
+Outcome rules::runHostFilledTensor(const TraceIndex &Ctx,
+                                   const RuleOptions &Opts,
+                                   std::vector<Detection> &Out) {
+  const double MinShare = Opts.number("min-share-of-step");
+  const double MinGain = Opts.number("min-gain-share");
+  const size_t MaxBetween = size_t(Opts.number("max-ops-between"));
+  const int64_t Target = Ctx.targetNs();
+  if (Target <= 0)
+    return Outcome::ran();
+
+  bool AnyOps = false;
+  std::vector<Pair> Pairs = findPairs(Ctx, MaxBetween, AnyOps);
+  if (!AnyOps)
+    return Outcome::cannotJudge(
+        "the trace records no framework ops (aten::...), "
+        "so tensor creation cannot be seen; a PyTorch profiler trace "
+        "records them");
+  WindowPairs S = collectPairs(Ctx, Pairs);
+  if (!S.Measured)
+    return Outcome::ran();
+  PairFigures F = measurePairs(Ctx, S);
+  if (double(F.CostNs) < MinShare * double(Target))
+    return Outcome::ran();
+
+  auto Ranked = rankByKey(
+      S.Sites, [](const Site &St) { return St.HostNs + St.DeviceNs; });
+  Detection Det;
+  describeCostPerWindow(Ctx, F.CostNs, MinShare, F.ImpactNs, Det.Values);
+  describePairs(Ctx, S, Ranked, Det);
+  Det.ImpactNs = F.ImpactNs;
+  Det.Window = Ctx.measureWindows().describe();
+  Det.Subject = Ranked.front()->first;
+  Det.PathQuery = namesQuery(Ctx.trace(), S.Named);
+  setGainVerdict(Det, F.ImpactNs, MinGain, Target,
+                 llvm::formatv("the device stayed busy meanwhile, so "
+                               "creating the tensors on the device is not "
+                               "predicted to shorten the {0} by more than "
+                               "{{impact}",
+                               Det.Values["unit"])
+                     .str(),
+                 "the device idled or copied for up to {impact} " +
+                     Det.Values["per"].text() + " because of it");
   // The link between the two ops is inferred from their order; matching
   // shapes make it firmer.
-  Det.Confidence = Confirmed == Measured ? 0.7 : 0.5;
+  Det.Confidence = S.Confirmed == S.Measured ? 0.7 : 0.5;
   Out.push_back(std::move(Det));
   return Outcome::ran();
 }

@@ -1,4 +1,4 @@
-//===- rules/detectors/ExposedCopies.cpp - M003 HtoD copies not overlapped ===//
+//===- rules/M/HtodOnComputeStream.cpp - M003 HtoD copies not overlapped --===//
 //
 // A host-to-device copy costs step time only where no other device work
 // runs beside it. Issued on the stream that runs the compute kernels, it
@@ -34,18 +34,148 @@ using model::Interval;
 
 namespace {
 
-bool isHtoD(const model::Trace &T, const Event &E) {
-  if (E.Kind != EventKind::Memcpy)
-    return false;
-  const model::EventArgs *A = T.args(E);
-  return A && A->Copy == model::CopyKind::HtoD;
-}
-
 struct PathGroup {
   uint64_t Count = 0;
   int64_t Bytes = 0, DeviceNs = 0, ExposedNs = 0;
   uint32_t Longest = model::NoIndex;
 };
+
+/// One device's HtoD copies and what it runs beside them.
+struct DeviceCopies {
+  model::IntervalSet Other; ///< the union of every other work of the device
+  /// The copies of each window, cut at the window's end.
+  std::vector<std::vector<Interval>> PerWindow;
+};
+
+/// The steady windows' HtoD copies, collected once.
+struct HtoDCopies {
+  std::vector<DeviceCopies> Devices;
+  std::map<std::string, PathGroup> ByPath;
+  // The ops that issued the copies: a synchronous copy_ keeps the host
+  // inside the op while the copy runs, and the path may pass through that
+  // host time instead of the device copy.
+  std::set<std::string> IssuingOps;
+  uint64_t Count = 0, OnCompute = 0;
+};
+
+/// The union of the device work of \p D other than HtoD copies, and (in
+/// \p KernelLanes) the streams that run kernels.
+model::IntervalSet otherWorkOf(const TraceIndex &Ctx, int32_t D,
+                               llvm::DenseSet<uint32_t> &KernelLanes) {
+  const model::Trace &T = Ctx.trace();
+  std::vector<Interval> Parts;
+  for (uint32_t I : Ctx.deviceWork(D)) {
+    const Event &E = T.Events[I];
+    if (isHtoDCopy(T, E))
+      continue;
+    Parts.push_back({E.Start, E.end()});
+    if (E.Kind == EventKind::Kernel || E.Kind == EventKind::Collective)
+      KernelLanes.insert(E.Lane);
+  }
+  return model::IntervalSet::unionOf(std::move(Parts));
+}
+
+/// Adds the HtoD copy \p I, cut to \p InWindow, with \p ExposedNs of it
+/// beside no other device work.
+void addCopy(const TraceIndex &Ctx, uint32_t I, Interval InWindow,
+             int64_t ExposedNs, bool OnCompute, HtoDCopies &S) {
+  const model::Trace &T = Ctx.trace();
+  const Event &E = T.Events[I];
+  ++S.Count;
+  S.OnCompute += OnCompute;
+  uint32_t L = T.launchOf(E);
+  std::string Path =
+      L == model::NoIndex ? "(no host call recorded)" : Ctx.opPath(T.Events[L]);
+  if (L != model::NoIndex)
+    if (const Event *Op = enclosingOp(T, T.Events[L]))
+      S.IssuingOps.insert(T.name(*Op).str());
+  PathGroup &G = S.ByPath[Path];
+  ++G.Count;
+  G.Bytes += copyBytes(T, E);
+  G.DeviceNs += E.Duration;
+  G.ExposedNs += ExposedNs;
+  keepLongest(T, G.Longest, I);
+}
+
+DeviceCopies collectDevice(const TraceIndex &Ctx, int32_t D, HtoDCopies &S) {
+  const model::Trace &T = Ctx.trace();
+  const MeasureWindows &Win = Ctx.measureWindows();
+  llvm::DenseSet<uint32_t> KernelLanes;
+  DeviceCopies DC;
+  DC.Other = otherWorkOf(Ctx, D, KernelLanes);
+  DC.PerWindow.resize(Win.Ranges.size());
+  for (uint32_t I : Ctx.deviceWork(D)) {
+    const Event &E = T.Events[I];
+    if (!isHtoDCopy(T, E))
+      continue;
+    size_t R = Win.indexOf(E.Start);
+    if (R == Win.Ranges.size())
+      continue;
+    Interval C{E.Start, std::min(E.end(), Win.Ranges[R].End)};
+    DC.PerWindow[R].push_back(C);
+    addCopy(Ctx, I, C, C.length() - DC.Other.lengthWithin(C),
+            KernelLanes.count(E.Lane) > 0, S);
+  }
+  return DC;
+}
+
+HtoDCopies collectCopies(const TraceIndex &Ctx) {
+  HtoDCopies S;
+  for (int32_t D : Ctx.devices())
+    if (D >= 0)
+      S.Devices.push_back(collectDevice(Ctx, D, S));
+  return S;
+}
+
+/// The copies' time per window with nothing else on the device: the bound
+/// on the gain from overlapping them.
+struct ExposureFigures {
+  int64_t ExposedNs = 0; ///< per window, median
+  int64_t CopyNs = 0;    ///< the copies' union per window, median
+};
+
+ExposureFigures measureExposure(const TraceIndex &Ctx, const HtoDCopies &S) {
+  const size_t N = Ctx.measureWindows().Ranges.size();
+  std::vector<int64_t> ExposedPer(N, 0), CopyPer(N, 0);
+  for (const DeviceCopies &DC : S.Devices)
+    for (size_t R = 0; R < N; ++R) {
+      model::IntervalSet U = model::IntervalSet::unionOf(DC.PerWindow[R]);
+      int64_t Exposed = U.length() - U.intersect(DC.Other).length();
+      // Several devices: the step is bounded by the one with most exposed
+      // copy time.
+      ExposedPer[R] = std::max(ExposedPer[R], Exposed);
+      CopyPer[R] = std::max(CopyPer[R], U.length());
+    }
+  return {median(ExposedPer), median(CopyPer)};
+}
+
+std::string streamNote(const HtoDCopies &S) {
+  if (S.OnCompute == S.Count)
+    return "all of them on a stream that also runs the compute kernels";
+  if (S.OnCompute == 0)
+    return "on streams of their own, but with nothing to overlap";
+  return llvm::formatv("{0} of them on a stream that also runs kernels",
+                       S.OnCompute)
+      .str();
+}
+
+/// The top three op paths, per window.
+void addPathEvidence(
+    const TraceIndex &Ctx,
+    const std::vector<const std::pair<const std::string, PathGroup> *> &Ranked,
+    Detection &Det) {
+  PerWindowMean Mean(Ctx.measureWindows());
+  addSiteEvidence(
+      Det, Ranked, 0, 3, [&](const std::string &Path, const PathGroup &G) {
+        return llvm::formatv("{0}: {1:f1} copies {2}, {3} {2}, {4} of copy "
+                             "time {2}, {5} of it with nothing else on the "
+                             "device",
+                             Path, Mean.count(G.Count), Mean.per(),
+                             Mean.size(G.Bytes), Mean.time(G.DeviceNs),
+                             Mean.time(G.ExposedNs))
+            .str();
+      });
+}
 
 } // namespace
 
@@ -57,135 +187,43 @@ Outcome rules::runHtodOnComputeStream(const TraceIndex &Ctx,
   const int64_t Target = Ctx.targetNs();
   if (Target <= 0)
     return Outcome::ran();
-  const MeasureWindows &Win = Ctx.measureWindows();
-  const size_t N = Win.Ranges.size();
 
-  std::vector<int64_t> ExposedPer(N, 0), CopyPer(N, 0);
-  std::map<std::string, PathGroup> ByPath;
-  // The ops that issued the copies: a synchronous copy_ keeps the host inside
-  // the op while the copy runs, and the path may pass through that host time
-  // instead of the device copy.
-  std::set<std::string> IssuingOps;
-  uint64_t Count = 0, OnCompute = 0;
-  for (int32_t D : Ctx.devices()) {
-    if (D < 0)
-      continue;
-    // Everything else the device runs, and the streams that run kernels.
-    std::vector<Interval> OtherParts;
-    llvm::DenseSet<uint32_t> KernelLanes;
-    for (uint32_t I : Ctx.deviceWork(D)) {
-      const Event &E = T.Events[I];
-      if (isHtoD(T, E))
-        continue;
-      OtherParts.push_back({E.Start, E.end()});
-      if (E.Kind == EventKind::Kernel || E.Kind == EventKind::Collective)
-        KernelLanes.insert(E.Lane);
-    }
-    model::IntervalSet Other =
-        model::IntervalSet::unionOf(std::move(OtherParts));
-    std::vector<std::vector<Interval>> CopiesIn(N);
-    for (uint32_t I : Ctx.deviceWork(D)) {
-      const Event &E = T.Events[I];
-      if (!isHtoD(T, E))
-        continue;
-      // The window holding the instant (a binary search).
-      auto It = Win.Ranges.begin() + Win.indexOf(E.Start);
-      if (It == Win.Ranges.end())
-        continue;
-      size_t R = It - Win.Ranges.begin();
-      Interval C{E.Start, std::min(E.end(), It->End)};
-      CopiesIn[R].push_back(C);
-      int64_t Exposed = C.length() - Other.lengthWithin(C);
-      ++Count;
-      if (KernelLanes.count(E.Lane))
-        ++OnCompute;
-      uint32_t L = T.launchOf(E);
-      std::string Path = L == model::NoIndex ? "(no host call recorded)"
-                                             : Ctx.opPath(T.Events[L]);
-      if (L != model::NoIndex)
-        if (const Event *Op = enclosingOp(T, T.Events[L]))
-          IssuingOps.insert(T.name(*Op).str());
-      PathGroup &G = ByPath[Path];
-      ++G.Count;
-      G.Bytes += std::max<int64_t>(T.args(E)->Bytes, 0);
-      G.DeviceNs += E.Duration;
-      G.ExposedNs += Exposed;
-      if (G.Longest == model::NoIndex ||
-          E.Duration > T.Events[G.Longest].Duration)
-        G.Longest = I;
-    }
-    for (size_t R = 0; R < N; ++R) {
-      model::IntervalSet U = model::IntervalSet::unionOf(CopiesIn[R]);
-      int64_t Exposed = U.length() - U.intersect(Other).length();
-      // Several devices: the step is bounded by the one with most exposed
-      // copy time.
-      ExposedPer[R] = std::max(ExposedPer[R], Exposed);
-      CopyPer[R] = std::max(CopyPer[R], U.length());
-    }
-  }
-  if (ByPath.empty())
+  HtoDCopies S = collectCopies(Ctx);
+  if (S.ByPath.empty())
     return Outcome::ran();
-  int64_t Exposed = median(ExposedPer);
-  if (double(Exposed) < MinShare * double(Target))
+  ExposureFigures F = measureExposure(Ctx, S);
+  if (double(F.ExposedNs) < MinShare * double(Target))
     return Outcome::ran();
-  int64_t Impact = std::min(Exposed, Target);
+  const int64_t Impact = std::min(F.ExposedNs, Target);
 
   auto Ranked =
-      rankByKey(ByPath, [](const PathGroup &G) { return G.ExposedNs; });
-  const auto *Top = Ranked.front();
-  const Event &Longest = T.Events[Top->second.Longest];
-  double NumWindows = double(N);
-
+      rankByKey(S.ByPath, [](const PathGroup &G) { return G.ExposedNs; });
+  const auto &[TopPath, Top] = *Ranked.front();
+  const Event &Longest = T.Events[Top.Longest];
   Detection Det;
   auto &V = Det.Values;
-  V["value"] = dur(Exposed);
-  V["share"] = pct(double(Exposed) / double(Target));
-  V["threshold"] = pct(MinShare);
-  V["copy_time"] = dur(median(CopyPer));
-  V["count"] = std::to_string(Count);
-  V["on_compute"] = std::to_string(OnCompute);
-  V["stream_note"] =
-      OnCompute == Count
-          ? "all of them on a stream that also runs the compute kernels"
-      : OnCompute == 0
-          ? "on streams of their own, but with nothing to overlap"
-          : llvm::formatv("{0} of them on a stream that also runs kernels",
-                          OnCompute)
-                .str();
-  V["impact"] = dur(Impact);
-  V["impact_share"] = pct(double(Impact) / double(Target));
-  V["top_op_path"] = Top->first;
-  V["subject"] = Top->first;
-  V["example"] =
-      llvm::formatv("{0} ({1}) at {2:f3} us", T.name(Longest),
-                    dur(Longest.Duration), Ctx.traceTimestampUs(Longest))
-          .str();
-  V["target"] = Ctx.describeTarget();
-  describeWindows(Win, V);
-  for (size_t I = 0; I < Ranked.size() && I < 3; ++I) {
-    const PathGroup &G = Ranked[I]->second;
-    Det.ExtraEvidence.push_back(
-        llvm::formatv("{0}: {1:f1} copies {2}, {3} {2}, {4} of copy time "
-                      "{2}, {5} of it with nothing else on the device",
-                      Ranked[I]->first, double(G.Count) / NumWindows,
-                      Win.Steps ? "per step" : "in the window",
-                      bytes(int64_t(double(G.Bytes) / NumWindows)),
-                      dur(int64_t(double(G.DeviceNs) / NumWindows)),
-                      dur(int64_t(double(G.ExposedNs) / NumWindows)))
-            .str());
-  }
+  describeCostPerWindow(Ctx, F.ExposedNs, MinShare, Impact, V);
+  V["copy_time"] = dur(F.CopyNs);
+  V["count"] = count(int64_t(S.Count));
+  V["on_compute"] = count(int64_t(S.OnCompute));
+  V["stream_note"] = streamNote(S);
+  V["top_op_path"] = TopPath;
+  V["subject"] = TopPath;
+  V["example"] = eventAt(Ctx, Longest,
+                         llvm::formatv(" ({0})", dur(Longest.Duration)).str());
+  addPathEvidence(Ctx, Ranked, Det);
   Det.Examples.push_back(example(Ctx, Longest));
   Det.ImpactNs = Impact;
   // On the critical path: every copy, and the ops that issued these, taking
   // no time (a side stream hides the copy rather than removing it: loose but
   // safe).
   Det.PathQuery.Categories.set(unsigned(analysis::PathCategory::Copy));
-  Det.PathQuery.Names.assign(IssuingOps.begin(), IssuingOps.end());
-  Det.Window = Win.describe();
-  Det.Subject = Top->first;
+  Det.PathQuery.Names.assign(S.IssuingOps.begin(), S.IssuingOps.end());
+  Det.Window = Ctx.measureWindows().describe();
+  Det.Subject = TopPath;
   // Exposure is measured; whether the data could be copied earlier (is it
   // known before the step needs it?) is not in the trace.
-  Det.Confidence = OnCompute ? 0.65 : 0.5;
+  Det.Confidence = S.OnCompute ? 0.65 : 0.5;
   Out.push_back(std::move(Det));
   return Outcome::ran();
 }

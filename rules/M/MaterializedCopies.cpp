@@ -1,4 +1,4 @@
-//===- rules/detectors/DeviceCopies.cpp - M001 materialized copies --------===//
+//===- rules/M/MaterializedCopies.cpp - M001 materialized copies ----------===//
 //
 // A view is free; materializing it is not. When a reshape, contiguous(),
 // clone(), copy_() or to() cannot return a view, the device runs a copy
@@ -7,7 +7,9 @@
 // the correlation id back to the runtime call and up its op ancestors to
 // the op that requested it, and reports the copies' share of device busy
 // time (a union: concurrent copies are not counted twice) with the op paths
-// that caused them.
+// that caused them. The impact is the copies' union per steady step (the
+// median), which must also reach a share of the target: a large share of a
+// nearly idle device can still be nothing next to the step.
 //
 //===----------------------------------------------------------------------===//
 #include "rules/BuiltinDetectors.h"
@@ -18,6 +20,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 using namespace tracelint;
 using namespace tracelint::rules;
@@ -59,12 +62,185 @@ bool isMaterializingOpName(llvm::StringRef Name) {
          Name == "aten::flatten" || Name == "aten::clone";
 }
 
+/// Who asked for a device copy.
+struct Requester {
+  std::string Path = "(no op recorded)";
+  bool Materializing = false;
+};
+
+/// The op that requested the copy launched by \p Launch, if it is one that
+/// materializes a tensor: a copy op on the op path above the launch. A copy
+/// kernel under, say, aten::cat or a collective is that op's own work, not a
+/// materialized view; without any op in the trace the copy is counted, with
+/// no path.
+std::optional<Requester> requesterOf(const TraceIndex &Ctx, const Event &Launch,
+                                     bool HasOps) {
+  const model::Trace &T = Ctx.trace();
+  const Event *Op = enclosingOp(T, Launch);
+  if (!Op) {
+    // The trace records ops, yet none encloses this launch: the copy came
+    // from outside the framework (a library, a custom extension) and
+    // nothing says it materializes a view.
+    if (HasOps)
+      return std::nullopt;
+    return Requester();
+  }
+  auto IsCopy = [&](const Event &E) {
+    return E.Kind == EventKind::Op && isCopyOpName(T.name(E));
+  };
+  auto IsMaterializing = [&](const Event &E) {
+    return E.Kind == EventKind::Op && isMaterializingOpName(T.name(E));
+  };
+  if (!IsCopy(*Op) && !anyEnclosing(T, *Op, IsCopy))
+    return std::nullopt;
+  Requester R;
+  R.Path = Ctx.opPath(*Op);
+  R.Materializing =
+      IsMaterializing(*Op) || anyEnclosing(T, *Op, IsMaterializing);
+  return R;
+}
+
 struct PathGroup {
   uint64_t Count = 0;
   int64_t DeviceNs = 0; ///< summed durations (shown; the share uses unions)
   uint32_t Longest = model::NoIndex;
   bool Materializing = false;
 };
+
+/// The steady windows' device copies that copy ops requested, collected
+/// once.
+struct Copies {
+  std::vector<std::vector<Interval>> PerWindow; ///< parallel to the windows
+  std::vector<Interval> All;
+  std::map<std::string, PathGroup> ByPath;
+  std::vector<uint32_t> Kernels; ///< the copy kernels (not DtoD memcpys)
+  uint64_t Count = 0, DtoD = 0;
+  uint64_t Unattributed = 0; ///< copies without a host call
+  bool HasOps = false;       ///< the trace records framework ops
+};
+
+void addCopy(const model::Trace &T, uint32_t I, size_t Window,
+             const Requester &R, Copies &C) {
+  const Event &E = T.Events[I];
+  ++C.Count;
+  C.DtoD += E.Kind == EventKind::Memcpy;
+  if (E.Kind == EventKind::Kernel)
+    C.Kernels.push_back(I);
+  Interval Range{E.Start, E.end()};
+  C.PerWindow[Window].push_back(Range);
+  C.All.push_back(Range);
+  PathGroup &G = C.ByPath[R.Path];
+  ++G.Count;
+  G.DeviceNs += E.Duration;
+  G.Materializing |= R.Materializing;
+  keepLongest(T, G.Longest, I);
+}
+
+Copies collectCopies(const TraceIndex &Ctx) {
+  const model::Trace &T = Ctx.trace();
+  const MeasureWindows &Win = Ctx.measureWindows();
+  Copies C;
+  C.PerWindow.resize(Win.Ranges.size());
+  C.HasOps = T.countKind(EventKind::Op) > 0;
+  for (int32_t D : Ctx.devices()) {
+    if (D < 0)
+      continue;
+    for (uint32_t I : Ctx.deviceWork(D)) {
+      const Event &E = T.Events[I];
+      if (!isDeviceCopy(T, E))
+        continue;
+      size_t Window = Win.indexOf(E.Start);
+      if (Window == Win.Ranges.size())
+        continue;
+      uint32_t L = T.launchOf(E);
+      if (L == model::NoIndex) {
+        ++C.Unattributed; // no host call: nothing says who asked for it
+        continue;
+      }
+      if (std::optional<Requester> R = requesterOf(Ctx, T.Events[L], C.HasOps))
+        addCopy(T, I, Window, *R, C);
+    }
+  }
+  return C;
+}
+
+/// The copies measured against device busy time and the target.
+struct CopyFigures {
+  int64_t BusyNs = 0;   ///< device busy time in the windows (a union)
+  int64_t CopyNs = 0;   ///< the copies' union in the windows
+  double Share = 0;     ///< of busy time
+  int64_t PerStep = 0;  ///< the copies' union per window, median
+  int64_t ImpactNs = 0; ///< PerStep, at most the target
+};
+
+CopyFigures measureCopies(const TraceIndex &Ctx, Copies &C) {
+  const MeasureWindows &Win = Ctx.measureWindows();
+  CopyFigures F;
+  model::IntervalSet CopyUnion = model::IntervalSet::unionOf(C.All);
+  for (const Interval &R : Win.Ranges) {
+    F.BusyNs += Ctx.deviceBusy().lengthWithin(R);
+    F.CopyNs += CopyUnion.lengthWithin(R);
+  }
+  F.Share = F.BusyNs > 0 ? double(F.CopyNs) / double(F.BusyNs) : 0;
+  std::vector<int64_t> PerStep;
+  for (size_t W = 0; W < Win.Ranges.size(); ++W)
+    PerStep.push_back(model::IntervalSet::unionOf(std::move(C.PerWindow[W]))
+                          .lengthWithin(Win.Ranges[W]));
+  F.PerStep = median(PerStep);
+  F.ImpactNs = std::min(F.PerStep, Ctx.targetNs());
+  return F;
+}
+
+/// The placeholders of the texts: the figures and the top op path.
+void describeCopies(const TraceIndex &Ctx, const Copies &C,
+                    const CopyFigures &F, const std::string &TopPath,
+                    const PathGroup &Top, double MinShare, Detection &Det) {
+  const model::Trace &T = Ctx.trace();
+  auto &V = Det.Values;
+  V["value"] = pct(F.Share);
+  V["share"] = pct(F.Share);
+  V["threshold"] = pct(MinShare);
+  V["copy_time"] = dur(F.CopyNs);
+  V["busy"] = dur(F.BusyNs);
+  V["count"] = count(int64_t(C.Count));
+  V["dtod"] = count(int64_t(C.DtoD));
+  V["impact"] = dur(F.ImpactNs);
+  V["per_step"] = dur(F.PerStep);
+  V["top_op_path"] = TopPath;
+  V["subject"] = TopPath;
+  V["top_count"] = count(int64_t(Top.Count));
+  V["top_time"] = dur(Top.DeviceNs);
+  V["top_share"] = pct(double(Top.DeviceNs) / double(F.BusyNs));
+  V["target"] = Ctx.describeTarget();
+  describeWindows(Ctx.measureWindows(), V);
+  std::vector<std::string> KernelList = namesByCount(T, C.Kernels);
+  if (C.DtoD)
+    KernelList.push_back("Memcpy DtoD");
+  V["top_names"] = joinNames(KernelList, 2);
+  V["example"] = eventAt(Ctx, T.Events[Top.Longest]);
+}
+
+/// The other op paths, after the top one that the texts name, and the
+/// copies left uncounted.
+void addCopyEvidence(
+    const Copies &C, const CopyFigures &F,
+    const std::vector<const std::pair<const std::string, PathGroup> *> &Ranked,
+    Detection &Det) {
+  addSiteEvidence(
+      Det, Ranked, 1, 5, [&](const std::string &Path, const PathGroup &G) {
+        return llvm::formatv("also {0}: {1} copies, {2} of device time ({3} "
+                             "of busy)",
+                             Path, G.Count, dur(G.DeviceNs),
+                             pct(double(G.DeviceNs) / double(F.BusyNs)))
+            .str();
+      });
+  if (C.Unattributed)
+    Det.ExtraEvidence.push_back(
+        llvm::formatv("{0} more device copies have no host call in the trace "
+                      "and are not counted",
+                      C.Unattributed)
+            .str());
+}
 
 } // namespace
 
@@ -74,166 +250,41 @@ Outcome rules::runMaterializedCopies(const TraceIndex &Ctx,
   const model::Trace &T = Ctx.trace();
   const double MinShare = Opts.number("min-share-of-busy");
   const double MinTargetShare = Opts.number("min-share-of-step");
-  const MeasureWindows &Win = Ctx.measureWindows();
   const int64_t Target = Ctx.targetNs();
 
-  bool HasOps = T.countKind(EventKind::Op) > 0;
-  std::vector<std::vector<Interval>> PerWindow(Win.Ranges.size());
-  std::vector<Interval> All;
-  std::map<std::string, PathGroup> ByPath;
-  std::vector<uint32_t> CopyKernels;
-  uint64_t DtoD = 0, Count = 0, Unattributed = 0;
-  for (int32_t D : Ctx.devices()) {
-    if (D < 0)
-      continue;
-    for (uint32_t I : Ctx.deviceWork(D)) {
-      const Event &E = T.Events[I];
-      if (!isDeviceCopy(T, E))
-        continue;
-      // The window holding the instant (a binary search).
-      auto It = Win.Ranges.begin() + Win.indexOf(E.Start);
-      if (It == Win.Ranges.end())
-        continue;
-      // Who asked for it: the op above the runtime call, by correlation.
-      std::string Path = "(no op recorded)";
-      bool Materializing = false;
-      uint32_t L = T.launchOf(E);
-      if (L == model::NoIndex) {
-        ++Unattributed; // no host call: nothing says who asked for it
-        continue;
-      }
-      const Event *Op = enclosingOp(T, T.Events[L]);
-      if (Op) {
-        bool CopyOp = false;
-        for (const Event *Cur = Op; Cur; Cur = Cur->Parent == model::NoIndex
-                                                   ? nullptr
-                                                   : &T.Events[Cur->Parent]) {
-          if (Cur->Kind != EventKind::Op)
-            continue;
-          CopyOp |= isCopyOpName(T.name(*Cur));
-          Materializing |= isMaterializingOpName(T.name(*Cur));
-        }
-        // A copy kernel under, say, aten::cat or a collective is that op's
-        // own work, not a materialized view.
-        if (!CopyOp)
-          continue;
-        Path = Ctx.opPath(*Op);
-      } else if (HasOps) {
-        // The trace records ops, yet none encloses this launch: the copy
-        // came from outside the framework (a library, a custom extension)
-        // and nothing says it materializes a view.
-        continue;
-      }
-      ++Count;
-      DtoD += E.Kind == EventKind::Memcpy;
-      if (E.Kind == EventKind::Kernel)
-        CopyKernels.push_back(I);
-      Interval R{E.Start, E.end()};
-      PerWindow[It - Win.Ranges.begin()].push_back(R);
-      All.push_back(R);
-      PathGroup &G = ByPath[Path];
-      ++G.Count;
-      G.DeviceNs += E.Duration;
-      G.Materializing |= Materializing;
-      if (G.Longest == model::NoIndex ||
-          E.Duration > T.Events[G.Longest].Duration)
-        G.Longest = I;
-    }
-  }
-  if (Count == 0)
+  Copies C = collectCopies(Ctx);
+  if (C.Count == 0)
     return Outcome::ran();
-
-  // Share of device busy time inside the measured windows, as unions.
-  int64_t Busy = 0;
-  for (const Interval &R : Win.Ranges)
-    Busy += Ctx.deviceBusy().lengthWithin(R);
-  model::IntervalSet CopyUnion = model::IntervalSet::unionOf(All);
-  int64_t CopyNs = 0;
-  for (const Interval &R : Win.Ranges)
-    CopyNs += CopyUnion.lengthWithin(R);
-  if (Busy <= 0)
+  CopyFigures F = measureCopies(Ctx, C);
+  if (F.BusyNs <= 0 || F.Share < MinShare)
     return Outcome::ran();
-  double Share = double(CopyNs) / double(Busy);
-  if (Share < MinShare)
-    return Outcome::ran();
-
-  std::vector<int64_t> PerStep;
-  for (size_t W = 0; W < Win.Ranges.size(); ++W)
-    PerStep.push_back(model::IntervalSet::unionOf(std::move(PerWindow[W]))
-                          .lengthWithin(Win.Ranges[W]));
-  int64_t Impact = std::min(median(PerStep), Target);
   // A material share of a nearly idle device can still be nothing next to
   // the step.
-  if (double(Impact) < MinTargetShare * double(Target))
+  if (double(F.ImpactNs) < MinTargetShare * double(Target))
     return Outcome::ran();
 
-  std::vector<std::pair<const std::string *, const PathGroup *>> Groups;
-  for (const auto &Entry : ByPath)
-    Groups.push_back({&Entry.first, &Entry.second});
-  llvm::sort(Groups, [](const auto &A, const auto &B) {
-    return A.second->DeviceNs > B.second->DeviceNs ||
-           (A.second->DeviceNs == B.second->DeviceNs && *A.first < *B.first);
-  });
-  const PathGroup &Top = *Groups.front().second;
-  const std::string &TopPath = *Groups.front().first;
-
+  auto Ranked =
+      rankByKey(C.ByPath, [](const PathGroup &G) { return G.DeviceNs; });
+  const auto &[TopPath, Top] = *Ranked.front();
   Detection Det;
-  auto &V = Det.Values;
-  V["value"] = pct(Share);
-  V["share"] = pct(Share);
-  V["threshold"] = pct(MinShare);
-  V["copy_time"] = dur(CopyNs);
-  V["busy"] = dur(Busy);
-  V["count"] = std::to_string(Count);
-  V["dtod"] = std::to_string(DtoD);
-  V["impact"] = dur(Impact);
-  V["per_step"] = dur(median(PerStep));
-  V["top_op_path"] = TopPath;
-  V["subject"] = TopPath;
-  V["top_count"] = std::to_string(Top.Count);
-  V["top_time"] = dur(Top.DeviceNs);
-  V["top_share"] = pct(double(Top.DeviceNs) / double(Busy));
-  V["target"] = Ctx.describeTarget();
-  describeWindows(Win, V);
-  const std::vector<std::string> Kernels = namesByCount(T, CopyKernels);
-  std::vector<std::string> KernelList = Kernels;
-  if (DtoD)
-    KernelList.push_back("Memcpy DtoD");
-  V["top_names"] = joinNames(KernelList, 2);
+  describeCopies(Ctx, C, F, TopPath, Top, MinShare, Det);
   const Event &Longest = T.Events[Top.Longest];
-  V["example"] = llvm::formatv("{0} at {1:f3} us", T.name(Longest),
-                               Ctx.traceTimestampUs(Longest))
-                     .str();
   Det.Examples.push_back(example(Ctx, Longest));
   uint32_t L = T.launchOf(Longest);
   if (L != model::NoIndex)
     Det.Examples.push_back(example(Ctx, T.Events[L]));
-  // The other op paths, after the top one that the texts name.
-  for (size_t G = 1; G < Groups.size() && G < 5; ++G)
-    Det.ExtraEvidence.push_back(
-        llvm::formatv("also {0}: {1} copies, {2} of device time ({3} of "
-                      "busy)",
-                      *Groups[G].first, Groups[G].second->Count,
-                      dur(Groups[G].second->DeviceNs),
-                      pct(double(Groups[G].second->DeviceNs) / double(Busy)))
-            .str());
-  if (Unattributed)
-    Det.ExtraEvidence.push_back(
-        llvm::formatv("{0} more device copies have no host call in the trace "
-                      "and are not counted",
-                      Unattributed)
-            .str());
-  Det.ImpactNs = Impact;
+  addCopyEvidence(C, F, Ranked, Det);
+  Det.ImpactNs = F.ImpactNs;
   // On the critical path: the same copies taking no time (DtoD copies by
   // category, which also holds other copies: a looser bound).
-  Det.PathQuery.Names = Kernels;
-  if (DtoD)
+  Det.PathQuery.Names = namesByCount(T, C.Kernels);
+  if (C.DtoD)
     Det.PathQuery.Categories.set(unsigned(analysis::PathCategory::Copy));
-  Det.Window = Win.describe();
+  Det.Window = Ctx.measureWindows().describe();
   Det.Subject = TopPath;
   // A layout materialization (contiguous/reshape/clone) is the clearest
   // case; a bare copy_ or to() may be a conversion the program needs.
-  Det.Confidence = Top.Materializing ? 0.7 : HasOps ? 0.5 : 0.4;
+  Det.Confidence = Top.Materializing ? 0.7 : C.HasOps ? 0.5 : 0.4;
   if (!Top.Materializing)
     Det.ConfidenceNotes.push_back(
         "the top copies come from copy_/to without a reshape or contiguous "

@@ -1,4 +1,4 @@
-//===- rules/detectors/MemoryCapacity.cpp - M005 memory near capacity -----===//
+//===- rules/M/MemoryNearCapacity.cpp - M005 memory near capacity ---------===//
 //
 // A device whose memory is nearly full costs nothing by itself, but the
 // caching allocator then fails allocations, releases its whole cache
@@ -55,14 +55,46 @@ bool sameRequest(const TraceIndex &Ctx, const Event &A, const Event &B) {
     return false;
   if (A.Parent != model::NoIndex)
     return true;
-  for (uint32_t S : Ctx.submissions(A.Lane)) {
-    const Event &E = Ctx.trace().Events[S];
-    if (E.Start > A.Start && E.Start < B.Start)
-      return false;
-  }
-  return true;
+  // Times are whole nanoseconds: "after A's start" is from A.Start + 1.
+  return !submitsWithin(Ctx, A.Lane, {A.Start + 1, B.Start});
 }
 
+/// The retries among the allocator calls \p Seq of one lane, in order.
+void findLaneRetries(const TraceIndex &Ctx, uint32_t Lane,
+                     const std::vector<std::pair<uint32_t, AllocatorCall>> &Seq,
+                     unsigned MinFrees, std::vector<Retry> &Out) {
+  const model::Trace &T = Ctx.trace();
+  for (size_t I = 0; I < Seq.size();) {
+    if (Seq[I].second != AllocatorCall::Malloc) {
+      ++I;
+      continue;
+    }
+    size_t J = I + 1;
+    while (J < Seq.size() && Seq[J].second == AllocatorCall::Free)
+      ++J;
+    unsigned Frees = unsigned(J - I - 1);
+    bool Match = Frees >= MinFrees && J < Seq.size() &&
+                 Seq[J].second == AllocatorCall::Malloc;
+    const Event &First = T.Events[Seq[I].first];
+    for (size_t K = I + 1; Match && K <= J; ++K)
+      Match = sameRequest(Ctx, First, T.Events[Seq[K].first]);
+    if (!Match) {
+      I = J > I + 1 ? J : I + 1;
+      continue;
+    }
+    Retry R;
+    R.Lane = Lane;
+    R.Frees = Frees;
+    for (size_t K = I; K <= J; ++K)
+      R.Calls.push_back(Seq[K].first);
+    R.Range = {First.Start, T.Events[Seq[J].first].end()};
+    Out.push_back(std::move(R));
+    I = J + 1;
+  }
+}
+
+/// Every host thread's allocator retries: an allocation, at least
+/// \p MinFrees frees, then an allocation again, in one request.
 std::vector<Retry> findRetries(const TraceIndex &Ctx, unsigned MinFrees) {
   const model::Trace &T = Ctx.trace();
   std::vector<Retry> Out;
@@ -72,38 +104,11 @@ std::vector<Retry> findRetries(const TraceIndex &Ctx, unsigned MinFrees) {
       continue;
     std::vector<std::pair<uint32_t, AllocatorCall>> Seq;
     for (uint32_t I = L.Begin; I < L.End; ++I) {
-      const Event &E = T.Events[I];
-      AllocatorCall K = Ctx.allocatorCall(E);
+      AllocatorCall K = Ctx.allocatorCall(T.Events[I]);
       if (K != AllocatorCall::None)
         Seq.push_back({I, K});
     }
-    for (size_t I = 0; I < Seq.size();) {
-      if (Seq[I].second != AllocatorCall::Malloc) {
-        ++I;
-        continue;
-      }
-      size_t J = I + 1;
-      while (J < Seq.size() && Seq[J].second == AllocatorCall::Free)
-        ++J;
-      unsigned Frees = unsigned(J - I - 1);
-      bool Match = Frees >= MinFrees && J < Seq.size() &&
-                   Seq[J].second == AllocatorCall::Malloc;
-      const Event &First = T.Events[Seq[I].first];
-      for (size_t K = I + 1; Match && K <= J; ++K)
-        Match = sameRequest(Ctx, First, T.Events[Seq[K].first]);
-      if (!Match) {
-        I = J > I + 1 ? J : I + 1;
-        continue;
-      }
-      Retry R;
-      R.Lane = LI;
-      R.Frees = Frees;
-      for (size_t K = I; K <= J; ++K)
-        R.Calls.push_back(Seq[K].first);
-      R.Range = {First.Start, T.Events[Seq[J].first].end()};
-      Out.push_back(std::move(R));
-      I = J + 1;
-    }
+    findLaneRetries(Ctx, LI, Seq, MinFrees, Out);
   }
   return Out;
 }
@@ -115,6 +120,74 @@ struct DeviceMemory {
   int64_t Capacity = -1;
 };
 
+/// The memory events of the trace and the device memory they record.
+struct MemoryEvents {
+  std::map<int32_t, DeviceMemory> ByDevice; ///< devices with figures
+  uint64_t Count = 0;                       ///< memory events of any kind
+  uint64_t OnDevices = 0;                   ///< those of device memory
+};
+
+void addMemoryEvent(const model::Trace &T, const Event &E,
+                    const model::EventArgs &A, MemoryEvents &M) {
+  int64_t Reserved = std::max(A.TotalReserved, A.TotalAllocated);
+  if (Reserved < 0)
+    return;
+  DeviceMemory &D = M.ByDevice[A.Device];
+  if (Reserved > D.PeakReserved) {
+    D.PeakReserved = Reserved;
+    D.PeakEvent = T.indexOf(E);
+  }
+  D.PeakAllocated = std::max(D.PeakAllocated, A.TotalAllocated);
+  if (A.TotalAllocated >= 0 &&
+      (D.LowAllocated < 0 || A.TotalAllocated < D.LowAllocated))
+    D.LowAllocated = A.TotalAllocated;
+}
+
+/// The device memory events' peaks by device, with each device's capacity.
+MemoryEvents collectMemory(const model::Trace &T) {
+  MemoryEvents M;
+  for (const Event &E : T.Events) {
+    if (E.Kind != EventKind::Marker)
+      continue;
+    const model::EventArgs *A = T.args(E);
+    bool Memory = T.name(E) == "[memory]" ||
+                  (A && (A->TotalAllocated >= 0 || A->TotalReserved >= 0));
+    if (!Memory)
+      continue;
+    ++M.Count;
+    if (!A || A->Device < 0)
+      continue;
+    ++M.OnDevices;
+    addMemoryEvent(T, E, *A, M);
+  }
+  for (auto &[D, Mem] : M.ByDevice)
+    for (const model::DeviceInfo &I : T.Devices)
+      if (I.Id == D && I.TotalGlobalMemory > 0)
+        Mem.Capacity = I.TotalGlobalMemory;
+  return M;
+}
+
+/// What the profiler did not record that the rule needs, when no device
+/// has memory figures; \p Note tells of the retries seen anyway.
+std::string whyNoDeviceMemory(const MemoryEvents &M, const std::string &Note) {
+  if (M.Count == 0)
+    return "the trace has no memory events; profile with "
+           "profile_memory=True (and ProfilerActivity.CUDA for device "
+           "memory)" +
+           Note;
+  if (M.OnDevices == 0)
+    return llvm::formatv("the trace's {0} memory events are "
+                         "all host (CPU) memory; device memory events need "
+                         "profile_memory=True with ProfilerActivity.CUDA{1}",
+                         M.Count, Note)
+        .str();
+  return "the device memory events carry no Total Allocated "
+         "or Total Reserved (older profilers record only each "
+         "allocation's size); a PyTorch 1.10 or later profiler with "
+         "profile_memory=True records them" +
+         Note;
+}
+
 std::string retryNote(const std::vector<Retry> &Retries) {
   if (Retries.empty())
     return "";
@@ -123,6 +196,147 @@ std::string retryNote(const std::vector<Retry> &Retries) {
                        "failed allocation",
                        Retries.size())
       .str();
+}
+
+/// The device closest to its capacity (the first of equals), and its peak
+/// reserved share of it; -1 when no device's capacity is known.
+std::pair<int32_t, double> fullestDevice(const MemoryEvents &M) {
+  int32_t Dev = -1;
+  double Share = -1;
+  for (auto &[D, Mem] : M.ByDevice) {
+    if (Mem.Capacity <= 0)
+      continue;
+    double S = double(Mem.PeakReserved) / double(Mem.Capacity);
+    if (S > Share) {
+      Share = S;
+      Dev = D;
+    }
+  }
+  return {Dev, Share};
+}
+
+/// The retries of the steady windows, collected once.
+struct WindowRetries {
+  std::vector<std::vector<HostWait>> WaitsIn; ///< the retries as waits
+  std::vector<std::vector<Interval>> Parts;   ///< their ranges
+  uint64_t Count = 0, Frees = 0;
+  const Retry *Longest = nullptr;
+  std::vector<uint32_t> Calls; ///< of every retry, for the path query
+};
+
+WindowRetries collectWindowRetries(const TraceIndex &Ctx,
+                                   const std::vector<Retry> &Retries) {
+  const MeasureWindows &Win = Ctx.measureWindows();
+  WindowRetries S;
+  S.WaitsIn.resize(Win.Ranges.size());
+  S.Parts.resize(Win.Ranges.size());
+  for (const Retry &R : Retries) {
+    S.Calls.insert(S.Calls.end(), R.Calls.begin(), R.Calls.end());
+    size_t W = Win.indexOf(R.Range.Begin);
+    if (W == Win.Ranges.size())
+      continue;
+    ++S.Count;
+    S.Frees += R.Frees;
+    S.Parts[W].push_back(R.Range);
+    S.WaitsIn[W].push_back(asHostWait(R.Calls.front(), R.Lane, R.Range));
+    if (!S.Longest || R.Range.length() > S.Longest->Range.length())
+      S.Longest = &R;
+  }
+  return S;
+}
+
+/// The retries' time per window and the bound on the gain, medians.
+struct RetryFigures {
+  int64_t RetryNs = 0;
+  int64_t ImpactNs = 0; ///< at most the target; 0 without a target
+};
+
+RetryFigures measureRetries(const TraceIndex &Ctx, const WindowRetries &S) {
+  const MeasureWindows &Win = Ctx.measureWindows();
+  const int64_t Target = Ctx.targetNs();
+  std::vector<int64_t> GainPer, RetryPer;
+  for (size_t W = 0; W < Win.Ranges.size(); ++W) {
+    RetryPer.push_back(
+        model::IntervalSet::unionOf(S.Parts[W]).lengthWithin(Win.Ranges[W]));
+    GainPer.push_back(Ctx.waitsGainBound(S.WaitsIn[W], Win.Ranges[W]));
+  }
+  RetryFigures F;
+  F.RetryNs = median(RetryPer);
+  F.ImpactNs = Target > 0 ? std::min(median(GainPer), Target) : 0;
+  return F;
+}
+
+/// The placeholders of the device's memory figures.
+void describeMemory(const TraceIndex &Ctx, int32_t Dev, const DeviceMemory &M,
+                    double Share, double MinShare,
+                    std::map<std::string, Value> &V) {
+  auto BytesOrUnknown = [](int64_t B, bool Known) {
+    return Known ? bytes(B) : Value("unknown");
+  };
+  // A device number names the device: text, like a name.
+  V["device"] = llvm::formatv("{0}", Dev).str();
+  V["peak_reserved"] = bytes(M.PeakReserved);
+  V["peak_allocated"] = BytesOrUnknown(M.PeakAllocated, M.PeakAllocated >= 0);
+  V["capacity"] = bytes(M.Capacity);
+  V["share"] = pct(Share);
+  V["threshold"] = pct(MinShare);
+  V["headroom"] = bytes(std::max<int64_t>(M.Capacity - M.PeakReserved, 0));
+  V["cached_unused"] =
+      BytesOrUnknown(std::max<int64_t>(M.PeakReserved - M.PeakAllocated, 0),
+                     M.PeakAllocated >= 0);
+  V["low_allocated"] = BytesOrUnknown(M.LowAllocated, M.LowAllocated >= 0);
+  V["peak_at"] =
+      llvm::formatv("{0:f3} us",
+                    Ctx.traceTimestampUs(Ctx.trace().Events[M.PeakEvent]))
+          .str();
+  V["target"] = Ctx.describeTarget();
+  describeWindows(Ctx.measureWindows(), V);
+}
+
+/// The placeholders of the retries, the verdict, the subject and the
+/// example: a measured cost with retries, a risk at info without.
+void describeRetries(const TraceIndex &Ctx, const WindowRetries &S,
+                     const RetryFigures &F, Detection &Det) {
+  const model::Trace &T = Ctx.trace();
+  auto &V = Det.Values;
+  const int64_t Target = Ctx.targetNs();
+  V["retries"] = count(int64_t(S.Count));
+  V["retry_frees"] = count(int64_t(S.Frees));
+  V["retry_time"] = dur(F.RetryNs);
+  V["impact"] = dur(F.ImpactNs);
+  V["impact_share"] =
+      Target > 0 ? pct(double(F.ImpactNs) / double(Target)) : pct(0);
+  if (!S.Longest) {
+    V["subject"] = "the step's peak";
+    V["retry_note"] = llvm::formatv("no allocation in {0} was retried after "
+                                    "freeing the cache",
+                                    V["window"])
+                          .str();
+    V["verdict"] = "no allocation was retried yet, so this is a risk (a "
+                   "larger input, or fragmentation, fails the next "
+                   "allocation), not a measured cost";
+    Det.SeverityOverride = Severity::Info;
+    Det.Subject = "device memory";
+    return;
+  }
+  const Event &Failed = T.Events[S.Longest->Calls.front()];
+  std::string Path = Ctx.opPath(T.Events[S.Longest->Calls.back()]);
+  V["subject"] = Path;
+  V["retry_note"] =
+      llvm::formatv("{0} allocation(s) in {1} were retried after freeing "
+                    "the cache ({2} frees), the longest at {3}: {4} from "
+                    "the failed call to the retried one at {5:f3} us",
+                    S.Count, V["window"], S.Frees, Path,
+                    dur(S.Longest->Range.length()),
+                    Ctx.traceTimestampUs(Failed))
+          .str();
+  V["verdict"] = llvm::formatv("the allocator already runs out: retries "
+                               "take {0} {1}, and the device idled for up "
+                               "to {{impact} {1} because of them",
+                               V["retry_time"], V["per"])
+                     .str();
+  Det.Examples.push_back(example(Ctx, Failed));
+  Det.Subject = "retries > " + Path;
 }
 
 } // namespace
@@ -135,188 +349,39 @@ Outcome rules::runMemoryNearCapacity(const TraceIndex &Ctx,
   const unsigned MinFrees =
       unsigned(std::max(1.0, Opts.number("min-frees-per-retry")));
   std::vector<Retry> Retries = findRetries(Ctx, MinFrees);
-
-  // Device memory events and their peaks, by device.
-  std::map<int32_t, DeviceMemory> ByDevice;
-  uint64_t MemoryEvents = 0, DeviceEvents = 0;
-  for (const Event &E : T.Events) {
-    if (E.Kind != EventKind::Marker)
-      continue;
-    const model::EventArgs *A = T.args(E);
-    bool Memory = T.name(E) == "[memory]" ||
-                  (A && (A->TotalAllocated >= 0 || A->TotalReserved >= 0));
-    if (!Memory)
-      continue;
-    ++MemoryEvents;
-    if (!A || A->Device < 0)
-      continue;
-    ++DeviceEvents;
-    int64_t Reserved = std::max(A->TotalReserved, A->TotalAllocated);
-    if (Reserved < 0)
-      continue;
-    DeviceMemory &M = ByDevice[A->Device];
-    if (Reserved > M.PeakReserved) {
-      M.PeakReserved = Reserved;
-      M.PeakEvent = T.indexOf(E);
-    }
-    M.PeakAllocated = std::max(M.PeakAllocated, A->TotalAllocated);
-    if (A->TotalAllocated >= 0 &&
-        (M.LowAllocated < 0 || A->TotalAllocated < M.LowAllocated))
-      M.LowAllocated = A->TotalAllocated;
-  }
   std::string Note = retryNote(Retries);
-  if (ByDevice.empty()) {
-    if (MemoryEvents == 0)
-      return Outcome::cannotJudge(
-          "the trace has no memory events; profile with "
-          "profile_memory=True (and ProfilerActivity.CUDA for device "
-          "memory)" +
-          Note);
-    if (DeviceEvents == 0)
-      return Outcome::cannotJudge(
-          llvm::formatv("the trace's {0} memory events are "
-                        "all host (CPU) memory; device memory events need "
-                        "profile_memory=True with ProfilerActivity.CUDA{1}",
-                        MemoryEvents, Note)
-              .str());
-    return Outcome::cannotJudge(
-        "the device memory events carry no Total Allocated "
-        "or Total Reserved (older profilers record only each "
-        "allocation's size); a PyTorch 1.10 or later profiler with "
-        "profile_memory=True records them" +
-        Note);
-  }
-  for (auto &[D, M] : ByDevice)
-    for (const model::DeviceInfo &I : T.Devices)
-      if (I.Id == D && I.TotalGlobalMemory > 0)
-        M.Capacity = I.TotalGlobalMemory;
-  // The device closest to its capacity.
-  int32_t Dev = -1;
-  double Share = -1;
-  for (auto &[D, M] : ByDevice) {
-    if (M.Capacity <= 0)
-      continue;
-    double S = double(M.PeakReserved) / double(M.Capacity);
-    if (S > Share) {
-      Share = S;
-      Dev = D;
-    }
-  }
+
+  MemoryEvents Memory = collectMemory(T);
+  if (Memory.ByDevice.empty())
+    return Outcome::cannotJudge(whyNoDeviceMemory(Memory, Note));
+  auto [Dev, Share] = fullestDevice(Memory);
   if (Dev < 0)
     return Outcome::cannotJudge(
         llvm::formatv("the trace does not give the memory "
                       "capacity of device {0} (deviceProperties' "
                       "totalGlobalMem, which Kineto writes for CUDA and "
                       "ROCm devices){1}",
-                      ByDevice.begin()->first, Note)
+                      Memory.ByDevice.begin()->first, Note)
             .str());
-  const DeviceMemory &M = ByDevice[Dev];
+  const DeviceMemory &M = Memory.ByDevice[Dev];
 
-  const MeasureWindows &Win = Ctx.measureWindows();
-  const size_t N = Win.Ranges.size();
-  std::vector<std::vector<HostWait>> WaitsIn(N);
-  std::vector<std::vector<Interval>> RetryParts(N);
-  uint64_t InWindows = 0, Frees = 0;
-  const Retry *Longest = nullptr;
-  for (const Retry &R : Retries) {
-    // The window holding the instant (a binary search).
-    auto It = Win.Ranges.begin() + Win.indexOf(R.Range.Begin);
-    if (It == Win.Ranges.end())
-      continue;
-    size_t W = It - Win.Ranges.begin();
-    ++InWindows;
-    Frees += R.Frees;
-    RetryParts[W].push_back(R.Range);
-    HostWait HW;
-    HW.Event = R.Calls.front();
-    HW.Lane = R.Lane;
-    HW.Kind = analysis::WaitKind::Explicit;
-    HW.Range = R.Range;
-    WaitsIn[W].push_back(HW);
-    if (!Longest || R.Range.length() > Longest->Range.length())
-      Longest = &R;
-  }
-  if (Share < MinShare && InWindows == 0)
+  WindowRetries S = collectWindowRetries(Ctx, Retries);
+  if (Share < MinShare && S.Count == 0)
     return Outcome::ran();
-
-  const int64_t Target = Ctx.targetNs();
-  std::vector<int64_t> GainPer(N, 0), RetryPer(N, 0);
-  for (size_t W = 0; W < N; ++W) {
-    RetryPer[W] =
-        model::IntervalSet::unionOf(RetryParts[W]).lengthWithin(Win.Ranges[W]);
-    GainPer[W] = Ctx.waitsGainBound(WaitsIn[W], Win.Ranges[W]);
-  }
-  int64_t Impact = Target > 0 ? std::min(median(GainPer), Target) : 0;
+  RetryFigures F = measureRetries(Ctx, S);
 
   Detection Det;
-  auto &V = Det.Values;
-  V["device"] = std::to_string(Dev);
-  V["peak_reserved"] = bytes(M.PeakReserved);
-  V["peak_allocated"] =
-      M.PeakAllocated >= 0 ? bytes(M.PeakAllocated) : std::string("unknown");
-  V["capacity"] = bytes(M.Capacity);
-  V["share"] = pct(Share);
-  V["threshold"] = pct(MinShare);
-  V["headroom"] = bytes(std::max<int64_t>(M.Capacity - M.PeakReserved, 0));
-  V["cached_unused"] =
-      M.PeakAllocated >= 0
-          ? bytes(std::max<int64_t>(M.PeakReserved - M.PeakAllocated, 0))
-          : std::string("unknown");
-  V["low_allocated"] =
-      M.LowAllocated >= 0 ? bytes(M.LowAllocated) : std::string("unknown");
-  V["retries"] = std::to_string(InWindows);
-  V["retry_frees"] = std::to_string(Frees);
-  V["retry_time"] = dur(median(RetryPer));
-  V["impact"] = dur(Impact);
-  V["impact_share"] =
-      Target > 0 ? pct(double(Impact) / double(Target)) : pct(0);
-  const Event &Peak = T.Events[M.PeakEvent];
-  V["peak_at"] = llvm::formatv("{0:f3} us", Ctx.traceTimestampUs(Peak)).str();
-  V["target"] = Ctx.describeTarget();
-  describeWindows(Win, V);
-  if (Longest) {
-    const Event &Again = T.Events[Longest->Calls.back()];
-    std::string Path = Ctx.opPath(Again);
-    V["subject"] = Path;
-    V["retry_note"] =
-        llvm::formatv("{0} allocation(s) in {1} were retried after freeing "
-                      "the cache ({2} frees), the longest at {3}: {4} from "
-                      "the failed call to the retried one at {5:f3} us",
-                      InWindows, V["window"], Frees, Path,
-                      dur(Longest->Range.length()),
-                      Ctx.traceTimestampUs(T.Events[Longest->Calls.front()]))
-            .str();
-    V["verdict"] = llvm::formatv("the allocator already runs out: retries "
-                                 "take {0} {1}, and the device idled for up "
-                                 "to {{impact} {1} because of them",
-                                 V["retry_time"], V["per"])
-                       .str();
-    Det.Examples.push_back(example(Ctx, T.Events[Longest->Calls.front()]));
-    Det.Subject = "retries > " + Path;
-  } else {
-    V["subject"] = "the step's peak";
-    V["retry_note"] = llvm::formatv("no allocation in {0} was retried after "
-                                    "freeing the cache",
-                                    V["window"])
-                          .str();
-    V["verdict"] = "no allocation was retried yet, so this is a risk (a "
-                   "larger input, or fragmentation, fails the next "
-                   "allocation), not a measured cost";
-    Det.SeverityOverride = Severity::Info;
-    Det.Subject = "device memory";
-  }
-  Det.Examples.push_back(example(Ctx, Peak));
-  Det.ImpactNs = Impact;
+  describeMemory(Ctx, Dev, M, Share, MinShare, Det.Values);
+  describeRetries(Ctx, S, F, Det);
+  Det.Examples.push_back(example(Ctx, T.Events[M.PeakEvent]));
+  Det.ImpactNs = F.ImpactNs;
   // On the critical path: the calls of the retries taking no time.
-  std::vector<uint32_t> RetryCalls;
-  for (const Retry &R : Retries)
-    RetryCalls.insert(RetryCalls.end(), R.Calls.begin(), R.Calls.end());
-  if (Impact > 0)
-    Det.PathQuery = namesQuery(T, RetryCalls);
-  Det.Window = Win.describe();
+  if (F.ImpactNs > 0)
+    Det.PathQuery = namesQuery(T, S.Calls);
+  Det.Window = Ctx.measureWindows().describe();
   // The peak and the capacity are recorded; memory outside the allocator
   // (the context, library workspaces, other processes) is not.
-  Det.Confidence = Longest ? 0.7 : 0.5;
+  Det.Confidence = S.Longest ? 0.7 : 0.5;
   Out.push_back(std::move(Det));
   return Outcome::ran();
 }

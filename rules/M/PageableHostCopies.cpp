@@ -1,4 +1,4 @@
-//===- rules/detectors/PageableCopies.cpp - M002 pageable host copies -----===//
+//===- rules/M/PageableHostCopies.cpp - M002 pageable host copies ---------===//
 //
 // The DMA engines can only read and write page-locked (pinned) host memory.
 // A copy from or to pageable memory is staged through a driver buffer, and
@@ -52,6 +52,131 @@ struct PathGroup {
   uint32_t Largest = model::NoIndex; ///< the device copy with most bytes
 };
 
+/// The steady windows' pageable copies, collected once.
+struct PageableCopies {
+  std::vector<std::vector<HostWait>> WaitsIn; ///< the copy calls' waits
+  std::vector<int64_t> CountPer, BytesPer, BlockedPer; ///< per window
+  std::map<std::string, PathGroup> ByPath;
+  uint64_t HtoD = 0, DtoH = 0;
+  uint64_t Unlinked = 0; ///< copies without the call that issued them
+  /// Every host-device copy, and those whose host memory kind is not said.
+  uint64_t HostCopies = 0, Undecided = 0;
+};
+
+/// Adds the pageable copy \p I, in window \p R, issued by the call \p L
+/// (model::NoIndex: not in the trace), whose wait is \p Wait (or null).
+void addCopy(const TraceIndex &Ctx, uint32_t I, size_t R, uint32_t L,
+             const HostWait *Wait, PageableCopies &S) {
+  const model::Trace &T = Ctx.trace();
+  const Event &E = T.Events[I];
+  ++(T.args(E)->Copy == model::CopyKind::HtoD ? S.HtoD : S.DtoH);
+  ++S.CountPer[R];
+  const int64_t Bytes = copyBytes(T, E);
+  S.BytesPer[R] += Bytes;
+  std::string Path = "(no host call recorded)";
+  int64_t Blocked = 0;
+  if (L != model::NoIndex) {
+    Path = Ctx.opPath(T.Events[L]);
+    if (Wait) {
+      S.WaitsIn[R].push_back(*Wait);
+      Blocked = Wait->Range.length();
+      S.BlockedPer[R] += Blocked;
+    }
+  } else {
+    ++S.Unlinked;
+  }
+  PathGroup &G = S.ByPath[Path];
+  ++G.Count;
+  G.Bytes += Bytes;
+  G.Blocked += Blocked;
+  G.DeviceNs += E.Duration;
+  if (G.Largest == model::NoIndex || Bytes > copyBytes(T, T.Events[G.Largest]))
+    G.Largest = I;
+}
+
+PageableCopies collectCopies(const TraceIndex &Ctx) {
+  const model::Trace &T = Ctx.trace();
+  const MeasureWindows &Win = Ctx.measureWindows();
+  const size_t N = Win.Ranges.size();
+  PageableCopies S;
+  S.WaitsIn.resize(N);
+  S.CountPer.assign(N, 0);
+  S.BytesPer.assign(N, 0);
+  S.BlockedPer.assign(N, 0);
+  // The host waits by the event that waits, to find a copy call's wait.
+  llvm::DenseMap<uint32_t, const HostWait *> WaitOf;
+  for (const HostWait &W : Ctx.hostWaits())
+    WaitOf[W.Event] = &W;
+  for (int32_t D : Ctx.devices()) {
+    if (D < 0)
+      continue;
+    for (uint32_t I : Ctx.deviceWork(D)) {
+      const Event &E = T.Events[I];
+      const model::EventArgs *A = T.args(E);
+      if (E.Kind != EventKind::Memcpy || !A ||
+          (A->Copy != model::CopyKind::HtoD &&
+           A->Copy != model::CopyKind::DtoH))
+        continue;
+      ++S.HostCopies;
+      MemoryKind Side = hostSide(*A);
+      if (Side != MemoryKind::Pageable) {
+        S.Undecided += Side == MemoryKind::Host || Side == MemoryKind::Unknown;
+        continue;
+      }
+      // The step of the call that issued it (or of the copy itself).
+      uint32_t L = T.launchOf(E);
+      size_t R = Win.indexOf(L == model::NoIndex ? E.Start : T.Events[L].Start);
+      if (R == N)
+        continue;
+      auto W = L == model::NoIndex ? WaitOf.end() : WaitOf.find(L);
+      addCopy(Ctx, I, R, L, W == WaitOf.end() ? nullptr : W->second, S);
+    }
+  }
+  return S;
+}
+
+/// The time blocked per window and the bound on the gain from pinning.
+struct BlockFigures {
+  int64_t BlockedMedian = 0;
+  int64_t ImpactNs = 0; ///< the median bound, at most the target
+};
+
+BlockFigures measureBlocking(const TraceIndex &Ctx, const PageableCopies &S) {
+  const MeasureWindows &Win = Ctx.measureWindows();
+  std::vector<int64_t> ImpactPer;
+  for (size_t R = 0; R < Win.Ranges.size(); ++R)
+    ImpactPer.push_back(Ctx.waitsGainBound(S.WaitsIn[R], Win.Ranges[R]));
+  BlockFigures F;
+  F.BlockedMedian = median(S.BlockedPer);
+  F.ImpactNs = std::min(median(ImpactPer), Ctx.targetNs());
+  return F;
+}
+
+/// The evidence lines: the top three op paths, per window, and the copies
+/// whose blocked time is not counted.
+void addCopyEvidence(
+    const TraceIndex &Ctx, const PageableCopies &S,
+    const std::vector<const std::pair<const std::string, PathGroup> *> &Ranked,
+    Detection &Det) {
+  PerWindowMean Mean(Ctx.measureWindows());
+  addSiteEvidence(
+      Det, Ranked, 0, 3, [&](const std::string &Path, const PathGroup &G) {
+        return llvm::formatv("{0}: {1:f1} copies {2}, {3} {2}, the host "
+                             "blocked {4} {2}; device copy time {5} {2}",
+                             Path, Mean.count(G.Count), Mean.per(),
+                             Mean.size(G.Bytes), Mean.time(G.Blocked),
+                             Mean.time(G.DeviceNs))
+            .str();
+      });
+  if (S.Unlinked)
+    Det.ExtraEvidence.push_back(
+        llvm::formatv("{0} pageable cop{1} without the host call that issued "
+                      "{2}: their blocked time is not counted",
+                      S.Unlinked, S.Unlinked == 1 ? "y" : "ies",
+                      S.Unlinked == 1 ? "it" : "them")
+            .str());
+}
+
 } // namespace
 
 Outcome rules::runPageableHostCopies(const TraceIndex &Ctx,
@@ -63,76 +188,12 @@ Outcome rules::runPageableHostCopies(const TraceIndex &Ctx,
   const int64_t Target = Ctx.targetNs();
   if (Target <= 0)
     return Outcome::ran();
-  const MeasureWindows &Win = Ctx.measureWindows();
-  const size_t N = Win.Ranges.size();
 
-  // The host waits by the event that waits, to find a copy call's wait.
-  llvm::DenseMap<uint32_t, const HostWait *> WaitOf;
-  for (const HostWait &W : Ctx.hostWaits())
-    WaitOf[W.Event] = &W;
-
-  uint64_t HostCopies = 0, Undecided = 0;
-  std::vector<std::vector<HostWait>> WaitsIn(N);
-  std::vector<int64_t> CountPer(N, 0), BytesPer(N, 0), BlockedPer(N, 0);
-  std::map<std::string, PathGroup> ByPath;
-  uint64_t HtoD = 0, DtoH = 0, Unlinked = 0;
-  for (int32_t D : Ctx.devices()) {
-    if (D < 0)
-      continue;
-    for (uint32_t I : Ctx.deviceWork(D)) {
-      const Event &E = T.Events[I];
-      if (E.Kind != EventKind::Memcpy)
-        continue;
-      const model::EventArgs *A = T.args(E);
-      if (!A || (A->Copy != model::CopyKind::HtoD &&
-                 A->Copy != model::CopyKind::DtoH))
-        continue;
-      ++HostCopies;
-      MemoryKind Side = hostSide(*A);
-      if (Side != MemoryKind::Pageable) {
-        if (Side == MemoryKind::Host || Side == MemoryKind::Unknown)
-          ++Undecided;
-        continue;
-      }
-      // The step of the call that issued it (or of the copy itself).
-      uint32_t L = T.launchOf(E);
-      int64_t At = L == model::NoIndex ? E.Start : T.Events[L].Start;
-      // The window holding the instant (a binary search).
-      auto It = Win.Ranges.begin() + Win.indexOf(At);
-      if (It == Win.Ranges.end())
-        continue;
-      size_t R = It - Win.Ranges.begin();
-      ++(A->Copy == model::CopyKind::HtoD ? HtoD : DtoH);
-      ++CountPer[R];
-      int64_t Bytes = std::max<int64_t>(A->Bytes, 0);
-      BytesPer[R] += Bytes;
-      std::string Path = "(no host call recorded)";
-      int64_t Blocked = 0;
-      if (L != model::NoIndex) {
-        Path = Ctx.opPath(T.Events[L]);
-        auto W = WaitOf.find(L);
-        if (W != WaitOf.end()) {
-          WaitsIn[R].push_back(*W->second);
-          Blocked = W->second->Range.length();
-          BlockedPer[R] += Blocked;
-        }
-      } else {
-        ++Unlinked;
-      }
-      PathGroup &G = ByPath[Path];
-      ++G.Count;
-      G.Bytes += Bytes;
-      G.Blocked += Blocked;
-      G.DeviceNs += E.Duration;
-      if (G.Largest == model::NoIndex ||
-          Bytes > std::max<int64_t>(T.args(T.Events[G.Largest])->Bytes, 0))
-        G.Largest = I;
-    }
-  }
-  if (ByPath.empty()) {
+  PageableCopies S = collectCopies(Ctx);
+  if (S.ByPath.empty()) {
     // Host copies whose host memory kind is not recorded (ROCm names it
     // "Host"): nothing says whether they were pageable.
-    if (HostCopies && Undecided == HostCopies)
+    if (S.HostCopies && S.Undecided == S.HostCopies)
       return Outcome::cannotJudge(
           "the trace's host-device copies do not say "
           "whether host memory is pageable or pinned (ROCm traces name "
@@ -140,75 +201,41 @@ Outcome rules::runPageableHostCopies(const TraceIndex &Ctx,
           "records the memory kind");
     return Outcome::ran();
   }
-
-  std::vector<int64_t> ImpactPer(N, 0);
-  for (size_t R = 0; R < N; ++R)
-    ImpactPer[R] = Ctx.waitsGainBound(WaitsIn[R], Win.Ranges[R]);
-  int64_t BlockedMedian = median(BlockedPer);
-  if (double(BlockedMedian) < MinShare * double(Target))
+  BlockFigures F = measureBlocking(Ctx, S);
+  if (double(F.BlockedMedian) < MinShare * double(Target))
     return Outcome::ran();
-  int64_t Impact = std::min(median(ImpactPer), Target);
 
-  auto Ranked = rankByKey(ByPath, [](const PathGroup &G) { return G.Blocked; });
-  const auto *Top = Ranked.front();
-  double NumWindows = double(N);
-  const Event &Largest = T.Events[Top->second.Largest];
-
+  auto Ranked =
+      rankByKey(S.ByPath, [](const PathGroup &G) { return G.Blocked; });
+  const auto &[TopPath, Top] = *Ranked.front();
+  const Event &Largest = T.Events[Top.Largest];
   Detection Det;
   auto &V = Det.Values;
-  V["value"] = dur(BlockedMedian);
-  V["share"] = pct(double(BlockedMedian) / double(Target));
-  V["threshold"] = pct(MinShare);
-  V["count"] = std::to_string(median(CountPer));
-  V["bytes"] = bytes(median(BytesPer));
-  V["htod"] = std::to_string(HtoD);
-  V["dtoh"] = std::to_string(DtoH);
-  V["impact"] = dur(Impact);
-  V["impact_share"] = pct(double(Impact) / double(Target));
-  V["top_op_path"] = Top->first;
-  V["subject"] = Top->first;
+  describeCostPerWindow(Ctx, F.BlockedMedian, MinShare, F.ImpactNs, V);
+  V["count"] = count(median(S.CountPer));
+  V["bytes"] = bytes(median(S.BytesPer));
+  V["htod"] = count(int64_t(S.HtoD));
+  V["dtoh"] = count(int64_t(S.DtoH));
+  V["top_op_path"] = TopPath;
+  V["subject"] = TopPath;
   V["top_name"] = T.name(Largest).str();
   V["example"] =
-      llvm::formatv("{0} of {1} at {2:f3} us", T.name(Largest),
-                    bytes(std::max<int64_t>(T.args(Largest)->Bytes, 0)),
-                    Ctx.traceTimestampUs(Largest))
-          .str();
-  V["target"] = Ctx.describeTarget();
-  describeWindows(Win, V);
-  for (size_t I = 0; I < Ranked.size() && I < 3; ++I) {
-    const PathGroup &G = Ranked[I]->second;
-    Det.ExtraEvidence.push_back(
-        llvm::formatv("{0}: {1:f1} copies {2}, {3} {2}, the host blocked "
-                      "{4} {2}; device copy time {5} {2}",
-                      Ranked[I]->first, double(G.Count) / NumWindows,
-                      Win.Steps ? "per step" : "in the window",
-                      bytes(int64_t(double(G.Bytes) / NumWindows)),
-                      dur(int64_t(double(G.Blocked) / NumWindows)),
-                      dur(int64_t(double(G.DeviceNs) / NumWindows)))
-            .str());
-  }
-  if (Unlinked)
-    Det.ExtraEvidence.push_back(
-        llvm::formatv("{0} pageable cop{1} without the host call that issued "
-                      "{2}: their blocked time is not counted",
-                      Unlinked, Unlinked == 1 ? "y" : "ies",
-                      Unlinked == 1 ? "it" : "them")
-            .str());
+      eventAt(Ctx, Largest,
+              llvm::formatv(" of {0}", bytes(copyBytes(T, Largest))).str());
+  addCopyEvidence(Ctx, S, Ranked, Det);
   Det.Examples.push_back(example(Ctx, Largest));
-  Det.ImpactNs = Impact;
-  Det.Window = Win.describe();
-  Det.Subject = Top->first;
-  if (double(Impact) < MinGain * double(Target)) {
-    Det.SeverityOverride = Severity::Info;
-    V["verdict"] = llvm::formatv("the device stayed busy while the host "
-                                 "blocked, so pinning is not predicted to "
-                                 "shorten the {0} by more than {{impact}",
-                                 V["unit"])
-                       .str();
-  } else {
-    V["verdict"] = "the device idled for up to {impact} " + V["per"].text() +
-                   " because of it";
-  }
+  Det.ImpactNs = F.ImpactNs;
+  Det.Window = Ctx.measureWindows().describe();
+  Det.Subject = TopPath;
+  setGainVerdict(
+      Det, F.ImpactNs, MinGain, Target,
+      llvm::formatv("the device stayed busy while the host blocked, so "
+                    "pinning is not predicted to shorten the {0} by more "
+                    "than {{impact}",
+                    V["unit"])
+          .str(),
+      "the device idled for up to {impact} " + V["per"].text() +
+          " because of it");
   // The memory kind is recorded by the profiler, not inferred.
   Det.Confidence = 0.75;
   Out.push_back(std::move(Det));

@@ -208,3 +208,88 @@ Detection detect::qualityDetection(std::string Subject, double Confidence) {
   D.Values["impact"] = dur(0);
   return D;
 }
+
+//===----------------------------------------------------------------------===//
+// M family (memory and transfers): helpers its detectors share.
+//===----------------------------------------------------------------------===//
+
+bool detect::isHtoDCopy(const model::Trace &T, const model::Event &E) {
+  if (E.Kind != model::EventKind::Memcpy)
+    return false;
+  const model::EventArgs *A = T.args(E);
+  return A && A->Copy == model::CopyKind::HtoD;
+}
+
+int64_t detect::copyBytes(const model::Trace &T, const model::Event &E) {
+  const model::EventArgs *A = T.args(E);
+  return A ? std::max<int64_t>(A->Bytes, 0) : 0;
+}
+
+bool detect::anyEnclosing(const model::Trace &T, const model::Event &E,
+                          llvm::function_ref<bool(const model::Event &)> Pred) {
+  for (uint32_t P = E.Parent; P != model::NoIndex; P = T.Events[P].Parent)
+    if (Pred(T.Events[P]))
+      return true;
+  return false;
+}
+
+bool detect::submitsWithin(const analysis::TraceIndex &Ctx, uint32_t Lane,
+                           model::Interval Range) {
+  const model::Trace &T = Ctx.trace();
+  llvm::ArrayRef<uint32_t> Subs = Ctx.submissions(Lane);
+  // Submissions are sorted by start: the first at or after the range's
+  // start decides.
+  auto It = llvm::partition_point(
+      Subs, [&](uint32_t S) { return T.Events[S].Start < Range.Begin; });
+  return It != Subs.end() && T.Events[*It].Start < Range.End;
+}
+
+analysis::HostWait detect::asHostWait(uint32_t Event, uint32_t Lane,
+                                      model::Interval Range,
+                                      analysis::WaitKind Kind) {
+  analysis::HostWait W;
+  W.Event = Event;
+  W.Lane = Lane;
+  W.Kind = Kind;
+  W.Range = Range;
+  return W;
+}
+
+void detect::keepLongest(const model::Trace &T, uint32_t &Longest,
+                         uint32_t Candidate) {
+  if (Longest == model::NoIndex ||
+      T.Events[Candidate].Duration > T.Events[Longest].Duration)
+    Longest = Candidate;
+}
+
+void detect::describeCostPerWindow(const analysis::TraceIndex &Ctx,
+                                   int64_t CostNs, double MinShare,
+                                   int64_t ImpactNs,
+                                   std::map<std::string, Value> &Values) {
+  const double Target = double(Ctx.targetNs());
+  Values["value"] = dur(CostNs);
+  Values["share"] = pct(double(CostNs) / Target);
+  Values["threshold"] = pct(MinShare);
+  Values["impact"] = dur(ImpactNs);
+  Values["impact_share"] = pct(double(ImpactNs) / Target);
+  Values["target"] = Ctx.describeTarget();
+  describeWindows(Ctx.measureWindows(), Values);
+}
+
+void detect::setGainVerdict(Detection &Det, int64_t ImpactNs, double MinGain,
+                            int64_t TargetNs, std::string Busy,
+                            std::string Idle) {
+  if (double(ImpactNs) < MinGain * double(TargetNs)) {
+    Det.SeverityOverride = Severity::Info;
+    Det.Values["verdict"] = std::move(Busy);
+  } else {
+    Det.Values["verdict"] = std::move(Idle);
+  }
+}
+
+std::string detect::eventAt(const analysis::TraceIndex &Ctx,
+                            const model::Event &E, llvm::StringRef Detail) {
+  return llvm::formatv("{0}{1} at {2:f3} us", Ctx.trace().name(E), Detail,
+                       Ctx.traceTimestampUs(E))
+      .str();
+}

@@ -144,6 +144,95 @@ std::string joinNames(llvm::ArrayRef<std::string> Names, size_t Max = 3);
 /// whole trace as its window.
 Detection qualityDetection(std::string Subject, double Confidence = 0.95);
 
+//===----------------------------------------------------------------------===//
+// M family (memory and transfers): helpers its detectors share, so that
+// they collect copies, sites and host spans alike and describe them in the
+// same words.
+//===----------------------------------------------------------------------===//
+
+/// True for a host-to-device memcpy (device work).
+bool isHtoDCopy(const model::Trace &T, const model::Event &E);
+
+/// The bytes a copy moved; 0 where the trace does not record them.
+int64_t copyBytes(const model::Trace &T, const model::Event &E);
+
+/// True when \p Pred holds for an event enclosing \p E on its lane: its
+/// parent, the parent's parent and so on (not \p E itself).
+bool anyEnclosing(const model::Trace &T, const model::Event &E,
+                  llvm::function_ref<bool(const model::Event &)> Pred);
+
+/// True when a submission (TraceIndex::submissions) on the host lane
+/// \p Lane starts inside \p Range.
+bool submitsWithin(const analysis::TraceIndex &Ctx, uint32_t Lane,
+                   model::Interval Range);
+
+/// A stretch \p Range of host time on \p Lane, named by the event \p Event,
+/// as a wait for TraceIndex::waitsGainBound() and idleOpenedBy(): removing
+/// it lets the thread submit earlier by at most its length.
+analysis::HostWait
+asHostWait(uint32_t Event, uint32_t Lane, model::Interval Range,
+           analysis::WaitKind Kind = analysis::WaitKind::Explicit);
+
+/// Keeps in \p Longest the longer of itself and the event \p Candidate
+/// (indices into the trace; model::NoIndex: none yet). On a tie the one kept
+/// first stays, so that a site's example is its earliest longest event.
+void keepLongest(const model::Trace &T, uint32_t &Longest, uint32_t Candidate);
+
+/// Sets the placeholders of a finding on a time per window measured against
+/// the target: {value} (\p CostNs), {share} (its share of the target),
+/// {threshold} (\p MinShare), {impact} and {impact_share} (\p ImpactNs),
+/// {target}, and those of describeWindows().
+void describeCostPerWindow(const analysis::TraceIndex &Ctx, int64_t CostNs,
+                           double MinShare, int64_t ImpactNs,
+                           std::map<std::string, Value> &Values);
+
+/// Sets {verdict} from the bound on the gain: \p Idle when \p ImpactNs
+/// reaches \p MinGain of the target; else \p Busy, at info severity,
+/// because removing the cost frees host time while the device stays busy,
+/// and is not predicted to shorten the target measurably.
+void setGainVerdict(Detection &Det, int64_t ImpactNs, double MinGain,
+                    int64_t TargetNs, std::string Busy, std::string Idle);
+
+/// A site's totals over the measured windows written as means per window,
+/// as the sites' evidence lines show them ("2.0 copies per step").
+class PerWindowMean {
+public:
+  explicit PerWindowMean(const MeasureWindows &Win)
+      : N(double(Win.Ranges.size())),
+        Per(Win.Steps ? "per step" : "in the window") {}
+  double count(uint64_t Total) const { return double(Total) / N; }
+  Value time(int64_t TotalNs) const {
+    return dur(int64_t(double(TotalNs) / N));
+  }
+  Value size(int64_t TotalBytes) const {
+    return bytes(int64_t(double(TotalBytes) / N));
+  }
+  /// "per step" or "in the window".
+  llvm::StringRef per() const { return Per; }
+
+private:
+  double N;
+  llvm::StringRef Per;
+};
+
+/// Adds an evidence line for each of the sites \p Ranked (rankByKey's
+/// order) from the \p From-th up to, not including, the \p To-th, written by
+/// \p Line(site name, group).
+template <typename Group, typename LineFn>
+void addSiteEvidence(
+    Detection &Det,
+    const std::vector<const std::pair<const std::string, Group> *> &Ranked,
+    size_t From, size_t To, LineFn Line) {
+  for (size_t I = From; I < Ranked.size() && I < To; ++I)
+    Det.ExtraEvidence.push_back(Line(Ranked[I]->first, Ranked[I]->second));
+}
+
+/// "name at 12.345 us", or with \p Detail "name (1.2 ms) at 12.345 us": an
+/// event as the texts of a finding name it, with its start in the trace
+/// file's clock so that it can be found in Perfetto.
+std::string eventAt(const analysis::TraceIndex &Ctx, const model::Event &E,
+                    llvm::StringRef Detail = "");
+
 } // namespace tracelint::rules::detect
 
 #endif

@@ -189,16 +189,20 @@ TEST(GrowingCatDetector, ReadsTheConcatAliasOnce) {
   EXPECT_EQ(Out.front().ImpactNs, 240 * Us);
 }
 
-TEST(GrowingCatDetector, CannotJudgeWithoutShapes) {
+TEST(GrowingCatDetector, CannotJudgeWhenTheCatsHaveNoShapes) {
+  // record_shapes was on (the engine's "shapes" need holds), yet no cat
+  // recorded its input shapes: the detector says how many it saw.
   model::Trace T = decode(10, [](int) { return std::string(); });
+  T.Source.RecordShapes = 1;
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   std::string Why = run("M007", Ctx, Out);
-  // The rule needs shapes: the engine says so before the detector runs.
   EXPECT_TRUE(llvm::StringRef(Why).startswith(
-      "cannot judge: the trace has no operator input shapes"))
+      "cannot judge: 20 concatenation ops (aten::cat) ran, but the trace has "
+      "no input shapes for them"))
       << Why;
   EXPECT_TRUE(llvm::StringRef(Why).contains("record_shapes=True")) << Why;
+  EXPECT_TRUE(Out.empty());
 }
 
 TEST(GrowingCatDetector, CannotJudgeWhenListShapesWereNotRecorded) {

@@ -16,9 +16,10 @@ constexpr const char *CopyKernel =
 
 /// 4 steps of 2 ms. In each (t0 = step start, us): a 900 us gemm, then an
 /// op path \p Outer > ... > aten::copy_ that launches a \p CopyUs copy
-/// kernel. Copy share of busy = CopyUs / (900 + CopyUs).
+/// kernel. Copy share of busy = CopyUs / (900 + CopyUs). With \p Orphan,
+/// a 100 us copy kernel that no host call launched follows at t0 + 1000.
 model::Trace copyTrace(std::vector<const char *> Path, int64_t CopyUs,
-                       const char *Kernel = CopyKernel) {
+                       const char *Kernel = CopyKernel, bool Orphan = false) {
   TraceMaker M;
   uint32_t S = M.stream(0, 7);
   for (int K = 0; K < 4; ++K) {
@@ -32,6 +33,8 @@ model::Trace copyTrace(std::vector<const char *> Path, int64_t CopyUs,
       M.op(Path[I], B + int64_t(I) * Us, E - int64_t(I) * Us);
     M.launch(S, Kernel, B + 10 * Us, B + 15 * Us, T0 + 910 * Us,
              T0 + (910 + CopyUs) * Us);
+    if (Orphan)
+      M.add(S, EventKind::Kernel, Kernel, T0 + 1000 * Us, T0 + 1100 * Us);
   }
   return M.finish();
 }
@@ -122,6 +125,23 @@ TEST(DeviceCopiesDetector, QuietWhenCopiesAreNothingNextToTheStep) {
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run("M001", Ctx, Out, {{"min-share-of-step", 0.1}}), "");
   EXPECT_TRUE(Out.empty());
+}
+
+TEST(DeviceCopiesDetector, CopiesWithoutAHostCallAreNotCounted) {
+  // Nothing says who asked for the orphan copies: they are named in the
+  // evidence, and only the copy_ kernels count (100 of 1090 us busy).
+  model::Trace T = copyTrace({"aten::reshape", "aten::clone", "aten::copy_"},
+                             100, CopyKernel, /*Orphan=*/true);
+  TraceIndex Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run("M001", Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out[0].Values.at("count"), "3");
+  EXPECT_EQ(Out[0].Values.at("value"), "9.2 %");
+  EXPECT_EQ(Out[0].ImpactNs, 100 * Us);
+  ASSERT_EQ(Out[0].ExtraEvidence.size(), 1u);
+  EXPECT_EQ(Out[0].ExtraEvidence[0], "3 more device copies have no host "
+                                     "call in the trace and are not counted");
 }
 
 } // namespace

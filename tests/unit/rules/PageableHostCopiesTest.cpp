@@ -110,4 +110,37 @@ TEST(PageableCopiesDetector, ShortBlocksStayQuiet) {
   EXPECT_TRUE(Out.empty());
 }
 
+TEST(PageableCopiesDetector, ACopyWithoutItsCallIsNamedNotCounted) {
+  // A second pageable copy per step, [5, 6) ms, that no host call issued:
+  // it counts as a copy, but its blocked time is unknown.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  model::EventArgs A;
+  A.Copy = model::CopyKind::HtoD;
+  A.Src = MemoryKind::Pageable;
+  A.Dst = MemoryKind::Device;
+  A.Bytes = 1'000'000;
+  for (int K = 0; K < 4; ++K) {
+    int64_t T0 = K * 10 * Ms;
+    M.step(K + 1, T0, T0 + 10 * Ms);
+    M.op("aten::copy_", T0 + 100 * Us, T0 + 1610 * Us);
+    M.launch(S, "Memcpy", T0 + 200 * Us, T0 + 1600 * Us, T0 + 400 * Us,
+             T0 + 1600 * Us, "cudaMemcpyAsync", EventKind::Memcpy, &A);
+    M.add(S, EventKind::Memcpy, "Memcpy", T0 + 5 * Ms, T0 + 6 * Ms, 0, &A);
+  }
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run("M002", Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  const rules::Detection &D = Out.front();
+  EXPECT_EQ(D.Values.at("value"), "1.4 ms");
+  EXPECT_EQ(D.Values.at("count"), "2");
+  EXPECT_EQ(D.Subject, "aten::copy_ > cudaMemcpyAsync");
+  ASSERT_FALSE(D.ExtraEvidence.empty());
+  EXPECT_EQ(D.ExtraEvidence.back(),
+            "3 pageable copies without the host call that issued them: "
+            "their blocked time is not counted");
+}
+
 } // namespace
