@@ -1,4 +1,4 @@
-//===- rules/detectors/DataLoaderStall.cpp - D001 data-loader stall -------===//
+//===- rules/D/DataloaderStall.cpp - D001 data-loader stall ---------------===//
 //
 // PyTorch records a range around every next() of a DataLoader (or DataPipe)
 // iterator on the thread that asks for the batch. Time spent there is not a
@@ -6,7 +6,9 @@
 // completion time only where the device has nothing to do. So the figure is
 // the part of the loader ranges (their union, per step) during which the
 // device's busy union is empty: removing the loader time entirely could
-// give back at most that much, so it is also the impact.
+// give back at most that much, so it is also the impact. It is measured on
+// each device per steady step, and the device the loader idles longest
+// (median) is reported.
 //
 // Loader ranges on threads that submit no device work (a prefetching thread)
 // do not hold the device back and are ignored (see dataLoaderEvents).
@@ -59,20 +61,153 @@ std::string changeFor(llvm::StringRef Loader) {
          "works";
 }
 
+/// The loader ranges inside each measured window.
+struct LoaderTime {
+  std::vector<IntervalSet> PerWindow; ///< the ranges' union, clipped
+  std::vector<int64_t> Ns;            ///< its length
+};
+
+LoaderTime loaderTime(const TraceIndex &Ctx) {
+  LoaderTime L;
+  for (const Interval &R : Ctx.measureWindows().Ranges) {
+    L.PerWindow.push_back(
+        Ctx.dataLoaderRanges().intersect(IntervalSet::unionOf({R})));
+    L.Ns.push_back(L.PerWindow.back().length());
+  }
+  return L;
+}
+
+/// The loader time during which one device was idle, per window.
 struct DeviceStall {
   int32_t Device = -1;
-  std::vector<int64_t> Stall; ///< per window
+  std::vector<int64_t> Stall;
 };
+
+std::vector<DeviceStall> measureStalls(const TraceIndex &Ctx,
+                                       const LoaderTime &Loader) {
+  std::vector<DeviceStall> ByDevice;
+  for (int32_t D : streamDevices(Ctx)) {
+    DeviceStall S;
+    S.Device = D;
+    for (size_t W = 0; W < Loader.Ns.size(); ++W)
+      S.Stall.push_back(
+          Loader.Ns[W] -
+          Ctx.deviceBusy(D).intersect(Loader.PerWindow[W]).length());
+    ByDevice.push_back(std::move(S));
+  }
+  return ByDevice;
+}
+
+/// The loader calls inside the measured windows: names, calls, longest.
+struct LoaderCalls {
+  std::map<std::string, uint64_t> Names;
+  std::vector<int64_t> PerWindow;
+  const Event *Longest = nullptr;
+  /// The trace has enumerate(...) ranges, not only Python frames.
+  bool HasRanges = false;
+};
+
+LoaderCalls collectCalls(const TraceIndex &Ctx) {
+  const model::Trace &T = Ctx.trace();
+  const MeasureWindows &Win = Ctx.measureWindows();
+  llvm::ArrayRef<uint32_t> Loader = Ctx.dataLoaderEvents();
+  LoaderCalls C;
+  C.PerWindow.assign(Win.Ranges.size(), 0);
+  // Name and count calls by the enumerate(...) ranges when the trace has
+  // them (a with_stack frame may enclose one, and its name says less), else
+  // by the Python frames; a range nested in another counts once.
+  C.HasRanges = llvm::any_of(Loader, [&](uint32_t I) {
+    return T.Events[I].Kind != model::EventKind::Python;
+  });
+  auto Counted = [&](const Event &E) {
+    return !C.HasRanges || E.Kind != model::EventKind::Python;
+  };
+  for (uint32_t I : Loader) {
+    const Event &E = T.Events[I];
+    if (!Counted(E))
+      continue;
+    bool Nested = false;
+    for (uint32_t P = E.Parent; P != model::NoIndex && !Nested;
+         P = T.Events[P].Parent)
+      Nested = Counted(T.Events[P]) && Ctx.isDataLoaderRange(T.Events[P]);
+    size_t W = Win.indexOf(E.Start);
+    if (Nested || W == Win.Ranges.size())
+      continue;
+    ++C.PerWindow[W];
+    ++C.Names[T.name(E).str()];
+    if (!C.Longest || E.Duration > C.Longest->Duration)
+      C.Longest = &E;
+  }
+  return C;
+}
+
+/// The first step, left out of the measure, often shows worker start-up:
+/// says so when it spends more than twice the median in the loader.
+void noteFirstStep(const TraceIndex &Ctx, int64_t LoaderMedian,
+                   Detection &Det) {
+  if (!Ctx.measureWindows().Steps || Ctx.steps().size() < 3)
+    return;
+  const Interval &First = Ctx.steps().front().Range;
+  int64_t FirstNs =
+      Ctx.dataLoaderRanges().intersect(IntervalSet::unionOf({First})).length();
+  if (LoaderMedian > 0 && FirstNs > 2 * LoaderMedian)
+    Det.ExtraEvidence.push_back(
+        llvm::formatv("the first step spends {0} in the loader, more than "
+                      "twice the later steps: worker start-up or a cold "
+                      "cache at the start of an epoch (persistent_workers "
+                      "keeps workers alive across epochs)",
+                      dur(FirstNs))
+            .str());
+}
+
+Detection describeStall(const TraceIndex &Ctx, const LoaderTime &Loader,
+                        const DeviceStall &Best, int64_t Stall,
+                        double MinShare) {
+  const LoaderCalls Calls = collectCalls(Ctx);
+  const std::vector<std::string> Top = namesByTotal(Calls.Names);
+  const int64_t LoaderMed = median(Loader.Ns);
+  // Device busy share of the loader time, over all measured windows.
+  int64_t LoaderSum = 0, StallSum = 0;
+  for (size_t W = 0; W < Loader.Ns.size(); ++W) {
+    LoaderSum += Loader.Ns[W];
+    StallSum += Best.Stall[W];
+  }
+  Detection Det = impactDetection(Ctx, Stall, MinShare);
+  auto &V = Det.Values;
+  V["device"] = deviceName(Best.Device);
+  V["loader"] = dur(LoaderMed);
+  V["loader_share"] = pct(double(LoaderMed) / double(Ctx.targetNs()));
+  V["busy_during"] =
+      pct(LoaderSum > 0 ? double(LoaderSum - StallSum) / double(LoaderSum) : 0);
+  V["calls_per_step"] = count(median(Calls.PerWindow));
+  V["top_names"] = joinNames(Top);
+  V["loader_name"] = Top.empty() ? "the data loader" : Top.front();
+  V["change"] = changeFor(V["loader_name"].text());
+  V["longest"] = dur(Calls.Longest ? Calls.Longest->Duration : 0);
+  V["example"] = Calls.Longest ? eventAt(Ctx, *Calls.Longest) : "none";
+  if (Calls.Longest)
+    Det.Examples.push_back(example(Ctx, *Calls.Longest));
+  noteFirstStep(Ctx, LoaderMed, Det);
+  Det.Subject = V["loader_name"].text();
+  Det.Confidence = 0.8;
+  // With only Python frames (no record_function range) the frame may cover
+  // less or more than the loader's own work.
+  if (!Calls.HasRanges) {
+    Det.Confidence = 0.65;
+    Det.ConfidenceNotes.push_back(
+        "the loader is seen only through Python stack frames, not through "
+        "its enumerate(DataLoader) range");
+  }
+  return Det;
+}
 
 } // namespace
 
 Outcome rules::runDataloaderStall(const TraceIndex &Ctx,
                                   const RuleOptions &Opts,
                                   std::vector<Detection> &Out) {
-  const model::Trace &T = Ctx.trace();
-  std::vector<uint32_t> Loader = Ctx.dataLoaderEvents();
-  if (Loader.empty()) {
-    if (!hasFrameworkRanges(T))
+  if (Ctx.dataLoaderEvents().empty()) {
+    if (!hasFrameworkRanges(Ctx.trace()))
       return Outcome::cannotJudge(
           "the trace has no framework ops or annotations on "
           "the host, so data-loader ranges cannot be seen; record them "
@@ -84,145 +219,18 @@ Outcome rules::runDataloaderStall(const TraceIndex &Ctx,
   const int64_t Target = Ctx.targetNs();
   if (Target <= 0)
     return Outcome::ran();
-  const MeasureWindows &Win = Ctx.measureWindows();
 
-  std::vector<Interval> Parts;
-  for (uint32_t I : Loader)
-    Parts.push_back({T.Events[I].Start, T.Events[I].end()});
-  IntervalSet LoaderSet = IntervalSet::unionOf(std::move(Parts));
-
-  std::vector<IntervalSet> LoaderIn; // per window, clipped
-  std::vector<int64_t> LoaderNs;
-  for (const Interval &R : Win.Ranges) {
-    LoaderIn.push_back(LoaderSet.intersect(IntervalSet::unionOf({R})));
-    LoaderNs.push_back(LoaderIn.back().length());
-  }
-  std::vector<DeviceStall> ByDevice;
-  for (int32_t D : Ctx.devices()) {
-    if (D < 0)
-      continue; // device work outside device streams: no busy union
-    DeviceStall S;
-    S.Device = D;
-    for (size_t W = 0; W < Win.Ranges.size(); ++W)
-      S.Stall.push_back(LoaderNs[W] -
-                        Ctx.deviceBusy(D).intersect(LoaderIn[W]).length());
-    ByDevice.push_back(std::move(S));
-  }
-  if (ByDevice.empty())
-    return Outcome::ran();
+  const LoaderTime Loader = loaderTime(Ctx);
+  const std::vector<DeviceStall> ByDevice = measureStalls(Ctx, Loader);
   // The device that the loader leaves idle longest (median per window).
-  auto Best = std::max_element(ByDevice.begin(), ByDevice.end(),
-                               [](const DeviceStall &A, const DeviceStall &B) {
-                                 return median(A.Stall) < median(B.Stall);
-                               });
-  int64_t Stall = std::min(median(Best->Stall), Target);
-  double Share = double(Stall) / double(Target);
-  if (Stall <= 0 || Share < MinShare)
+  const DeviceStall *Best =
+      largestBy(ByDevice, [](const DeviceStall &S) { return median(S.Stall); });
+  if (!Best)
+    return Outcome::ran();
+  const int64_t Stall = std::min(median(Best->Stall), Target);
+  if (!reachesShareOfTarget(Stall, Target, MinShare))
     return Outcome::ran();
 
-  // The loader ranges inside the measured windows: names, calls, longest.
-  std::map<std::string, uint64_t> Names;
-  std::vector<uint64_t> CallsPer(Win.Ranges.size(), 0);
-  const Event *Longest = nullptr;
-  // Name and count calls by the enumerate(...) ranges when the trace has
-  // them (a with_stack frame may enclose one, and its name says less), else
-  // by the Python frames; a range nested in another counts once.
-  const bool HasRanges = llvm::any_of(Loader, [&](uint32_t I) {
-    return T.Events[I].Kind != model::EventKind::Python;
-  });
-  auto Counted = [&](const Event &E) {
-    return !HasRanges || E.Kind != model::EventKind::Python;
-  };
-  for (uint32_t I : Loader) {
-    const Event &E = T.Events[I];
-    if (!Counted(E))
-      continue;
-    bool Nested = false;
-    for (uint32_t P = E.Parent; P != model::NoIndex && !Nested;
-         P = T.Events[P].Parent)
-      Nested = Counted(T.Events[P]) && Ctx.isDataLoaderRange(T.Events[P]);
-    if (Nested)
-      continue;
-    // The window holding the instant (a binary search).
-    auto It = Win.Ranges.begin() + Win.indexOf(E.Start);
-    if (It == Win.Ranges.end())
-      continue;
-    ++CallsPer[It - Win.Ranges.begin()];
-    ++Names[T.name(E).str()];
-    if (!Longest || E.Duration > Longest->Duration)
-      Longest = &E;
-  }
-  std::vector<std::pair<uint64_t, std::string>> ByCount;
-  for (auto &[Name, N] : Names)
-    ByCount.push_back({N, Name});
-  llvm::sort(ByCount, [](const auto &A, const auto &B) {
-    return A.first > B.first || (A.first == B.first && A.second < B.second);
-  });
-  std::vector<std::string> Top;
-  for (auto &[N, Name] : ByCount)
-    Top.push_back(Name);
-  std::vector<int64_t> Calls(CallsPer.begin(), CallsPer.end());
-
-  Detection Det;
-  auto &V = Det.Values;
-  int64_t LoaderMed = median(LoaderNs);
-  V["device"] = llvm::formatv("device {0}", Best->Device).str();
-  V["value"] = dur(Stall);
-  V["share"] = pct(Share);
-  V["impact"] = dur(Stall);
-  V["threshold"] = pct(MinShare);
-  V["loader"] = dur(LoaderMed);
-  V["loader_share"] = pct(double(LoaderMed) / double(Target));
-  // Device busy share of the loader time, over all measured windows.
-  int64_t LoaderSum = 0, StallSum = 0;
-  for (size_t W = 0; W < LoaderNs.size(); ++W) {
-    LoaderSum += LoaderNs[W];
-    StallSum += Best->Stall[W];
-  }
-  V["busy_during"] =
-      pct(LoaderSum > 0 ? double(LoaderSum - StallSum) / double(LoaderSum) : 0);
-  V["calls_per_step"] = std::to_string(median(Calls));
-  V["top_names"] = joinNames(Top);
-  V["loader_name"] = Top.empty() ? "the data loader" : Top.front();
-  V["change"] = changeFor(V["loader_name"].text());
-  V["target"] = Ctx.describeTarget();
-  describeWindows(Win, V);
-  if (Longest) {
-    V["longest"] = dur(Longest->Duration);
-    V["example"] = llvm::formatv("{0} at {1:f3} us", T.name(*Longest),
-                                 Ctx.traceTimestampUs(*Longest))
-                       .str();
-    Det.Examples.push_back(example(Ctx, *Longest));
-  } else {
-    V["longest"] = dur(0);
-    V["example"] = "none";
-  }
-  // The first step, left out of the measure, often shows worker start-up.
-  if (Win.Steps && Ctx.steps().size() >= 3) {
-    const Interval &First = Ctx.steps().front().Range;
-    int64_t FirstNs =
-        LoaderSet.intersect(IntervalSet::unionOf({First})).length();
-    if (LoaderMed > 0 && FirstNs > 2 * LoaderMed)
-      Det.ExtraEvidence.push_back(
-          llvm::formatv("the first step spends {0} in the loader, more than "
-                        "twice the later steps: worker start-up or a cold "
-                        "cache at the start of an epoch (persistent_workers "
-                        "keeps workers alive across epochs)",
-                        dur(FirstNs))
-              .str());
-  }
-  Det.ImpactNs = Stall;
-  Det.Window = Win.describe();
-  Det.Subject = V["loader_name"].text();
-  Det.Confidence = 0.8;
-  // With only Python frames (no record_function range) the frame may cover
-  // less or more than the loader's own work.
-  if (!HasRanges) {
-    Det.Confidence = 0.65;
-    Det.ConfidenceNotes.push_back(
-        "the loader is seen only through Python stack frames, not through "
-        "its enumerate(DataLoader) range");
-  }
-  Out.push_back(std::move(Det));
+  Out.push_back(describeStall(Ctx, Loader, *Best, Stall, MinShare));
   return Outcome::ran();
 }

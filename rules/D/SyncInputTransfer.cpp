@@ -1,4 +1,4 @@
-//===- rules/detectors/InputTransfer.cpp - D002 sync input transfer -------===//
+//===- rules/D/SyncInputTransfer.cpp - D002 sync input transfer -----------===//
 //
 // A step usually opens by moving its batch to the device. When the host
 // waits for that copy (a blocking cudaMemcpy, or .to(device) with
@@ -59,264 +59,306 @@ const Event *outermostOp(const model::Trace &T, const Event &E) {
   return Out;
 }
 
-/// The transfer of one step, summed over devices.
-struct StepFigures {
-  int64_t Cost = 0;     ///< the gain bound this rule claims
-  int64_t Claimed = 0;  ///< the bound M002 claims for pageable calls
-  int64_t WaitNs = 0;   ///< the union of the transfer's own waits
+/// The first compute work (kernel or collective) launched in each window
+/// on one device, and its launch: by the launch's start.
+struct FirstCompute {
+  std::vector<uint32_t> Work, Call; ///< per window; NoIndex where none
+};
+
+FirstCompute firstCompute(const TraceIndex &Ctx,
+                          llvm::ArrayRef<uint32_t> Work) {
+  const model::Trace &T = Ctx.trace();
+  const MeasureWindows &Win = Ctx.measureWindows();
+  const size_t N = Win.Ranges.size();
+  FirstCompute F;
+  F.Work.assign(N, model::NoIndex);
+  F.Call.assign(N, model::NoIndex);
+  for (uint32_t I : Work) {
+    const Event &E = T.Events[I];
+    if (E.Kind != EventKind::Kernel && E.Kind != EventKind::Collective)
+      continue;
+    uint32_t L = T.launchOf(E);
+    if (L == model::NoIndex)
+      continue;
+    size_t R = Win.indexOf(T.Events[L].Start);
+    if (R == N)
+      continue;
+    if (F.Work[R] == model::NoIndex ||
+        T.Events[L].Start < T.Events[F.Call[R]].Start) {
+      F.Work[R] = I;
+      F.Call[R] = L;
+    }
+  }
+  return F;
+}
+
+/// The input transfer of one window, over all devices.
+struct StepTransfer {
+  std::vector<HostWait> Own;      ///< the transfer's waits, each once
+  std::vector<HostWait> Pageable; ///< pageable copy calls: M002's
+  llvm::DenseSet<uint32_t> Seen;  ///< the events of Own
+  std::vector<Interval> CopyParts;
   int64_t Bytes = 0;    ///< bytes of the input copies
-  int64_t CopyNs = 0;   ///< their device time (a union)
   uint64_t Copies = 0;  ///< input copies
   uint64_t Ordered = 0; ///< non-blocking copies the first kernel waits for
 };
+
+/// The input transfers of the measured windows, collected once.
+struct Transfers {
+  std::vector<StepTransfer> PerWindow; ///< parallel to the windows
+  llvm::DenseMap<uint32_t, const HostWait *> WaitOf; ///< by waiting event
+  std::map<std::string, uint64_t> Paths; ///< input copies by op path
+  std::map<int32_t, uint64_t> CopiesOn;  ///< input copies by device
+  uint64_t CallBlocks = 0, WaitAfter = 0, PageableCalls = 0;
+  uint64_t Directed = 0, AllCopies = 0; ///< copies that say their direction
+  uint32_t FirstKernel = model::NoIndex;
+};
+
+/// Until when a wait after the copy call \p L still belongs to the transfer:
+/// the end of the op around the call, or without one (an Nsight trace
+/// without NVTX) the lane's next submission; never past the first compute
+/// launch at \p FirstAt.
+int64_t transferHorizon(const TraceIndex &Ctx, const Event &L,
+                        int64_t FirstAt) {
+  const model::Trace &T = Ctx.trace();
+  if (const Event *Op = outermostOp(T, L))
+    return std::min(FirstAt, Op->end());
+  llvm::ArrayRef<uint32_t> Subs = Ctx.submissions(L.Lane);
+  auto Next = llvm::partition_point(
+      Subs, [&](uint32_t S) { return T.Events[S].Start <= L.Start; });
+  return Next == Subs.end() ? FirstAt
+                            : std::min(FirstAt, T.Events[*Next].Start);
+}
+
+/// Adds the host waits of the copy launched by \p LI to \p S: the call
+/// itself when it blocks, and the waits that follow it inside its op
+/// (.to() with non_blocking=False). Returns whether anything waited.
+bool addTransferWaits(const TraceIndex &Ctx, uint32_t LI, bool PageableSrc,
+                      int64_t FirstAt, Transfers &X, StepTransfer &S) {
+  const Event &L = Ctx.trace().Events[LI];
+  bool Waited = false;
+  if (auto W = X.WaitOf.find(LI); W != X.WaitOf.end()) {
+    Waited = true;
+    if (PageableSrc) {
+      ++X.PageableCalls;
+      S.Pageable.push_back(*W->second);
+    } else {
+      ++X.CallBlocks;
+      if (S.Seen.insert(LI).second)
+        S.Own.push_back(*W->second);
+    }
+  }
+  const int64_t Until = transferHorizon(Ctx, L, FirstAt);
+  llvm::ArrayRef<HostWait> Lane = Ctx.hostWaits(L.Lane);
+  auto It = llvm::partition_point(
+      Lane, [&](const HostWait &W) { return W.Range.Begin < L.end(); });
+  for (; It != Lane.end() && It->Range.Begin < Until; ++It) {
+    if (It->Event == LI)
+      continue;
+    Waited = true;
+    if (S.Seen.insert(It->Event).second) {
+      ++X.WaitAfter;
+      S.Own.push_back(*It);
+    }
+  }
+  return Waited;
+}
+
+/// Adds the device's copy \p CI to \p X when it is an input copy: host to
+/// device, launched in a window before that window's first compute launch.
+void addCopy(const TraceIndex &Ctx, int32_t Device, uint32_t CI,
+             const FirstCompute &First, Transfers &X) {
+  const model::Trace &T = Ctx.trace();
+  const Event &E = T.Events[CI];
+  ++X.AllCopies;
+  const model::EventArgs *A = T.args(E);
+  if (!A || A->Copy == model::CopyKind::Unknown)
+    return;
+  ++X.Directed;
+  uint32_t LI = T.launchOf(E);
+  if (A->Copy != model::CopyKind::HtoD || LI == model::NoIndex)
+    return;
+  const Event &L = T.Events[LI];
+  const size_t R = Ctx.measureWindows().indexOf(L.Start);
+  if (R == X.PerWindow.size() || First.Work[R] == model::NoIndex ||
+      L.Start >= T.Events[First.Call[R]].Start)
+    return;
+  StepTransfer &S = X.PerWindow[R];
+  ++S.Copies;
+  ++X.CopiesOn[Device];
+  S.Bytes += std::max<int64_t>(A->Bytes, 0);
+  S.CopyParts.push_back({E.Start, E.end()});
+  ++X.Paths[Ctx.opPath(L)];
+  if (X.FirstKernel == model::NoIndex)
+    X.FirstKernel = First.Work[R];
+  const Event &FirstCall = T.Events[First.Call[R]];
+  bool Waited = addTransferWaits(Ctx, LI, A->Src == model::MemoryKind::Pageable,
+                                 FirstCall.Start, X, S);
+  // A copy that blocks nobody but that the first kernel waits for on the
+  // same stream: M003's time, named in the evidence.
+  if (!Waited && T.Events[First.Work[R]].Lane == E.Lane &&
+      E.end() > FirstCall.end())
+    ++S.Ordered;
+}
+
+Transfers collectTransfers(const TraceIndex &Ctx) {
+  const model::Trace &T = Ctx.trace();
+  Transfers X;
+  X.PerWindow.resize(Ctx.measureWindows().Ranges.size());
+  for (const HostWait &W : Ctx.hostWaits())
+    X.WaitOf[W.Event] = &W;
+  for (int32_t D : streamDevices(Ctx)) {
+    llvm::ArrayRef<uint32_t> Work = Ctx.deviceWork(D);
+    const FirstCompute First = firstCompute(Ctx, Work);
+    for (uint32_t I : Work)
+      if (T.Events[I].Kind == EventKind::Memcpy)
+        addCopy(Ctx, D, I, First, X);
+  }
+  return X;
+}
+
+/// The transfer's figures per window, as medians, and over the windows.
+struct TransferFigures {
+  int64_t Cost = 0;    ///< the gain bound this rule claims
+  int64_t Claimed = 0; ///< the bound M002 claims for pageable calls
+  int64_t WaitNs = 0;  ///< the union of the transfer's own waits
+  int64_t Bytes = 0, CopyNs = 0, Copies = 0;
+  uint64_t WithWaits = 0, Ordered = 0;
+  uint32_t Example = model::NoIndex; ///< the longest own wait
+};
+
+TransferFigures measureTransfers(const TraceIndex &Ctx, Transfers &X) {
+  const model::Trace &T = Ctx.trace();
+  const MeasureWindows &Win = Ctx.measureWindows();
+  std::vector<int64_t> Costs, Claimed, Waits, Bytes, CopyNs, Copies;
+  TransferFigures F;
+  for (size_t R = 0; R < X.PerWindow.size(); ++R) {
+    StepTransfer &S = X.PerWindow[R];
+    std::vector<HostWait> All = S.Own;
+    llvm::append_range(All, S.Pageable);
+    int64_t Both = Ctx.waitsGainBound(All, Win.Ranges[R]);
+    int64_t Pageable = Ctx.waitsGainBound(S.Pageable, Win.Ranges[R]);
+    std::vector<Interval> WaitParts;
+    for (const HostWait &W : S.Own) {
+      WaitParts.push_back(W.Range);
+      if (F.Example == model::NoIndex ||
+          W.Range.length() > T.Events[F.Example].Duration)
+        F.Example = W.Event;
+    }
+    Costs.push_back(std::max<int64_t>(0, Both - Pageable));
+    Claimed.push_back(Pageable);
+    Waits.push_back(model::IntervalSet::unionOf(std::move(WaitParts)).length());
+    Bytes.push_back(S.Bytes);
+    CopyNs.push_back(
+        model::IntervalSet::unionOf(std::move(S.CopyParts)).length());
+    Copies.push_back(int64_t(S.Copies));
+    F.WithWaits += !S.Own.empty();
+    F.Ordered += S.Ordered;
+  }
+  F.Cost = std::min(median(Costs), Ctx.targetNs());
+  F.Claimed = median(Claimed);
+  F.WaitNs = median(Waits);
+  F.Bytes = median(Bytes);
+  F.CopyNs = median(CopyNs);
+  F.Copies = median(Copies);
+  return F;
+}
+
+/// The placeholders that say how the copy waits and what other rules own:
+/// {how}, {pageable_note}, {ordered_note} and {change}.
+void describeHow(const Transfers &X, const TransferFigures &F,
+                 const MeasureWindows &Win, std::map<std::string, Value> &V) {
+  V["how"] = X.WaitAfter >= X.CallBlocks
+                 ? "a synchronization follows the copy call inside the same "
+                   "op (.to(device) with non_blocking=False)"
+                 : "the copy call itself blocks until the copy is done "
+                   "(a synchronous cudaMemcpy)";
+  V["pageable_note"] =
+      X.PageableCalls
+          ? llvm::formatv("{0} input copies in {1} stage pageable "
+                          "memory; the idle time behind those calls ({2} "
+                          "{3}) is M002's and not counted here",
+                          X.PageableCalls, Win.describe(), V["claimed"],
+                          Win.Steps ? "per step" : "in the window")
+                .str()
+          : "the input copies read pinned (or unnamed) host memory, so no "
+            "pageable staging is involved";
+  V["ordered_note"] =
+      F.Ordered ? llvm::formatv("{0} further non-blocking input copies that "
+                                "the first kernel waits for on its stream "
+                                "(that copy time is M003's)",
+                                F.Ordered)
+                      .str()
+                : "no non-blocking input copy that the first kernel waits "
+                  "for on its stream";
+  V["change"] = X.PageableCalls
+                    ? "pin the batch (DataLoader(pin_memory=True)) and copy "
+                      "it with .to(device, non_blocking=True)"
+                    : "copy the batch with .to(device, non_blocking=True) "
+                      "and remove the synchronization after the copy";
+}
+
+Detection describeTransfer(const TraceIndex &Ctx, const Transfers &X,
+                           const TransferFigures &F, double MinShare) {
+  const model::Trace &T = Ctx.trace();
+  const MeasureWindows &Win = Ctx.measureWindows();
+  // The device with the most input copies (ties: the lower).
+  int32_t Device = -1;
+  uint64_t Most = 0;
+  for (auto &[D, Count] : X.CopiesOn)
+    if (Count > Most) {
+      Most = Count;
+      Device = D;
+    }
+  auto Paths = rankByKey(X.Paths, [](uint64_t C) { return C; });
+
+  Detection Det = impactDetection(Ctx, F.Cost, MinShare);
+  auto &V = Det.Values;
+  V["device"] = deviceName(Device);
+  V["wait_time"] = dur(F.WaitNs);
+  V["claimed"] = dur(F.Claimed);
+  V["copies_per_step"] = count(F.Copies);
+  V["bytes_per_step"] = bytes(F.Bytes);
+  V["copy_time"] = dur(F.CopyNs);
+  V["steps_with"] =
+      llvm::formatv("{0} of {1}", F.WithWaits, Win.Ranges.size()).str();
+  V["top_op_path"] = Paths.empty() ? "(none)" : Paths.front()->first;
+  V["subject"] = V["top_op_path"];
+  describeHow(X, F, Win, V);
+  V["first_kernel"] = X.FirstKernel == model::NoIndex
+                          ? "the first kernel"
+                          : T.name(T.Events[X.FirstKernel]).str();
+  V["example"] = "none";
+  if (F.Example != model::NoIndex) {
+    const Event &E = T.Events[F.Example];
+    V["example"] = eventWithLengthAt(Ctx, E);
+    Det.Examples.push_back(example(Ctx, E));
+  }
+  Det.Subject = V["top_op_path"].text();
+  Det.Confidence = 0.7;
+  return Det;
+}
 
 } // namespace
 
 Outcome rules::runSyncInputTransfer(const TraceIndex &Ctx,
                                     const RuleOptions &Opts,
                                     std::vector<Detection> &Out) {
-  const model::Trace &T = Ctx.trace();
-  if (!Ctx.hasSteps())
-    return Outcome::cannotJudge(
-        "the trace has no step markers, so the start of a "
-        "step is unknown; call prof.step() once per iteration "
-        "(torch.profiler) or mark iterations with NVTX ranges");
-  if (!Ctx.hasCorrelation())
-    return Outcome::cannotJudge(
-        "no device work is linked to a host call "
-        "(correlation ids missing), so neither the step's first kernel "
-        "nor the copies' calls can be found");
   const double MinShare = Opts.number("min-share-of-step");
   const int64_t Target = Ctx.targetNs();
   if (Target <= 0)
     return Outcome::ran();
-  const MeasureWindows &Win = Ctx.measureWindows();
-  const size_t N = Win.Ranges.size();
 
-  llvm::DenseMap<uint32_t, const HostWait *> WaitOf;
-  for (const HostWait &W : Ctx.hostWaits())
-    WaitOf[W.Event] = &W;
-
-  std::vector<StepFigures> Steps(N);
-  std::vector<std::vector<HostWait>> Own(N), Pageable(N);
-  std::vector<llvm::DenseSet<uint32_t>> Seen(N);
-  std::vector<std::vector<Interval>> CopyParts(N);
-  std::map<std::string, uint64_t> Paths;
-  std::map<int32_t, uint64_t> CopiesOn;
-  uint64_t CallBlocks = 0, WaitAfter = 0, PageableCalls = 0, Directed = 0,
-           AllCopies = 0;
-  uint32_t Example = model::NoIndex, FirstKernel = model::NoIndex;
-
-  for (int32_t D : Ctx.devices()) {
-    if (D < 0)
-      continue;
-    llvm::ArrayRef<uint32_t> Work = Ctx.deviceWork(D);
-    // The first compute work launched in each window, by its launch.
-    std::vector<uint32_t> First(N, model::NoIndex),
-        FirstCall(N, model::NoIndex);
-    for (uint32_t I : Work) {
-      const Event &E = T.Events[I];
-      if (E.Kind != EventKind::Kernel && E.Kind != EventKind::Collective)
-        continue;
-      uint32_t L = T.launchOf(E);
-      if (L == model::NoIndex)
-        continue;
-      size_t R = Win.indexOf(T.Events[L].Start);
-      if (R == N)
-        continue;
-      if (First[R] == model::NoIndex ||
-          T.Events[L].Start < T.Events[FirstCall[R]].Start) {
-        First[R] = I;
-        FirstCall[R] = L;
-      }
-    }
-    for (uint32_t I : Work) {
-      const Event &E = T.Events[I];
-      if (E.Kind != EventKind::Memcpy)
-        continue;
-      ++AllCopies;
-      const model::EventArgs *A = T.args(E);
-      if (!A || A->Copy == model::CopyKind::Unknown)
-        continue;
-      ++Directed;
-      if (A->Copy != model::CopyKind::HtoD)
-        continue;
-      uint32_t LI = T.launchOf(E);
-      if (LI == model::NoIndex)
-        continue;
-      const Event &L = T.Events[LI];
-      size_t R = Win.indexOf(L.Start);
-      if (R == N || First[R] == model::NoIndex ||
-          L.Start >= T.Events[FirstCall[R]].Start)
-        continue;
-      StepFigures &S = Steps[R];
-      ++S.Copies;
-      ++CopiesOn[D];
-      S.Bytes += std::max<int64_t>(A->Bytes, 0);
-      CopyParts[R].push_back({E.Start, E.end()});
-      ++Paths[Ctx.opPath(L)];
-      if (FirstKernel == model::NoIndex)
-        FirstKernel = First[R];
-
-      const int64_t FirstAt = T.Events[FirstCall[R]].Start;
-      bool Waited = false;
-      if (auto W = WaitOf.find(LI); W != WaitOf.end()) {
-        Waited = true;
-        if (A->Src == model::MemoryKind::Pageable) {
-          ++PageableCalls;
-          Pageable[R].push_back(*W->second);
-        } else {
-          ++CallBlocks;
-          if (Seen[R].insert(LI).second)
-            Own[R].push_back(*W->second);
-        }
-      }
-      // Waits that follow the call inside the same op, before the step's
-      // first compute is launched (.to() with non_blocking=False).
-      // Without an op around the call (an Nsight trace without NVTX), the
-      // waits before the lane's next submission.
-      const Event *Op = outermostOp(T, L);
-      int64_t Until = FirstAt;
-      if (Op) {
-        Until = std::min(Until, Op->end());
-      } else {
-        llvm::ArrayRef<uint32_t> Subs = Ctx.submissions(L.Lane);
-        auto Next = llvm::partition_point(
-            Subs, [&](uint32_t S) { return T.Events[S].Start <= L.Start; });
-        if (Next != Subs.end())
-          Until = std::min(Until, T.Events[*Next].Start);
-      }
-      llvm::ArrayRef<HostWait> Lane = Ctx.hostWaits(L.Lane);
-      auto It = llvm::partition_point(
-          Lane, [&](const HostWait &W) { return W.Range.Begin < L.end(); });
-      for (; It != Lane.end() && It->Range.Begin < Until; ++It) {
-        if (It->Event == LI)
-          continue;
-        Waited = true;
-        if (Seen[R].insert(It->Event).second) {
-          ++WaitAfter;
-          Own[R].push_back(*It);
-        }
-      }
-      // A copy that blocks nobody but that the first kernel waits for on
-      // the same stream: M003's time, named in the evidence.
-      if (!Waited && T.Events[First[R]].Lane == E.Lane &&
-          E.end() > T.Events[FirstCall[R]].end())
-        ++S.Ordered;
-    }
-  }
-  if (AllCopies && !Directed)
+  Transfers X = collectTransfers(Ctx);
+  if (X.AllCopies && !X.Directed)
     return Outcome::cannotJudge(
         "the trace's device copies do not say their "
         "direction (host-to-device or not); a CUDA (CUPTI) or ROCm "
         "profiler trace with memcpy activity records it");
-
-  std::vector<int64_t> Costs, Claimed, Waits, Bytes, CopyNs, Copies;
-  uint64_t WithWaits = 0, Ordered = 0;
-  for (size_t R = 0; R < N; ++R) {
-    StepFigures &S = Steps[R];
-    std::vector<HostWait> All = Own[R];
-    llvm::append_range(All, Pageable[R]);
-    int64_t Both = Ctx.waitsGainBound(All, Win.Ranges[R]);
-    S.Claimed = Ctx.waitsGainBound(Pageable[R], Win.Ranges[R]);
-    S.Cost = std::max<int64_t>(0, Both - S.Claimed);
-    std::vector<Interval> WaitParts;
-    for (const HostWait &W : Own[R])
-      WaitParts.push_back(W.Range);
-    S.WaitNs = model::IntervalSet::unionOf(std::move(WaitParts)).length();
-    S.CopyNs = model::IntervalSet::unionOf(std::move(CopyParts[R])).length();
-    WithWaits += !Own[R].empty();
-    Ordered += S.Ordered;
-    Costs.push_back(S.Cost);
-    Claimed.push_back(S.Claimed);
-    Waits.push_back(S.WaitNs);
-    Bytes.push_back(S.Bytes);
-    CopyNs.push_back(S.CopyNs);
-    Copies.push_back(int64_t(S.Copies));
-    for (const HostWait &W : Own[R])
-      if (Example == model::NoIndex ||
-          W.Range.length() > T.Events[Example].Duration)
-        Example = W.Event;
-  }
-  int64_t Cost = std::min(median(Costs), Target);
-  double Share = double(Cost) / double(Target);
-  if (Cost <= 0 || Share < MinShare)
+  const TransferFigures F = measureTransfers(Ctx, X);
+  if (!reachesShareOfTarget(F.Cost, Target, MinShare))
     return Outcome::ran();
 
-  std::vector<std::pair<uint64_t, std::string>> ByCount;
-  for (auto &[Path, Count] : Paths)
-    ByCount.push_back({Count, Path});
-  llvm::sort(ByCount, [](const auto &A, const auto &B) {
-    return A.first > B.first || (A.first == B.first && A.second < B.second);
-  });
-  int32_t Device = -1;
-  uint64_t Most = 0;
-  for (auto &[D, Count] : CopiesOn)
-    if (Count > Most) {
-      Most = Count;
-      Device = D;
-    }
-
-  Detection Det;
-  auto &V = Det.Values;
-  V["device"] = llvm::formatv("device {0}", Device).str();
-  V["value"] = dur(Cost);
-  V["share"] = pct(Share);
-  V["impact"] = dur(Cost);
-  V["threshold"] = pct(MinShare);
-  V["wait_time"] = dur(median(Waits));
-  V["claimed"] = dur(median(Claimed));
-  V["copies_per_step"] = std::to_string(median(Copies));
-  V["bytes_per_step"] = bytes(median(Bytes));
-  V["copy_time"] = dur(median(CopyNs));
-  V["steps_with"] = llvm::formatv("{0} of {1}", WithWaits, N).str();
-  V["top_op_path"] = ByCount.empty() ? "(none)" : ByCount.front().second;
-  V["subject"] = V["top_op_path"];
-  V["how"] = WaitAfter >= CallBlocks
-                 ? "a synchronization follows the copy call inside the same "
-                   "op (.to(device) with non_blocking=False)"
-                 : "the copy call itself blocks until the copy is done "
-                   "(a synchronous cudaMemcpy)";
-  V["pageable_note"] =
-      PageableCalls
-          ? llvm::formatv("{0} input copies in {1} stage pageable "
-                          "memory; the idle time behind those calls ({2} "
-                          "{3}) is M002's and not counted here",
-                          PageableCalls, Win.describe(), V["claimed"],
-                          Win.Steps ? "per step" : "in the window")
-                .str()
-          : "the input copies read pinned (or unnamed) host memory, so no "
-            "pageable staging is involved";
-  V["ordered_note"] =
-      Ordered ? llvm::formatv("{0} further non-blocking input copies that "
-                              "the first kernel waits for on its stream "
-                              "(that copy time is M003's)",
-                              Ordered)
-                    .str()
-              : "no non-blocking input copy that the first kernel waits "
-                "for on its stream";
-  V["change"] = PageableCalls
-                    ? "pin the batch (DataLoader(pin_memory=True)) and copy "
-                      "it with .to(device, non_blocking=True)"
-                    : "copy the batch with .to(device, non_blocking=True) "
-                      "and remove the synchronization after the copy";
-  V["first_kernel"] = FirstKernel == model::NoIndex
-                          ? "the first kernel"
-                          : T.name(T.Events[FirstKernel]).str();
-  V["target"] = Ctx.describeTarget();
-  describeWindows(Win, V);
-  V["example"] = "none";
-  if (Example != model::NoIndex) {
-    const Event &E = T.Events[Example];
-    V["example"] = llvm::formatv("{0} ({1}) at {2:f3} us", T.name(E),
-                                 dur(E.Duration), Ctx.traceTimestampUs(E))
-                       .str();
-    Det.Examples.push_back(example(Ctx, E));
-  }
-  Det.ImpactNs = Cost;
-  Det.Window = Win.describe();
-  Det.Subject = V["top_op_path"].text();
-  Det.Confidence = 0.7;
-  Out.push_back(std::move(Det));
+  Out.push_back(describeTransfer(Ctx, X, F, MinShare));
   return Outcome::ran();
 }

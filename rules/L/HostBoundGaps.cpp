@@ -1,18 +1,20 @@
-//===- rules/detectors/HostBound.cpp - L002 host-bound gaps ---------------===//
+//===- rules/L/HostBoundGaps.cpp - L002 host-bound gaps -------------------===//
 //
 // Device idle time that the host explains, but not through launches: each
 // idle gap ends with work that the host submitted late, and while the device
 // waited the launching thread went for longer than max-launch-interval
 // without submitting anything (Python logic, CPU ops, logging, host-side
 // preprocessing), or sat in one launch call far longer than a launch
-// (TraceIndex::attributeIdle counts both as HostOther). L001 owns the
-// launch-path share and S001 the host waits; the part that lies inside
-// data-loader ranges is left to D001, and the part inside start-up work or
-// inside a runtime or driver call (lazy loading in a long launch call,
-// allocator and set-up calls) to U001 and the allocator rules. What remains
-// is attributed, instant by instant, to the innermost host activity (op,
-// Python frame, annotation) of the launching thread, so that the finding
-// names the op that occupied the host.
+// (TraceIndex::attributeIdle counts both as HostOther, in the same split
+// that L001 reads). L001 owns the launch-path share and S001 the host waits;
+// the part that lies inside data-loader ranges is left to D001, and the part
+// inside start-up work or inside a runtime or driver call (lazy loading in a
+// long launch call, allocator and set-up calls) to U001 and the allocator
+// rules. What remains is attributed, instant by instant, to the innermost
+// host activity (op, Python frame, annotation) of the launching thread, so
+// that the finding names the op that occupied the host. The detector
+// collects that per device and steady step and reports the device with the
+// largest median.
 //
 //===----------------------------------------------------------------------===//
 #include "rules/BuiltinDetectors.h"
@@ -28,6 +30,7 @@ using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
 using analysis::IdleBreakdown;
+using analysis::IdleOptions;
 using analysis::TraceIndex;
 using model::Event;
 using model::Interval;
@@ -45,180 +48,125 @@ bool isRuntimeCall(model::EventKind K) {
   return K == model::EventKind::Runtime || K == model::EventKind::Driver;
 }
 
+/// Host time that other rules own: the data-loader ranges (D001) and
+/// one-off start-up work (U001).
+struct OtherRulesTime {
+  const IntervalSet &Loader;
+  IntervalSet Startup;
+};
+
+OtherRulesTime otherRulesTime(const TraceIndex &Ctx) {
+  std::vector<Interval> StartupParts;
+  for (const StartupEvent &E : Ctx.startup().Found)
+    StartupParts.push_back(E.Range);
+  return {Ctx.dataLoaderRanges(),
+          IntervalSet::unionOf(std::move(StartupParts))};
+}
+
 struct OpShare {
   int64_t Ns = 0;
   uint32_t Example = model::NoIndex; ///< the longest such event
 };
+using OpShares = std::map<std::string, OpShare>;
 
-struct DeviceFigures {
+/// The host-other time of one idle gap (or of a window's gaps), split.
+struct GapHost {
+  int64_t Host = 0;     ///< this rule's: host activity between submissions
+  int64_t InLoader = 0; ///< inside data-loader ranges (D001)
+  int64_t OneOff = 0;   ///< start-up work and runtime or driver calls
+};
+
+/// Splits \p Rest, host time of lane \p Lane, by the innermost host activity
+/// covering each instant: time in runtime or driver calls is one-off, the
+/// rest is this rule's, by op name.
+void attributeToActivity(const model::Trace &T, uint32_t Lane, Interval Rest,
+                         OpShares &ByOp, GapHost &H) {
+  forInnermostActivity(T, Lane, Rest, [&](uint32_t I, int64_t Ns) {
+    if (I != model::NoIndex && isRuntimeCall(T.Events[I].Kind)) {
+      H.OneOff += Ns;
+      return;
+    }
+    OpShare &S =
+        ByOp[I == model::NoIndex ? NoOp.str() : T.name(T.Events[I]).str()];
+    S.Ns += Ns;
+    if (I != model::NoIndex &&
+        (S.Example == model::NoIndex ||
+         T.Events[I].Duration > T.Events[S.Example].Duration))
+      S.Example = I;
+    H.Host += Ns;
+  });
+}
+
+/// The host-other pieces of gap \p G: the parts inside the loader ranges,
+/// then inside start-up work, then the host activity of the rest.
+GapHost splitGap(const model::Trace &T, const analysis::AttributedGap &G,
+                 const OtherRulesTime &Other, OpShares &ByOp) {
+  const uint32_t Lane = T.Events[G.Launch].Lane;
+  GapHost H;
+  for (const Interval &P : G.OtherPieces) {
+    IntervalSet Covered = IntervalSet::unionOf({P}).intersect(Other.Loader);
+    H.InLoader += Covered.length();
+    for (const Interval &Part : Covered.gapsWithin(P)) {
+      IntervalSet InStartup =
+          IntervalSet::unionOf({Part}).intersect(Other.Startup);
+      H.OneOff += InStartup.length();
+      for (const Interval &Rest : InStartup.gapsWithin(Part))
+        attributeToActivity(T, Lane, Rest, ByOp, H);
+    }
+  }
+  return H;
+}
+
+/// The host-other time of one device in the measured windows.
+struct DeviceHostTime {
   int32_t Device = -1;
   // Per measured window, parallel to MeasureWindows::Ranges.
-  std::vector<int64_t> Host, Loader, OneOff, Idle, Launch, Wait, Queued,
-      Unlinked;
+  std::vector<int64_t> Host, Loader, OneOff;
+  IdleSplits PerWindow;
   uint64_t Gaps = 0; ///< gaps with host time outside the loader
   Interval LongestGap;
   uint32_t LongestGapWork = model::NoIndex;
   int64_t LongestGapHost = 0;
-  std::map<std::string, OpShare> ByOp;
+  OpShares ByOp;
   int64_t HostTotal = 0;
 };
 
-} // namespace
-
-Outcome rules::runHostBoundGaps(const TraceIndex &Ctx, const RuleOptions &Opts,
-                                std::vector<Detection> &Out) {
+DeviceHostTime collectHostTime(const TraceIndex &Ctx, int32_t Device,
+                               const IdleOptions &IO,
+                               const OtherRulesTime &Other) {
   const model::Trace &T = Ctx.trace();
-  if (!Ctx.hasCorrelation())
-    return Outcome::cannotJudge(
-        "no device work is linked to a host call "
-        "(correlation ids missing), so idle gaps cannot be attributed");
-  const double MinShare = Opts.number("min-idle-share");
-  analysis::IdleOptions IO;
-  IO.MaxLaunchIntervalNs = int64_t(Opts.number("max-launch-interval"));
-  IO.KeepGaps = true;
-  const int64_t Target = Ctx.targetNs();
-  if (Target <= 0)
-    return Outcome::ran();
-  const MeasureWindows &Win = Ctx.measureWindows();
-  const IntervalSet Loader = Ctx.dataLoaderRanges();
-  // One-off start-up work (U001) is not host work between submissions.
-  std::vector<Interval> StartupParts;
-  for (const StartupEvent &E : Ctx.startup().Found)
-    StartupParts.push_back(E.Range);
-  const IntervalSet Startup = IntervalSet::unionOf(std::move(StartupParts));
-
-  std::vector<DeviceFigures> Figures;
-  for (int32_t D : Ctx.devices()) {
-    if (D < 0)
-      continue;
-    DeviceFigures F;
-    F.Device = D;
-    for (const Interval &R : Win.Ranges) {
-      IdleBreakdown B = Ctx.attributeIdle(D, R, IO);
-      int64_t Host = 0, InLoader = 0, OneOff = 0;
-      for (const analysis::AttributedGap &G : B.GapList) {
-        if (G.OtherPieces.empty())
-          continue;
-        uint32_t Lane = T.Events[G.Launch].Lane;
-        int64_t GapHost = 0;
-        for (const Interval &P : G.OtherPieces) {
-          IntervalSet Piece = IntervalSet::unionOf({P});
-          IntervalSet Covered = Piece.intersect(Loader);
-          InLoader += Covered.length();
-          // The parts of the piece outside the loader ranges, split by the
-          // innermost host activity. Time inside start-up work or inside a
-          // runtime or driver call (one-off work such as lazy module
-          // loading, allocator calls) is not host work between submissions.
-          for (const Interval &Part : Covered.gapsWithin(P)) {
-            IntervalSet InStartup =
-                IntervalSet::unionOf({Part}).intersect(Startup);
-            OneOff += InStartup.length();
-            for (const Interval &Rest : InStartup.gapsWithin(Part))
-              forInnermostActivity(T, Lane, Rest, [&](uint32_t I, int64_t Ns) {
-                if (I != model::NoIndex && isRuntimeCall(T.Events[I].Kind)) {
-                  OneOff += Ns;
-                  return;
-                }
-                std::string Name = I == model::NoIndex
-                                       ? NoOp.str()
-                                       : T.name(T.Events[I]).str();
-                OpShare &S = F.ByOp[Name];
-                S.Ns += Ns;
-                if (I != model::NoIndex &&
-                    (S.Example == model::NoIndex ||
-                     T.Events[I].Duration > T.Events[S.Example].Duration))
-                  S.Example = I;
-                GapHost += Ns;
-              });
-          }
-        }
-        Host += GapHost;
-        if (GapHost > 0)
-          ++F.Gaps;
-        if (GapHost > F.LongestGapHost) {
-          F.LongestGapHost = GapHost;
-          F.LongestGap = G.Range;
-          F.LongestGapWork = G.Work;
-        }
+  DeviceHostTime F;
+  F.Device = Device;
+  for (const Interval &R : Ctx.measureWindows().Ranges) {
+    const IdleBreakdown &B = Ctx.attributeIdle(Device, R, IO);
+    GapHost Window;
+    for (const analysis::AttributedGap &G : B.GapList) {
+      if (G.OtherPieces.empty())
+        continue;
+      GapHost H = splitGap(T, G, Other, F.ByOp);
+      Window.Host += H.Host;
+      Window.InLoader += H.InLoader;
+      Window.OneOff += H.OneOff;
+      if (H.Host > 0)
+        ++F.Gaps;
+      if (H.Host > F.LongestGapHost) {
+        F.LongestGapHost = H.Host;
+        F.LongestGap = G.Range;
+        F.LongestGapWork = G.Work;
       }
-      F.Host.push_back(Host);
-      F.Loader.push_back(InLoader);
-      F.OneOff.push_back(OneOff);
-      F.Idle.push_back(B.IdleNs);
-      F.Launch.push_back(B.LaunchNs);
-      F.Wait.push_back(B.HostWaitNs);
-      F.Queued.push_back(B.QueuedNs);
-      F.Unlinked.push_back(B.UnlinkedNs);
-      F.HostTotal += Host;
     }
-    Figures.push_back(std::move(F));
+    F.Host.push_back(Window.Host);
+    F.Loader.push_back(Window.InLoader);
+    F.OneOff.push_back(Window.OneOff);
+    F.PerWindow.add(B);
+    F.HostTotal += Window.Host;
   }
-  if (Figures.empty())
-    return Outcome::ran();
-  auto Best =
-      std::max_element(Figures.begin(), Figures.end(),
-                       [](const DeviceFigures &A, const DeviceFigures &B) {
-                         return median(A.Host) < median(B.Host);
-                       });
-  DeviceFigures &F = *Best;
-  int64_t HostIdle = std::min(median(F.Host), Target);
-  double Share = double(HostIdle) / double(Target);
-  if (HostIdle <= 0 || Share < MinShare)
-    return Outcome::ran();
+  return F;
+}
 
-  std::vector<std::pair<int64_t, std::string>> Ops;
-  for (auto &[Name, S] : F.ByOp)
-    Ops.push_back({S.Ns, Name});
-  llvm::sort(Ops, [](const auto &A, const auto &B) {
-    return A.first > B.first || (A.first == B.first && A.second < B.second);
-  });
-  std::vector<std::string> Top;
-  for (auto &[Ns, Name] : Ops)
-    Top.push_back(Name + " (" + pct(double(Ns) / double(F.HostTotal)).text() +
-                  ")");
-  const std::string &TopName = Ops.front().second;
-  const OpShare &TopShare = F.ByOp[TopName];
-
-  Detection Det;
-  auto &V = Det.Values;
-  V["device"] = llvm::formatv("device {0}", F.Device).str();
-  V["value"] = dur(HostIdle);
-  V["share"] = pct(Share);
-  V["impact"] = dur(HostIdle);
-  V["threshold"] = pct(MinShare);
-  int64_t Idle = median(F.Idle);
-  V["idle"] = dur(Idle);
-  V["idle_share"] = pct(double(Idle) / double(Target));
-  V["launch_idle"] = dur(median(F.Launch));
-  V["wait_idle"] = dur(median(F.Wait));
-  V["loader_idle"] = dur(median(F.Loader));
-  V["oneoff_idle"] = dur(median(F.OneOff));
-  V["queued_idle"] = dur(median(F.Queued));
-  V["unlinked_idle"] = dur(median(F.Unlinked));
-  V["top_names"] = joinNames(Top);
-  V["top_op"] = TopName;
-  V["top_op_share"] = pct(double(TopShare.Ns) / double(F.HostTotal));
-  V["top_op_path"] = TopShare.Example == model::NoIndex
-                         ? TopName
-                         : Ctx.opPath(T.Events[TopShare.Example]);
-  V["gaps"] = std::to_string(F.Gaps);
-  V["max_launch_interval"] = dur(IO.MaxLaunchIntervalNs);
-  V["longest_gap"] = dur(F.LongestGap.length());
-  V["target"] = Ctx.describeTarget();
-  describeWindows(Win, V);
-  V["example"] = "none";
-  if (F.LongestGapWork != model::NoIndex) {
-    const Event &W = T.Events[F.LongestGapWork];
-    V["example"] =
-        llvm::formatv("{0} at {1:f3} us", T.name(W), Ctx.traceTimestampUs(W))
-            .str();
-    Det.Examples.push_back(example(Ctx, W));
-  }
-  if (TopShare.Example != model::NoIndex)
-    Det.Examples.push_back(example(Ctx, T.Events[TopShare.Example]));
-  Det.ImpactNs = HostIdle;
-  Det.Window = Win.describe();
-  Det.Subject = TopName;
+/// The confidence, and the evidence on the launch path when it idles the
+/// device longer than host work does.
+void judge(const DeviceHostTime &F, int64_t HostIdle, Detection &Det) {
   Det.Confidence = 0.7;
   auto NoOpIt = F.ByOp.find(NoOp.str());
   if (NoOpIt != F.ByOp.end() && 2 * NoOpIt->second.Ns > F.HostTotal) {
@@ -228,12 +176,79 @@ Outcome rules::runHostBoundGaps(const TraceIndex &Ctx, const RuleOptions &Opts,
         "ops, or work the profiler did not record); with_stack=True shows "
         "the Python frames");
   }
-  if (median(F.Launch) > HostIdle)
+  if (median(F.PerWindow.Launch) > HostIdle)
     Det.ExtraEvidence.push_back(
         llvm::formatv("the launch path leaves the device idle longer, {0} "
                       "{1} (see L001); it is counted apart from this",
-                      V["launch_idle"], V["per"])
+                      Det.Values["launch_idle"], Det.Values["per"])
             .str());
-  Out.push_back(std::move(Det));
+}
+
+Detection describeHostBound(const TraceIndex &Ctx, const DeviceHostTime &F,
+                            int64_t HostIdle, double MinShare,
+                            const IdleOptions &IO) {
+  const model::Trace &T = Ctx.trace();
+  auto Ranked = rankByKey(F.ByOp, [](const OpShare &S) { return S.Ns; });
+  std::vector<std::string> Top;
+  for (const auto *Entry : Ranked)
+    Top.push_back(Entry->first + " (" +
+                  pct(double(Entry->second.Ns) / double(F.HostTotal)).text() +
+                  ")");
+  const std::string &TopName = Ranked.front()->first;
+  const OpShare &TopShare = Ranked.front()->second;
+
+  Detection Det = impactDetection(Ctx, HostIdle, MinShare);
+  auto &V = Det.Values;
+  V["device"] = deviceName(F.Device);
+  const IdleBreakdown M = F.PerWindow.medians();
+  describeIdleSplit(M, Ctx.targetNs(), V);
+  V["launch_idle"] = dur(M.LaunchNs);
+  V["loader_idle"] = dur(median(F.Loader));
+  V["oneoff_idle"] = dur(median(F.OneOff));
+  V["top_names"] = joinNames(Top);
+  V["top_op"] = TopName;
+  V["top_op_share"] = pct(double(TopShare.Ns) / double(F.HostTotal));
+  V["top_op_path"] = TopShare.Example == model::NoIndex
+                         ? TopName
+                         : Ctx.opPath(T.Events[TopShare.Example]);
+  V["gaps"] = count(int64_t(F.Gaps));
+  V["max_launch_interval"] = dur(IO.MaxLaunchIntervalNs);
+  V["longest_gap"] = dur(F.LongestGap.length());
+  V["example"] = "none";
+  if (F.LongestGapWork != model::NoIndex) {
+    const Event &W = T.Events[F.LongestGapWork];
+    V["example"] = eventAt(Ctx, W);
+    Det.Examples.push_back(example(Ctx, W));
+  }
+  if (TopShare.Example != model::NoIndex)
+    Det.Examples.push_back(example(Ctx, T.Events[TopShare.Example]));
+  Det.Subject = TopName;
+  judge(F, HostIdle, Det);
+  return Det;
+}
+
+} // namespace
+
+Outcome rules::runHostBoundGaps(const TraceIndex &Ctx, const RuleOptions &Opts,
+                                std::vector<Detection> &Out) {
+  const double MinShare = Opts.number("min-idle-share");
+  const IdleOptions IO = launchPathIdleOptions(Opts);
+  const int64_t Target = Ctx.targetNs();
+  if (Target <= 0)
+    return Outcome::ran();
+
+  const OtherRulesTime Other = otherRulesTime(Ctx);
+  std::vector<DeviceHostTime> Devices;
+  for (int32_t D : streamDevices(Ctx))
+    Devices.push_back(collectHostTime(Ctx, D, IO, Other));
+  const DeviceHostTime *F = largestBy(
+      Devices, [](const DeviceHostTime &D) { return median(D.Host); });
+  if (!F)
+    return Outcome::ran();
+  const int64_t HostIdle = std::min(median(F->Host), Target);
+  if (!reachesShareOfTarget(HostIdle, Target, MinShare))
+    return Outcome::ran();
+
+  Out.push_back(describeHostBound(Ctx, *F, HostIdle, MinShare, IO));
   return Outcome::ran();
 }

@@ -1,34 +1,28 @@
-//===- rules/detectors/DecodeLoop.cpp - L004 static decode launch bound ---===//
+//===- rules/detectors/DecodeLoop.cpp - Repeated static decode steps ------===//
 //
-// Batch-1 autoregressive decode runs one identical kernel sequence per
-// token. Each kernel is short, so when the host launches them one by one
-// the device idles between them, and the cure is specific: capture the
-// single-token step once (CUDA graphs through torch.compile's
-// reduce-overhead mode, with a static KV cache so the shapes never change)
-// and replay it. The detector finds the repeating sequence by the names of
-// the device work (constant period, identical names), splits the idle time
-// inside it with TraceIndex::attributeIdle, and fires when the launch path
-// explains most of it. It claims only the launch-attributed idle inside the
-// loop; L001 leaves that time to this rule.
+// The loop is found by the names of the device work alone: a constant
+// period (one token) over which the name sequence repeats exactly. The
+// candidate periods are the distances between successive occurrences of one
+// name; each is checked by one scan for the longest run of positions whose
+// name equals the name one period later. The loop's idle time is then split
+// by TraceIndex::attributeIdle, and its launch-path share, span, host reads
+// and token length decide whether L004 reports it.
 //
 //===----------------------------------------------------------------------===//
 #include "rules/detectors/DecodeLoop.h"
-#include "rules/BuiltinDetectors.h"
 #include "rules/detectors/DetectorSupport.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
 
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
-using analysis::IdleBreakdown;
 using analysis::TraceIndex;
-using model::Event;
 using model::Interval;
+using model::StringId;
 
 DecodeLoopOptions detect::decodeLoopOptions(const RuleOptions &Opts) {
   DecodeLoopOptions O;
@@ -55,26 +49,19 @@ std::vector<Interval> detect::intervalMinus(Interval R, Interval Cut) {
   return Out;
 }
 
-std::optional<DecodeLoop>
-detect::findDecodeLoop(const TraceIndex &Ctx, int32_t Device,
-                       const DecodeLoopOptions &Opts) {
-  const model::Trace &T = Ctx.trace();
-  llvm::ArrayRef<uint32_t> Work = Ctx.deviceWork(Device);
-  const size_t N = Work.size();
-  const size_t MinKernels = std::max<size_t>(1, Opts.MinKernels);
-  const size_t MinRepeats = std::max<size_t>(2, Opts.MinRepeats);
-  if (N < MinKernels * MinRepeats)
-    return std::nullopt;
-  std::vector<model::StringId> Names(N);
-  for (size_t I = 0; I < N; ++I)
-    Names[I] = T.Events[Work[I]].Name;
+namespace {
 
-  // Candidate periods: distances between successive occurrences of a name.
-  // An operation that runs once per token (the sampling kernel, the output
-  // projection) recurs exactly one period later, once per token.
-  llvm::DenseMap<model::StringId, size_t> Last;
+/// Candidate periods: distances of at least \p MinKernels between
+/// successive occurrences of a name that recur at least MinRepeats - 1
+/// times. An operation that runs once per token (the sampling kernel, the
+/// output projection) recurs exactly one period later, once per token. The
+/// most frequent first (ties: the shorter), at most 64 of them, which bounds
+/// the work at 64 scans.
+std::vector<size_t> candidatePeriods(llvm::ArrayRef<StringId> Names,
+                                     size_t MinKernels, size_t MinRepeats) {
+  llvm::DenseMap<StringId, size_t> Last;
   llvm::DenseMap<uint64_t, size_t> DistCount;
-  for (size_t I = 0; I < N; ++I) {
+  for (size_t I = 0; I < Names.size(); ++I) {
     auto [It, New] = Last.try_emplace(Names[I], I);
     if (!New) {
       size_t D = I - It->second;
@@ -90,13 +77,28 @@ detect::findDecodeLoop(const TraceIndex &Ctx, int32_t Device,
   llvm::sort(Cands, [](const auto &A, const auto &B) {
     return A.first > B.first || (A.first == B.first && A.second < B.second);
   });
-  constexpr size_t MaxCandidates = 64; // bounds the work at 64 scans
+  constexpr size_t MaxCandidates = 64;
   if (Cands.size() > MaxCandidates)
     Cands.resize(MaxCandidates);
+  std::vector<size_t> Periods;
+  for (auto &Cand : Cands)
+    Periods.push_back(Cand.second);
+  return Periods;
+}
 
-  size_t BestCovered = 0, BestPeriod = 0, BestBegin = 0;
-  for (auto &[Count, P] : Cands) {
-    (void)Count;
+/// A stretch of Names that repeats with a constant period.
+struct PeriodicRun {
+  size_t Begin = 0, Covered = 0, Period = 0; ///< Covered: whole periods
+};
+
+/// The periodic run of at least \p MinRepeats periods that covers the most
+/// positions (ties: the shorter period, then the earlier run).
+PeriodicRun longestPeriodicRun(llvm::ArrayRef<StringId> Names,
+                               llvm::ArrayRef<size_t> Periods,
+                               size_t MinRepeats) {
+  const size_t N = Names.size();
+  PeriodicRun Best;
+  for (size_t P : Periods) {
     if (P * MinRepeats > N)
       continue;
     // Runs of positions with Names[I] == Names[I + P]: a run of length R
@@ -108,35 +110,35 @@ detect::findDecodeLoop(const TraceIndex &Ctx, int32_t Device,
           Run && (I + P + 1 >= N || Names[I + 1] != Names[I + 1 + P]);
       if (!EndOfRun)
         continue;
-      size_t Begin = I + 1 - Run;
       size_t Covered = (Run + P) / P * P;
       if (Covered / P < MinRepeats)
         continue;
-      if (Covered > BestCovered || (Covered == BestCovered && P < BestPeriod)) {
-        BestCovered = Covered;
-        BestPeriod = P;
-        BestBegin = Begin;
-      }
+      if (Covered > Best.Covered ||
+          (Covered == Best.Covered && P < Best.Period))
+        Best = {I + 1 - Run, Covered, P};
     }
   }
-  if (!BestCovered)
-    return std::nullopt;
+  return Best;
+}
 
-  DecodeLoop L;
-  L.Device = Device;
-  L.Period = BestPeriod;
-  L.Repeats = BestCovered / BestPeriod;
-  L.FirstWork = Work[BestBegin];
+/// The loop's range and its tokens' time and busy time (medians), from the
+/// device work \p Work that the run \p R covers.
+void measureTokens(const TraceIndex &Ctx, llvm::ArrayRef<uint32_t> Work,
+                   const PeriodicRun &R, DecodeLoop &L) {
+  const model::Trace &T = Ctx.trace();
+  L.Period = R.Period;
+  L.Repeats = R.Covered / R.Period;
+  L.FirstWork = Work[R.Begin];
   int64_t End = INT64_MIN;
-  for (size_t I = BestBegin; I < BestBegin + BestCovered; ++I)
+  for (size_t I = R.Begin; I < R.Begin + R.Covered; ++I)
     End = std::max(End, T.Events[Work[I]].end());
-  L.Range = {T.Events[Work[BestBegin]].Start, End};
-  const model::IntervalSet &Busy = Ctx.deviceBusy(Device);
+  L.Range = {T.Events[Work[R.Begin]].Start, End};
+  const model::IntervalSet &Busy = Ctx.deviceBusy(L.Device);
   std::vector<int64_t> Token, TokenBusy;
   for (size_t K = 0; K < L.Repeats; ++K) {
-    int64_t B = T.Events[Work[BestBegin + K * L.Period]].Start;
+    int64_t B = T.Events[Work[R.Begin + K * L.Period]].Start;
     int64_t E = K + 1 < L.Repeats
-                    ? T.Events[Work[BestBegin + (K + 1) * L.Period]].Start
+                    ? T.Events[Work[R.Begin + (K + 1) * L.Period]].Start
                     : End;
     if (K + 1 < L.Repeats)
       Token.push_back(E - B);
@@ -144,20 +146,53 @@ detect::findDecodeLoop(const TraceIndex &Ctx, int32_t Device,
   }
   L.TokenNs = median(Token);
   L.TokenBusyNs = median(TokenBusy);
+}
+
+/// The idle time is mostly the launch path and the loop is a decode: long
+/// enough against the target, read back about once per token, and more
+/// than one token per step.
+bool isLaunchBound(const TraceIndex &Ctx, const DecodeLoop &L,
+                   const DecodeLoopOptions &Opts) {
+  const int64_t Span = L.Range.length();
+  return Span > 0 && L.Idle.LaunchNs > 0 &&
+         double(Span) >= Opts.MinLoopShare * double(Ctx.targetNs()) &&
+         double(L.Reads) >= Opts.MinTokenReads * double(L.Repeats - 1) &&
+         // With step markers, a unit as long as a step is the step itself (a
+         // training or serving loop), not a token: two tokens per step at
+         // least.
+         (!Ctx.hasSteps() || 2 * L.TokenNs <= Ctx.targetNs()) &&
+         double(L.Idle.LaunchNs) >= Opts.MinLaunchShare * double(Span) &&
+         double(L.Idle.LaunchNs) >=
+             Opts.MinLaunchOfIdle * double(L.Idle.IdleNs);
+}
+
+} // namespace
+
+std::optional<DecodeLoop>
+detect::findDecodeLoop(const TraceIndex &Ctx, int32_t Device,
+                       const DecodeLoopOptions &Opts) {
+  const model::Trace &T = Ctx.trace();
+  llvm::ArrayRef<uint32_t> Work = Ctx.deviceWork(Device);
+  const size_t MinKernels = std::max<size_t>(1, Opts.MinKernels);
+  const size_t MinRepeats = std::max<size_t>(2, Opts.MinRepeats);
+  if (Work.size() < MinKernels * MinRepeats)
+    return std::nullopt;
+  std::vector<StringId> Names;
+  for (uint32_t I : Work)
+    Names.push_back(T.Events[I].Name);
+  PeriodicRun Run = longestPeriodicRun(
+      Names, candidatePeriods(Names, MinKernels, MinRepeats), MinRepeats);
+  if (!Run.Covered)
+    return std::nullopt;
+
+  DecodeLoop L;
+  L.Device = Device;
+  measureTokens(Ctx, Work, Run, L);
   L.Idle = Ctx.attributeIdle(Device, L.Range, Opts.Idle);
   for (const analysis::HostWait &W : Ctx.hostWaits())
     if (W.Range.Begin >= L.Range.Begin && W.Range.Begin < L.Range.End)
       ++L.Reads;
-  const int64_t Span = L.Range.length();
-  L.LaunchBound =
-      Span > 0 && L.Idle.LaunchNs > 0 &&
-      double(Span) >= Opts.MinLoopShare * double(Ctx.targetNs()) &&
-      double(L.Reads) >= Opts.MinTokenReads * double(L.Repeats - 1) &&
-      // With step markers, a unit as long as a step is the step itself (a
-      // training or serving loop), not a token: two tokens per step at least.
-      (!Ctx.hasSteps() || 2 * L.TokenNs <= Ctx.targetNs()) &&
-      double(L.Idle.LaunchNs) >= Opts.MinLaunchShare * double(Span) &&
-      double(L.Idle.LaunchNs) >= Opts.MinLaunchOfIdle * double(L.Idle.IdleNs);
+  L.LaunchBound = isLaunchBound(Ctx, L, Opts);
   return L;
 }
 
@@ -169,8 +204,7 @@ detect::findReportedDecodeLoop(const TraceIndex &Ctx, int32_t Device,
     return L;
   // The gain on the target: per measured window (step, or the whole
   // window), the launch-path idle inside the loop; the median over windows.
-  const MeasureWindows &Win = Ctx.measureWindows();
-  for (const Interval &R : Win.Ranges) {
+  for (const Interval &R : Ctx.measureWindows().Ranges) {
     Interval Cut{std::max(R.Begin, L->Range.Begin),
                  std::min(R.End, L->Range.End)};
     L->PerWindowNs.push_back(

@@ -18,6 +18,8 @@
 
 namespace tracelint::rules::detect {
 
+/// The defaults are L004's rule file (DecodeLoopTest checks it): L001 finds
+/// the loops it leaves to L004 with them.
 struct DecodeLoopOptions {
   /// Device operations per token at least (a single repeated kernel is a
   /// loop, not a model step).
@@ -40,7 +42,7 @@ struct DecodeLoopOptions {
   analysis::IdleOptions Idle;
 };
 
-/// Reads the options of L004's rule file (defaults where absent).
+/// Reads the options of L004's rule file.
 DecodeLoopOptions decodeLoopOptions(const RuleOptions &Opts);
 
 struct DecodeLoop {
@@ -59,7 +61,7 @@ struct DecodeLoop {
   /// The idle time is mostly the launch path and the loop is long enough.
   bool LaunchBound = false;
   /// The launch-path idle of the loop inside each measured window (step, or
-  /// the whole window), parallel to measureWindows(Ctx).Ranges, its median
+  /// the whole window), parallel to Ctx.measureWindows().Ranges, its median
   /// capped at the target, and whether L004 reports it (LaunchBound and
   /// GainNs > 0). L001 leaves exactly the reported loops out.
   std::vector<int64_t> PerWindowNs;

@@ -293,3 +293,104 @@ std::string detect::eventAt(const analysis::TraceIndex &Ctx,
                        Ctx.traceTimestampUs(E))
       .str();
 }
+
+// --- L and D families (launch and host overhead, input pipeline) ---------
+
+std::vector<int32_t> detect::streamDevices(const analysis::TraceIndex &Ctx) {
+  std::vector<int32_t> Out;
+  for (int32_t D : Ctx.devices())
+    if (D >= 0)
+      Out.push_back(D);
+  return Out;
+}
+
+std::string detect::deviceName(int32_t Device) {
+  return llvm::formatv("device {0}", Device).str();
+}
+
+std::string detect::eventAt(const analysis::TraceIndex &Ctx,
+                            const model::Event &E) {
+  return llvm::formatv("{0} at {1:f3} us", Ctx.trace().name(E),
+                       Ctx.traceTimestampUs(E))
+      .str();
+}
+
+std::string detect::eventWithLengthAt(const analysis::TraceIndex &Ctx,
+                                      const model::Event &E) {
+  return llvm::formatv("{0} ({1}) at {2:f3} us", Ctx.trace().name(E),
+                       dur(E.Duration), Ctx.traceTimestampUs(E))
+      .str();
+}
+
+analysis::IdleOptions detect::launchPathIdleOptions(const RuleOptions &Opts) {
+  analysis::IdleOptions IO;
+  IO.MaxLaunchIntervalNs = int64_t(Opts.number("max-launch-interval"));
+  IO.KeepGaps = true;
+  return IO;
+}
+
+void IdleSplits::add(const analysis::IdleBreakdown &B) {
+  Idle.push_back(B.IdleNs);
+  Launch.push_back(B.LaunchNs);
+  HostWait.push_back(B.HostWaitNs);
+  HostOther.push_back(B.HostOtherNs);
+  Queued.push_back(B.QueuedNs);
+  Unlinked.push_back(B.UnlinkedNs);
+}
+
+analysis::IdleBreakdown IdleSplits::medians() const {
+  analysis::IdleBreakdown M;
+  M.IdleNs = median(Idle);
+  M.LaunchNs = median(Launch);
+  M.HostWaitNs = median(HostWait);
+  M.HostOtherNs = median(HostOther);
+  M.QueuedNs = median(Queued);
+  M.UnlinkedNs = median(Unlinked);
+  return M;
+}
+
+void detect::describeIdleSplit(const analysis::IdleBreakdown &B, int64_t Of,
+                               std::map<std::string, Value> &Values) {
+  Values["idle"] = dur(B.IdleNs);
+  Values["idle_share"] = pct(double(B.IdleNs) / double(Of));
+  Values["wait_idle"] = dur(B.HostWaitNs);
+  Values["queued_idle"] = dur(B.QueuedNs);
+  Values["unlinked_idle"] = dur(B.UnlinkedNs);
+}
+
+void detect::noteUnlinkedIdle(Detection &Det, const analysis::IdleBreakdown &B,
+                              llvm::StringRef Whose) {
+  if (B.IdleNs <= 0 || double(B.UnlinkedNs) <= 0.3 * double(B.IdleNs))
+    return;
+  Det.Confidence *= 0.8;
+  Det.ConfidenceNotes.push_back(
+      llvm::formatv("{0} of {1} idle time ends with device work that has no "
+                    "host call in the trace",
+                    pct(double(B.UnlinkedNs) / double(B.IdleNs)), Whose)
+          .str());
+}
+
+Detection detect::windowDetection(const analysis::TraceIndex &Ctx,
+                                  int64_t ImpactNs, double Threshold) {
+  Detection Det;
+  Det.ImpactNs = ImpactNs;
+  Det.Window = Ctx.measureWindows().describe();
+  Det.Values["impact"] = dur(ImpactNs);
+  Det.Values["threshold"] = pct(Threshold);
+  Det.Values["target"] = Ctx.describeTarget();
+  describeWindows(Ctx.measureWindows(), Det.Values);
+  return Det;
+}
+
+Detection detect::impactDetection(const analysis::TraceIndex &Ctx,
+                                  int64_t ImpactNs, double Threshold) {
+  Detection Det = windowDetection(Ctx, ImpactNs, Threshold);
+  Det.Values["value"] = dur(ImpactNs);
+  Det.Values["share"] = pct(double(ImpactNs) / double(Ctx.targetNs()));
+  return Det;
+}
+
+bool detect::reachesShareOfTarget(int64_t Ns, int64_t TargetNs,
+                                  double MinShare) {
+  return Ns > 0 && !(double(Ns) / double(TargetNs) < MinShare);
+}

@@ -21,6 +21,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -232,6 +233,85 @@ void addSiteEvidence(
 /// file's clock so that it can be found in Perfetto.
 std::string eventAt(const analysis::TraceIndex &Ctx, const model::Event &E,
                     llvm::StringRef Detail = "");
+
+// --- L and D families (launch and host overhead, input pipeline) ---------
+
+/// The devices that have a busy union (device streams), ascending; device
+/// work on lanes that are not device streams (-1) has none.
+std::vector<int32_t> streamDevices(const analysis::TraceIndex &Ctx);
+
+/// "device 3": the {device} and subject of a per-device finding.
+std::string deviceName(int32_t Device);
+
+/// "name at 12.345 us": an event in an evidence line, at its start in the
+/// trace file's own clock so that it can be found in Perfetto.
+std::string eventAt(const analysis::TraceIndex &Ctx, const model::Event &E);
+/// "name (1.2 ms) at 12.345 us": eventAt with the event's length.
+std::string eventWithLengthAt(const analysis::TraceIndex &Ctx,
+                              const model::Event &E);
+
+/// The names of \p Totals (a figure per name), the largest figure first,
+/// ties by name.
+template <typename Figure>
+std::vector<std::string>
+namesByTotal(const std::map<std::string, Figure> &Totals) {
+  std::vector<std::string> Names;
+  for (const auto *Entry : rankByKey(Totals, [](Figure F) { return F; }))
+    Names.push_back(Entry->first);
+  return Names;
+}
+
+/// The entry of \p Items with the largest \p Figure(item), the first of
+/// equals; nullptr when there is none. Per-device rules pick the device
+/// they report with it.
+template <typename Item, typename FigureFn>
+const Item *largestBy(const std::vector<Item> &Items, FigureFn Figure) {
+  auto It = std::max_element(
+      Items.begin(), Items.end(),
+      [&](const Item &A, const Item &B) { return Figure(A) < Figure(B); });
+  return It == Items.end() ? nullptr : &*It;
+}
+
+/// The idle split that L001 and L002 read (attributeIdle with the rule's
+/// max-launch-interval, keeping the gaps): the same options, so that both
+/// rules read one cached split.
+analysis::IdleOptions launchPathIdleOptions(const RuleOptions &Opts);
+
+/// Device idle time by cause (IdleBreakdown's figures) in each measured
+/// window, parallel to MeasureWindows::Ranges.
+struct IdleSplits {
+  std::vector<int64_t> Idle, Launch, HostWait, HostOther, Queued, Unlinked;
+  void add(const analysis::IdleBreakdown &B);
+  /// The median of each figure over the windows (no gaps).
+  analysis::IdleBreakdown medians() const;
+};
+
+/// Sets the placeholders of an idle split that L001, L002 and L004 share:
+/// {idle}, {idle_share} (of \p Of), {wait_idle}, {queued_idle} and
+/// {unlinked_idle}.
+void describeIdleSplit(const analysis::IdleBreakdown &B, int64_t Of,
+                       std::map<std::string, Value> &Values);
+
+/// When more than 30 % of the idle time \p B ends with device work that has
+/// no host call in the trace, the attribution of the rest to the host is
+/// weaker: lowers \p Det's confidence by a fifth and says so. \p Whose
+/// names the idle time in the note ("the", "the loop's").
+void noteUnlinkedIdle(Detection &Det, const analysis::IdleBreakdown &B,
+                      llvm::StringRef Whose);
+
+/// A finding measured in the rule's windows: ImpactNs, Window, {impact},
+/// {threshold} (a share), {target} and the window placeholders
+/// (describeWindows).
+Detection windowDetection(const analysis::TraceIndex &Ctx, int64_t ImpactNs,
+                          double Threshold);
+/// windowDetection for a rule whose figure is its impact: {value} is the
+/// impact too, and {share} its share of the target.
+Detection impactDetection(const analysis::TraceIndex &Ctx, int64_t ImpactNs,
+                          double Threshold);
+
+/// The decision of the rules whose figure is time on the target: \p Ns is
+/// positive and at least \p MinShare of the target \p TargetNs (> 0).
+bool reachesShareOfTarget(int64_t Ns, int64_t TargetNs, double MinShare);
 
 } // namespace tracelint::rules::detect
 

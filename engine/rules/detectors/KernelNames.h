@@ -4,8 +4,10 @@
 // about how it computes: whether a matrix product runs on the FP32 SIMT
 // pipeline or on matrix units (NVIDIA tensor cores, AMD MFMA), across the
 // naming schemes of cuBLAS, cuDNN, CUTLASS, cuBLASLt (nvjet), Tensile
-// (rocBLAS/hipBLASLt) and Composable Kernel. The lists are kept here, in one
-// place, so that a new library generation is taught to every rule at once.
+// (rocBLAS/hipBLASLt) and Composable Kernel; the launch rules (L003, L005)
+// read whether it is one elementwise operation. The lists are kept here, in
+// one place, so that a new library generation is taught to every rule at
+// once.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TRACELINT_RULES_DETECTORS_KERNELNAMES_H

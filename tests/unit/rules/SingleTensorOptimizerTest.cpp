@@ -1,6 +1,5 @@
 //===- rules/SingleTensorOptimizerTest.cpp - L003 single-tensor optimizer -===//
 #include "../DetectorTestSupport.h"
-#include "rules/detectors/KernelNames.h"
 
 #include "gtest/gtest.h"
 
@@ -102,30 +101,6 @@ TEST(OptimizerStormDetector, CannotJudgeWithoutOptimizerRanges) {
                 .find("cannot judge: the trace has no optimizer step ranges"),
             std::string::npos);
   EXPECT_TRUE(Out.empty());
-}
-
-TEST(KernelNames, ElementwiseAndMultiTensorKernels) {
-  using namespace rules::detect;
-  EXPECT_TRUE(isElementwiseKernel(
-      *model::NameClassifier::builtin(),
-      "void at::native::vectorized_elementwise_kernel<4, "
-      "at::native::AddFunctor<float>, at::detail::Array<char*, 3>>"));
-  EXPECT_TRUE(isElementwiseKernel(*model::NameClassifier::builtin(),
-                                  "triton_poi_fused_gelu_mul_0"));
-  EXPECT_FALSE(isElementwiseKernel(*model::NameClassifier::builtin(),
-                                   "ampere_sgemm_128x64_nn"));
-  EXPECT_FALSE(isElementwiseKernel(
-      *model::NameClassifier::builtin(),
-      "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<"
-      "at::native::(anonymous namespace)::TensorListMetadata<2>>"));
-  auto MultiTensor = [](llvm::StringRef Name) {
-    return model::NameClassifier::builtin()->matches(
-        Name, model::NameClass::MultiTensorKernel);
-  };
-  EXPECT_TRUE(MultiTensor("multi_tensor_apply_kernel"));
-  EXPECT_TRUE(MultiTensor("void at::native::fused_adam_kernel"));
-  EXPECT_TRUE(MultiTensor("FusedAdamKernel"));
-  EXPECT_FALSE(MultiTensor("elementwise_kernel"));
 }
 
 } // namespace

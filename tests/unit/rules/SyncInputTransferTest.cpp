@@ -19,7 +19,7 @@ enum class Variant { Synced, NonBlocking, Pageable, PageableSynced };
 /// does other work until it launches the first kernel at [2.0, 2.01) ->
 /// [2.01, 9.5). NonBlocking: aten::to ends at 0.3 and the kernel is launched
 /// at [0.8, 0.81), queued behind the copy: [1.41, 8.9).
-model::Trace transferTrace(Variant V, bool Steps = true, bool Directed = true) {
+model::Trace transferTrace(Variant V, bool Directed = true) {
   TraceMaker M;
   uint32_t S = M.stream(0, 7);
   bool Pageable = V == Variant::Pageable || V == Variant::PageableSynced;
@@ -33,8 +33,7 @@ model::Trace transferTrace(Variant V, bool Steps = true, bool Directed = true) {
   A.Bytes = 1'000'000;
   for (int K = 0; K < 4; ++K) {
     int64_t T0 = K * 10 * Ms;
-    if (Steps)
-      M.step(K + 1, T0, T0 + 10 * Ms);
+    M.step(K + 1, T0, T0 + 10 * Ms);
     if (V == Variant::NonBlocking) {
       M.op("aten::to", T0 + 100 * Us, T0 + 300 * Us);
       M.launch(S, "Memcpy HtoD", T0 + 200 * Us, T0 + 210 * Us, T0 + 210 * Us,
@@ -111,18 +110,8 @@ TEST(InputTransferDetector, TheThresholdDecides) {
   EXPECT_TRUE(Out.empty());
 }
 
-TEST(InputTransferDetector, CannotJudgeWithoutSteps) {
-  model::Trace T = transferTrace(Variant::Synced, /*Steps=*/false);
-  TraceIndex Ctx(T);
-  std::vector<rules::Detection> Out;
-  EXPECT_NE(
-      run("D002", Ctx, Out).find("cannot judge: the trace has no step markers"),
-      std::string::npos);
-  EXPECT_TRUE(Out.empty());
-}
-
 TEST(InputTransferDetector, CannotJudgeCopiesWithoutDirection) {
-  model::Trace T = transferTrace(Variant::Synced, true, /*Directed=*/false);
+  model::Trace T = transferTrace(Variant::Synced, /*Directed=*/false);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_NE(run("D002", Ctx, Out).find("do not say their direction"),

@@ -1,6 +1,5 @@
 //===- rules/UnfusedElementwiseChainTest.cpp - L005 unfused elementwise ---===//
 #include "../DetectorTestSupport.h"
-#include "rules/detectors/KernelNames.h"
 
 #include "gtest/gtest.h"
 
@@ -73,34 +72,6 @@ std::vector<rules::Detection> detect(const model::Trace &T,
   else
     EXPECT_EQ(R, "");
   return Out;
-}
-
-TEST(ElementwiseKernelNames, EagerComputeKernelsOnly) {
-  using rules::detect::isEagerElementwiseKernel;
-  EXPECT_TRUE(
-      isEagerElementwiseKernel(*model::NameClassifier::builtin(), Gelu));
-  EXPECT_TRUE(isEagerElementwiseKernel(*model::NameClassifier::builtin(), Mul));
-  EXPECT_TRUE(isEagerElementwiseKernel(
-      *model::NameClassifier::builtin(),
-      "void at::native::elementwise_kernel_manual_unroll<128, 8, "
-      "at::native::gpu_kernel_impl_nocast<at::native::BinaryFunctor<float>>>"));
-  EXPECT_TRUE(
-      isEagerElementwiseKernel(*model::NameClassifier::builtin(),
-                               "void at::native::unrolled_elementwise_"
-                               "kernel<at::native::MulScalarFunctor<float>>"));
-  EXPECT_FALSE(
-      isEagerElementwiseKernel(*model::NameClassifier::builtin(), Copy));
-  EXPECT_FALSE(isEagerElementwiseKernel(
-      *model::NameClassifier::builtin(),
-      "void at::native::vectorized_elementwise_kernel<4, "
-      "at::native::FillFunctor<float>, at::detail::Array<char*, 1> >"));
-  EXPECT_FALSE(isEagerElementwiseKernel(*model::NameClassifier::builtin(),
-                                        "triton_poi_fused_add_cos_sin_0"));
-  EXPECT_FALSE(isEagerElementwiseKernel(*model::NameClassifier::builtin(),
-                                        "ampere_sgemm_128x64_tn"));
-  EXPECT_FALSE(isEagerElementwiseKernel(
-      *model::NameClassifier::builtin(),
-      "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float>>"));
 }
 
 TEST(ElementwiseChainDetector, FiresOnGeluThenMultiply) {

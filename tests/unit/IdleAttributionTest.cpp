@@ -1,0 +1,84 @@
+//===- IdleAttributionTest.cpp - TraceIndex::attributeIdle ----------------===//
+//
+// How the trace index splits a device's idle time by cause (the split that
+// L001, L002 and L004 read). Each test lays out a timeline by hand; the
+// expected figures are worked out in the comments from the event times.
+//
+//===----------------------------------------------------------------------===//
+#include "DetectorTestSupport.h"
+
+#include "gtest/gtest.h"
+
+using namespace tracelint;
+using namespace tracelint::testing;
+using analysis::IdleBreakdown;
+using analysis::TraceIndex;
+using model::EventKind;
+
+namespace {
+
+TEST(IdleAttribution, AttributesIdleToWaitsQueuesAndMissingLinks) {
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  // Wait: kernel A [0, 500) us; the host waits in cudaStreamSynchronize
+  // [10, 500) and launches B at 520, which starts at 525. Gap [500, 525):
+  // [500, 520) is the refill after the wait, [520, 525) inside the launch.
+  M.launch(S, "A", 0, 5 * Us, 5 * Us, 500 * Us);
+  M.runtime("cudaStreamSynchronize", 10 * Us, 500 * Us);
+  M.launch(S, "B", 520 * Us, 525 * Us, 525 * Us, 600 * Us);
+  // Queued: C is launched at [560, 565) but starts at 700 (it waited for
+  // another stream): the gap [600, 700) began after the call returned.
+  M.launch(S, "C", 560 * Us, 565 * Us, 700 * Us, 710 * Us);
+  // Unlinked: D has no correlation; gap [710, 800).
+  M.add(S, EventKind::Kernel, "D", 800 * Us, 810 * Us);
+  // A slow launch (lazy module loading): E's call takes 2 ms, [900, 2900),
+  // and E starts at 2900. In the gap [810, 2900), [810, 900) is other work
+  // (the stretch from the previous launch at 560 us is 340 us > 200 us)
+  // and so is [900, 2900), inside a call far longer than a launch.
+  // Finally the gap [0, 5) before A is inside A's own launch call.
+  M.launch(S, "E", 900 * Us, 2900 * Us, 2900 * Us, 2910 * Us);
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  IdleBreakdown B = Ctx.attributeIdle(0, {0, 2910 * Us});
+  EXPECT_EQ(B.HostWaitNs, 20 * Us);
+  EXPECT_EQ(B.QueuedNs, 100 * Us);
+  EXPECT_EQ(B.UnlinkedNs, 90 * Us);
+  EXPECT_EQ(B.LaunchNs, 5 * Us + 5 * Us);
+  EXPECT_EQ(B.HostOtherNs, 90 * Us + 2000 * Us);
+  EXPECT_EQ(B.IdleNs, 5 * Us + 25 * Us + 100 * Us + 90 * Us + 2090 * Us);
+}
+
+TEST(IdleAttribution, WorkStartingLongAfterItsLaunchIsHeldBack) {
+  // The launch returns at 15 us but its kernel starts at 8 ms (an excerpt,
+  // or clock skew): after the 50 us launch latency the gap is queued.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.launch(S, "k", 10 * Us, 15 * Us, 8 * Ms, 8 * Ms + 10 * Us);
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  IdleBreakdown B = Ctx.attributeIdle(0, {0, 8 * Ms});
+  // [0, 10) us: before the only launch, no earlier submission: other work.
+  EXPECT_EQ(B.HostOtherNs, 10 * Us);
+  EXPECT_EQ(B.LaunchNs, 55 * Us); // [10, 65): the call and its latency
+  EXPECT_EQ(B.QueuedNs, 8 * Ms - 65 * Us);
+}
+
+TEST(IdleAttribution, LongHostWorkAfterAWaitIsNotRefill) {
+  // Kernel A [0, 500) us; the host waits [10, 500), then works 1 ms before
+  // launching B at 1500. The gap [500, 1505): [500, 1500) is a 1 ms stretch
+  // after the wait, longer than a launch interval: other host work;
+  // [1500, 1505) is inside B's launch.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.launch(S, "A", 0, 5 * Us, 5 * Us, 500 * Us);
+  M.runtime("cudaStreamSynchronize", 10 * Us, 500 * Us);
+  M.launch(S, "B", 1500 * Us, 1505 * Us, 1505 * Us, 1600 * Us);
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  IdleBreakdown B = Ctx.attributeIdle(0, {5 * Us, 1600 * Us});
+  EXPECT_EQ(B.HostWaitNs, 0);
+  EXPECT_EQ(B.HostOtherNs, 1000 * Us);
+  EXPECT_EQ(B.LaunchNs, 5 * Us);
+}
+
+} // namespace
