@@ -1,5 +1,5 @@
 //===- CommunicationDetectorTest.cpp - N001 exposed communication --------===//
-#include "DetectorTestSupport.h"
+#include "../DetectorTestSupport.h"
 #include "rules/detectors/DetectorSupport.h"
 
 #include "gtest/gtest.h"
