@@ -1,4 +1,4 @@
-//===- rules/detectors/GraphBreaks.cpp - C002 graph breaks in the hot path ===//
+//===- rules/C/GraphBreaksInHotPath.cpp - C002 graph breaks, hot path --===//
 //
 // When Dynamo meets code it cannot trace, it splits the function: the part
 // before the break becomes one graph, the offending code runs eagerly, and
@@ -13,6 +13,11 @@
 // compiled call, and measures what the breaks can cost: the device idle
 // inside those calls and the device work of the eager aten ops that run in
 // the call outside any nested region or compiled-graph wrapper.
+//
+// The steps: walk every host thread once for compiled calls with nested
+// regions (collectCalls), gather the calls that start in a steady window
+// (collectInWindows), measure what they can cost per window (measureCost),
+// then decide on the median breaks and cost, and describe.
 //
 //===----------------------------------------------------------------------===//
 #include "rules/BuiltinDetectors.h"
@@ -58,6 +63,152 @@ struct Call {
   std::vector<uint32_t> Eager; ///< aten ops outside graphs and inner regions
 };
 
+/// Adds the compiled calls of host lane \p L (with or without breaks) to
+/// \p Calls; returns how many compiled regions the lane runs.
+uint64_t scanLane(const model::Trace &T, const model::Lane &L,
+                  std::vector<Call> &Calls) {
+  uint64_t Regions = 0;
+  // Events are sorted by start: a region belongs to the innermost open
+  // region that contains it.
+  std::vector<uint32_t> Open; // region stack
+  std::vector<uint32_t> GraphRuns;
+  size_t Current = Calls.size(); // index of the open call; none yet
+  for (uint32_t I = L.Begin; I < L.End; ++I) {
+    const Event &E = T.Events[I];
+    while (!Open.empty() && T.Events[Open.back()].end() <= E.Start)
+      Open.pop_back();
+    while (!GraphRuns.empty() && T.Events[GraphRuns.back()].end() <= E.Start)
+      GraphRuns.pop_back();
+    llvm::StringRef N = T.name(E);
+    int Frame = regionFrame(N);
+    if (Frame >= 0) {
+      ++Regions;
+      if (Open.empty()) {
+        Current = Calls.size();
+        Calls.push_back({I, {}, {}});
+      } else if (Current < Calls.size() &&
+                 regionFrame(T.name(T.Events[Open.back()])) != Frame) {
+        Calls[Current].Inner.push_back(I);
+      }
+      Open.push_back(I);
+      continue;
+    }
+    if (isGraphRun(N)) {
+      GraphRuns.push_back(I);
+      continue;
+    }
+    // Eager work of the outer frame: an aten op directly in the outermost
+    // region, outside graph runs.
+    if (Current < Calls.size() && Open.size() == 1 &&
+        Open.front() == Calls[Current].Outer && GraphRuns.empty() &&
+        E.Kind == EventKind::Op && N.startswith("aten::"))
+      Calls[Current].Eager.push_back(I);
+  }
+  return Regions;
+}
+
+/// The compiled calls with breaks, and how many regions ran in all.
+struct CallScan {
+  std::vector<Call> Calls;
+  uint64_t Regions = 0;
+};
+
+CallScan collectCalls(const model::Trace &T) {
+  CallScan S;
+  for (const model::Lane &L : T.Lanes)
+    if (L.Kind == model::LaneKind::HostThread)
+      S.Regions += scanLane(T, L, S.Calls);
+  llvm::erase_if(S.Calls, [](const Call &C) { return C.Inner.empty(); });
+  return S;
+}
+
+/// The calls with breaks that start inside a window.
+struct WindowCalls {
+  std::vector<int64_t> Breaks; ///< per window
+  std::map<std::string, uint64_t> Pairs, EagerNames;
+  std::vector<model::Interval> CallRanges, EagerWork;
+  uint64_t EagerKernels = 0;
+  const Call *Example = nullptr; ///< the call with the most breaks
+};
+
+/// Adds the device work that eager op \p Op launched to \p W.
+void addEagerWork(const model::Trace &T, uint32_t Op, WindowCalls &W) {
+  const Event &E = T.Events[Op];
+  ++W.EagerNames[T.name(E).str()];
+  const model::Lane &L = T.laneOf(E);
+  for (uint32_t J = Op + 1; J < L.End && T.Events[J].Start < E.end(); ++J) {
+    const Event &R = T.Events[J];
+    if (R.Kind == EventKind::Runtime || R.Kind == EventKind::Driver)
+      for (uint32_t D : T.deviceWorkOf(R)) {
+        W.EagerWork.push_back({T.Events[D].Start, T.Events[D].end()});
+        ++W.EagerKernels;
+      }
+  }
+}
+
+WindowCalls collectInWindows(const TraceIndex &Ctx,
+                             llvm::ArrayRef<Call> Calls) {
+  const model::Trace &T = Ctx.trace();
+  const MeasureWindows &Win = Ctx.measureWindows();
+  WindowCalls W;
+  W.Breaks.assign(Win.Ranges.size(), 0);
+  for (const Call &C : Calls) {
+    const Event &O = T.Events[C.Outer];
+    size_t Idx = Win.indexOf(O.Start);
+    if (Idx == Win.Ranges.size())
+      continue;
+    W.Breaks[Idx] += int64_t(C.Inner.size());
+    if (!W.Example || C.Inner.size() > W.Example->Inner.size())
+      W.Example = &C;
+    W.CallRanges.push_back({O.Start, O.end()});
+    for (uint32_t I : C.Inner)
+      ++W.Pairs[(T.name(O).drop_front(RegionPrefix.size()) + " -> " +
+                 T.name(T.Events[I]).drop_front(RegionPrefix.size()))
+                    .str()];
+    for (uint32_t I : C.Eager)
+      addEagerWork(T, I, W);
+  }
+  return W;
+}
+
+/// What the breaks can cost: device idle inside the calls, and the eager
+/// ops' device work (fusing it into the graph may shorten it).
+struct BreakCost {
+  std::vector<int64_t> PerWindow;
+  int64_t IdleNs = 0;  ///< device idle inside the calls
+  int64_t EagerNs = 0; ///< the eager ops' device work, a union
+};
+
+BreakCost measureCost(const TraceIndex &Ctx, const WindowCalls &W) {
+  const MeasureWindows &Win = Ctx.measureWindows();
+  model::IntervalSet CallSet = model::IntervalSet::unionOf(W.CallRanges);
+  const model::IntervalSet &Busy = Ctx.deviceBusy();
+  BreakCost C;
+  C.EagerNs = model::IntervalSet::unionOf(W.EagerWork).length();
+  std::vector<model::Interval> CostParts = W.EagerWork;
+  // Idle parts of the calls: the calls minus device busy time.
+  for (const model::Interval &Part : CallSet.parts()) {
+    for (const model::Interval &Gap : Busy.gapsWithin(Part))
+      CostParts.push_back(Gap);
+    C.IdleNs += Busy.idleWithin(Part);
+  }
+  model::IntervalSet CostSet = model::IntervalSet::unionOf(CostParts);
+  for (const model::Interval &R : Win.Ranges)
+    C.PerWindow.push_back(CostSet.lengthWithin(R));
+  return C;
+}
+
+/// "a (3x), b (2x) and c (1x)", the most frequent first, or "none".
+std::string mostFrequent(const std::map<std::string, uint64_t> &M, size_t Max) {
+  std::vector<std::string> Names;
+  for (const auto *E : rankByKey(M, [](uint64_t N) { return N; })) {
+    if (Names.size() == Max)
+      break;
+    Names.push_back(llvm::formatv("{0} ({1}x)", E->first, E->second));
+  }
+  return Names.empty() ? std::string("none") : joinNames(Names, Max);
+}
+
 } // namespace
 
 Outcome rules::runGraphBreaksInHotPath(const TraceIndex &Ctx,
@@ -67,148 +218,42 @@ Outcome rules::runGraphBreaksInHotPath(const TraceIndex &Ctx,
   const double MinBreaks = Opts.number("min-breaks-per-step");
   const double MinTargetShare = Opts.number("min-share-of-step");
 
-  std::vector<Call> Calls;
-  uint64_t Regions = 0;
-  for (const model::Lane &L : T.Lanes) {
-    if (L.Kind != model::LaneKind::HostThread)
-      continue;
-    // Events are sorted by start: a region belongs to the innermost open
-    // region that contains it.
-    std::vector<uint32_t> Open; // region stack
-    std::vector<uint32_t> GraphRuns;
-    size_t Current = Calls.size(); // index of the open call; none yet
-    for (uint32_t I = L.Begin; I < L.End; ++I) {
-      const Event &E = T.Events[I];
-      while (!Open.empty() && T.Events[Open.back()].end() <= E.Start)
-        Open.pop_back();
-      while (!GraphRuns.empty() && T.Events[GraphRuns.back()].end() <= E.Start)
-        GraphRuns.pop_back();
-      llvm::StringRef N = T.name(E);
-      int Frame = regionFrame(N);
-      if (Frame >= 0) {
-        ++Regions;
-        if (Open.empty()) {
-          Current = Calls.size();
-          Calls.push_back({I, {}, {}});
-        } else if (Current < Calls.size() &&
-                   regionFrame(T.name(T.Events[Open.back()])) != Frame) {
-          Calls[Current].Inner.push_back(I);
-        }
-        Open.push_back(I);
-        continue;
-      }
-      if (isGraphRun(N)) {
-        GraphRuns.push_back(I);
-        continue;
-      }
-      // Eager work of the outer frame: an aten op directly in the outermost
-      // region, outside graph runs.
-      if (Current < Calls.size() && Open.size() == 1 &&
-          Open.front() == Calls[Current].Outer && GraphRuns.empty() &&
-          E.Kind == EventKind::Op && N.startswith("aten::"))
-        Calls[Current].Eager.push_back(I);
-    }
-  }
-  llvm::erase_if(Calls, [](const Call &C) { return C.Inner.empty(); });
-  if (Calls.empty())
+  CallScan S = collectCalls(T);
+  if (S.Calls.empty())
     return Outcome::ran();
-
-  const MeasureWindows &Win = Ctx.measureWindows();
-  std::vector<int64_t> Breaks(Win.Ranges.size(), 0), Cost(Win.Ranges.size(), 0);
-  std::map<std::string, uint64_t> Pairs, EagerNames;
-  std::vector<model::Interval> CallRanges, EagerWork;
-  uint64_t EagerKernels = 0;
-  const Call *Example = nullptr;
-  for (const Call &C : Calls) {
-    const Event &O = T.Events[C.Outer];
-    bool Inside = false;
-    for (size_t W = 0; W < Win.Ranges.size(); ++W)
-      if (O.Start >= Win.Ranges[W].Begin && O.Start < Win.Ranges[W].End) {
-        Breaks[W] += int64_t(C.Inner.size());
-        Inside = true;
-      }
-    if (!Inside)
-      continue;
-    if (!Example || C.Inner.size() > Example->Inner.size())
-      Example = &C;
-    CallRanges.push_back({O.Start, O.end()});
-    for (uint32_t I : C.Inner)
-      ++Pairs[(T.name(O).drop_front(RegionPrefix.size()) + " -> " +
-               T.name(T.Events[I]).drop_front(RegionPrefix.size()))
-                  .str()];
-    for (uint32_t I : C.Eager) {
-      const Event &E = T.Events[I];
-      ++EagerNames[T.name(E).str()];
-      const model::Lane &L = T.laneOf(E);
-      for (uint32_t J = I + 1; J < L.End && T.Events[J].Start < E.end(); ++J) {
-        const Event &R = T.Events[J];
-        if (R.Kind == EventKind::Runtime || R.Kind == EventKind::Driver)
-          for (uint32_t D : T.deviceWorkOf(R)) {
-            EagerWork.push_back({T.Events[D].Start, T.Events[D].end()});
-            ++EagerKernels;
-          }
-      }
-    }
-  }
-  if (CallRanges.empty())
+  WindowCalls W = collectInWindows(Ctx, S.Calls);
+  if (W.CallRanges.empty())
     return Outcome::ran();
-  // What the breaks can cost: device idle inside the calls, and the eager
-  // ops' device work (fusing it into the graph may shorten it).
-  model::IntervalSet CallSet = model::IntervalSet::unionOf(CallRanges);
-  model::IntervalSet EagerSet = model::IntervalSet::unionOf(EagerWork);
-  const model::IntervalSet &Busy = Ctx.deviceBusy();
-  std::vector<model::Interval> CostParts = EagerWork;
-  // Idle parts of the calls: the calls minus device busy time.
-  for (const model::Interval &C : CallSet.parts())
-    for (const model::Interval &Gap : Busy.gapsWithin(C))
-      CostParts.push_back(Gap);
-  model::IntervalSet CostSet = model::IntervalSet::unionOf(CostParts);
-  int64_t Idle = 0;
-  for (const model::Interval &C : CallSet.parts())
-    Idle += Busy.idleWithin(C);
-  for (size_t W = 0; W < Win.Ranges.size(); ++W)
-    Cost[W] = CostSet.lengthWithin(Win.Ranges[W]);
+  BreakCost Cost = measureCost(Ctx, W);
 
-  int64_t MedianBreaks = median(Breaks);
+  const int64_t MedianBreaks = median(W.Breaks);
   if (double(MedianBreaks) < MinBreaks)
     return Outcome::ran();
   const int64_t Target = Ctx.targetNs();
-  int64_t Impact = std::min(median(Cost), Target);
+  const int64_t Impact = std::min(median(Cost.PerWindow), Target);
   if (double(Impact) < MinTargetShare * double(Target))
     return Outcome::ran();
 
-  auto Top = [](const std::map<std::string, uint64_t> &M, size_t Max) {
-    std::vector<std::pair<std::string, uint64_t>> V(M.begin(), M.end());
-    llvm::sort(V, [](const auto &A, const auto &B) {
-      return A.second > B.second || (A.second == B.second && A.first < B.first);
-    });
-    std::vector<std::string> Names;
-    for (size_t I = 0; I < V.size() && I < Max; ++I)
-      Names.push_back(llvm::formatv("{0} ({1}x)", V[I].first, V[I].second));
-    return Names.empty() ? std::string("none") : joinNames(Names, Max);
-  };
-
   Detection Det;
   auto &V = Det.Values;
-  V["breaks"] = std::to_string(MedianBreaks);
-  V["value"] = std::to_string(MedianBreaks);
-  V["calls"] = std::to_string(CallRanges.size());
-  V["pairs"] = Top(Pairs, 3);
-  V["eager_ops"] = Top(EagerNames, 3);
-  V["eager_kernels"] = std::to_string(EagerKernels);
-  V["eager_time"] = dur(EagerSet.length());
-  V["idle"] = dur(Idle);
-  V["per_step"] = dur(median(Cost));
-  V["regions"] = std::to_string(Regions);
+  V["breaks"] = count(MedianBreaks);
+  V["value"] = count(MedianBreaks);
+  V["calls"] = count(int64_t(W.CallRanges.size()));
+  V["pairs"] = mostFrequent(W.Pairs, 3);
+  V["eager_ops"] = mostFrequent(W.EagerNames, 3);
+  V["eager_kernels"] = count(int64_t(W.EagerKernels));
+  V["eager_time"] = dur(Cost.EagerNs);
+  V["idle"] = dur(Cost.IdleNs);
+  V["per_step"] = dur(median(Cost.PerWindow));
+  V["regions"] = count(int64_t(S.Regions));
   V["impact"] = dur(Impact);
   V["target"] = Ctx.describeTarget();
+  const MeasureWindows &Win = Ctx.measureWindows();
   describeWindows(Win, V);
-  const Event &Outer = T.Events[Example->Outer];
-  V["example"] = llvm::formatv("{0} at {1:f3} us", T.name(Outer),
-                               Ctx.traceTimestampUs(Outer))
-                     .str();
+  const Event &Outer = T.Events[W.Example->Outer];
+  V["example"] = nameAt(Ctx, T.name(Outer), Outer);
   Det.Examples.push_back(example(Ctx, Outer));
-  Det.Examples.push_back(example(Ctx, T.Events[Example->Inner.front()]));
+  Det.Examples.push_back(example(Ctx, T.Events[W.Example->Inner.front()]));
   Det.ImpactNs = Impact;
   Det.Window = Win.describe();
   Det.Subject = T.name(Outer).str();

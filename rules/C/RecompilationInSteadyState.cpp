@@ -1,4 +1,4 @@
-//===- rules/detectors/Recompilation.cpp - C001 compiling in steady state -===//
+//===- rules/C/RecompilationInSteadyState.cpp - C001 steady compiling ---===//
 //
 // torch.compile compiles a frame the first time it runs and again whenever
 // a guard on the cached code fails (a new shape, dtype, Python value or
@@ -15,6 +15,11 @@
 //    compiled then (the time from the cache lookup that missed to the
 //    region's start is the compile, when nothing else records it), unless it
 //    was compiled before the profiled window and only first used here.
+//
+// The steps: walk every host thread once for compile work and compiled
+// regions (collectCompilation), measure the compile time of each step
+// after the first (measureSteps), then describe the fresh variants, the
+// shapes that changed and the longest compile.
 //
 //===----------------------------------------------------------------------===//
 #include "rules/BuiltinDetectors.h"
@@ -92,55 +97,216 @@ std::string firstShapes(const model::Trace &T, uint32_t Region) {
   return "";
 }
 
+/// The compile work and compiled variants of the trace.
+struct CompileScan {
+  std::vector<model::Interval> Work;
+  std::vector<uint32_t> WorkEvents;
+  std::map<std::string, Variant> Variants; ///< by "F/C"
+  uint64_t Regions = 0;                    ///< compiled-region runs
+};
+
+/// Adds the compile work and compiled regions of host lane \p L to \p S.
+void scanLane(const TraceIndex &Ctx, const model::Lane &L, CompileScan &S) {
+  const model::Trace &T = Ctx.trace();
+  int64_t LookupEnd = -1;
+  for (uint32_t I = L.Begin; I < L.End; ++I) {
+    const Event &E = T.Events[I];
+    llvm::StringRef N = T.name(E);
+    if (N == CacheLookup) {
+      LookupEnd = E.end();
+      continue;
+    }
+    if (isCompileWork(N)) {
+      S.Work.push_back({E.Start, E.end()});
+      S.WorkEvents.push_back(I);
+      continue;
+    }
+    unsigned F, C;
+    if (!parseRegion(N, F, C))
+      continue;
+    ++S.Regions;
+    auto [It, New] =
+        S.Variants.try_emplace(N.drop_front(RegionPrefix.size()).str());
+    if (!New)
+      continue;
+    Variant &V = It->second;
+    V.Frame = F;
+    V.Compile = C;
+    V.First = I;
+    V.FirstStep = Ctx.stepAt(E.Start);
+    if (LookupEnd >= 0 && LookupEnd <= E.Start)
+      V.CompileGapNs = E.Start - LookupEnd;
+  }
+}
+
+CompileScan collectCompilation(const TraceIndex &Ctx) {
+  CompileScan S;
+  for (const model::Lane &L : Ctx.trace().Lanes)
+    if (L.Kind == model::LaneKind::HostThread)
+      scanLane(Ctx, L, S);
+  return S;
+}
+
+/// The compile time of each step after the first: a union of the compile
+/// work and the gaps before the variants first run there.
+struct CompileFigures {
+  std::vector<const Variant *> Fresh; ///< first run after the first step
+  std::vector<int64_t> PerStep;
+  int64_t Total = 0, Worst = 0;
+  int WorstStep = -1;      ///< index into Ctx.steps()
+  unsigned StepsWith = 0;  ///< steps with at least min-compile
+  bool Recompiled = false; ///< a fresh variant with C > 0
+};
+
+CompileFigures measureSteps(const TraceIndex &Ctx, const CompileScan &S,
+                            int64_t MinCompile) {
+  const model::Trace &T = Ctx.trace();
+  llvm::ArrayRef<analysis::StepWindow> Steps = Ctx.steps();
+  CompileFigures F;
+  std::vector<model::Interval> Parts = S.Work;
+  for (const auto &[Key, V] : S.Variants)
+    if (V.FirstStep >= 1) {
+      F.Fresh.push_back(&V);
+      const Event &R = T.Events[V.First];
+      if (V.CompileGapNs > 0)
+        Parts.push_back({R.Start - V.CompileGapNs, R.Start});
+    }
+  model::IntervalSet Compiling = model::IntervalSet::unionOf(std::move(Parts));
+  for (size_t I = 1; I < Steps.size(); ++I) {
+    int64_t Ns = Compiling.lengthWithin(Steps[I].Range);
+    F.PerStep.push_back(Ns);
+    F.Total += Ns;
+    if (Ns >= MinCompile)
+      ++F.StepsWith;
+    if (Ns > F.Worst) {
+      F.Worst = Ns;
+      F.WorstStep = int(I);
+    }
+  }
+  F.Recompiled =
+      llvm::any_of(F.Fresh, [](const Variant *V) { return V->Compile > 0; });
+  return F;
+}
+
+/// The shapes that changed: a fresh recompiled variant against an earlier
+/// variant of the same frame, or "" when none shows a change.
+std::string changedShapes(const model::Trace &T, const CompileScan &S,
+                          llvm::ArrayRef<const Variant *> Fresh) {
+  for (const Variant *V : Fresh) {
+    if (V->Compile == 0)
+      continue;
+    for (const auto &[Key, Old] : S.Variants) {
+      if (Old.Frame != V->Frame || &Old == V ||
+          T.Events[Old.First].Start >= T.Events[V->First].Start)
+        continue;
+      std::string Before = firstShapes(T, Old.First),
+                  After = firstShapes(T, V->First);
+      if (!Before.empty() && !After.empty() && Before != After)
+        return llvm::formatv("variant {0} ran {1}; variant {2}/{3} ran {4}",
+                             Key, Before, V->Frame, V->Compile, After)
+            .str();
+    }
+  }
+  return "";
+}
+
+/// {shapes}: the change that made the variants, or why none shows.
+std::string describeShapes(const model::Trace &T, const CompileScan &S,
+                           llvm::ArrayRef<const Variant *> Fresh) {
+  std::string Shapes = changedShapes(T, S, Fresh);
+  if (!Shapes.empty())
+    return Shapes;
+  bool AnyShapes = llvm::any_of(S.Variants, [&](const auto &KV) {
+    return !firstShapes(T, KV.second.First).empty();
+  });
+  if (T.Source.RecordShapes == 0 || !AnyShapes)
+    return "the trace has no input shapes inside the compiled regions "
+           "(profile with record_shapes=True to see them)";
+  return "the ops inside the compiled regions show no shape change: the "
+         "failed guard is probably on something else (a dtype, a Python "
+         "value, a global, a module attribute)";
+}
+
+/// {variants}: the fresh variants and the step each first ran in.
+std::string describeVariants(llvm::ArrayRef<analysis::StepWindow> Steps,
+                             llvm::ArrayRef<const Variant *> Fresh) {
+  std::vector<std::string> Names;
+  for (const Variant *V : Fresh)
+    Names.push_back(llvm::formatv("{0}/{1} (first run in step {2})", V->Frame,
+                                  V->Compile, Steps[V->FirstStep].Number)
+                        .str());
+  if (Names.empty())
+    return "none";
+  return joinNames(Names, 4) + (Names.size() > 4 ? " and others" : "");
+}
+
+/// The example: the longest compile work in a step after the first, else
+/// the first fresh variant's region; nullptr when neither exists.
+const Event *compileExample(const TraceIndex &Ctx, const CompileScan &S,
+                            llvm::ArrayRef<const Variant *> Fresh) {
+  const model::Trace &T = Ctx.trace();
+  const Event *Ex = nullptr;
+  for (uint32_t I : S.WorkEvents)
+    if (Ctx.stepAt(T.Events[I].Start) >= 1 &&
+        (!Ex || T.Events[I].Duration > Ex->Duration))
+      Ex = &T.Events[I];
+  if (!Ex && !Fresh.empty())
+    Ex = &T.Events[Fresh.front()->First];
+  return Ex;
+}
+
+/// {window}: the steps after the first, which this rule measures even
+/// when the trace has only two (warm-up compiles in the first step).
+std::string stepsAfterTheFirst(llvm::ArrayRef<analysis::StepWindow> Steps) {
+  return Steps.size() > 2 ? llvm::formatv("steps {0}-{1}", Steps[1].Number,
+                                          Steps.back().Number)
+                                .str()
+                          : llvm::formatv("step {0}", Steps[1].Number).str();
+}
+
+/// The figures and texts of the finding.
+void describeCompilation(const TraceIndex &Ctx, const CompileScan &S,
+                         const CompileFigures &F, Detection &Det) {
+  const model::Trace &T = Ctx.trace();
+  llvm::ArrayRef<analysis::StepWindow> Steps = Ctx.steps();
+  auto &V = Det.Values;
+  V["steady"] = count(int64_t(Steps.size() - 1));
+  V["compile_steps"] = count(F.StepsWith);
+  V["compile_total"] = dur(F.Total);
+  V["worst"] = dur(F.Worst);
+  V["worst_step"] =
+      F.WorstStep >= 0 ? count(Steps[F.WorstStep].Number) : Value("none");
+  V["variants"] = describeVariants(Steps, F.Fresh);
+  V["fresh"] = count(int64_t(F.Fresh.size()));
+  V["kind"] = F.Recompiled      ? "recompiles frames it had compiled before"
+              : F.Fresh.empty() ? "compiles"
+                                : "compiles frames for the first time";
+  V["shapes"] = describeShapes(T, S, F.Fresh);
+  V["work_events"] = count(int64_t(S.WorkEvents.size()));
+  V["per_step"] = dur(median(F.PerStep));
+  V["value"] = dur(F.Total);
+  V["window"] = stepsAfterTheFirst(Steps);
+  V["metric"] = "median step time";
+  V["example"] = "none";
+  if (const Event *Ex = compileExample(Ctx, S, F.Fresh)) {
+    V["example"] = nameAt(Ctx, T.name(*Ex), *Ex);
+    Det.Examples.push_back(example(Ctx, *Ex));
+  }
+}
+
 } // namespace
 
 Outcome rules::runRecompilationInSteadyState(const TraceIndex &Ctx,
                                              const RuleOptions &Opts,
                                              std::vector<Detection> &Out) {
-  const model::Trace &T = Ctx.trace();
   const int64_t MinCompile = int64_t(Opts.number("min-compile"));
   llvm::ArrayRef<analysis::StepWindow> Steps = Ctx.steps();
 
-  // Compile work and compiled regions, on every host thread.
-  std::vector<model::Interval> Work;
-  std::vector<uint32_t> WorkEvents;
-  std::map<std::string, Variant> Variants;
-  uint64_t Regions = 0;
-  for (const model::Lane &L : T.Lanes) {
-    if (L.Kind != model::LaneKind::HostThread)
-      continue;
-    int64_t LookupEnd = -1;
-    for (uint32_t I = L.Begin; I < L.End; ++I) {
-      const Event &E = T.Events[I];
-      llvm::StringRef N = T.name(E);
-      if (N == CacheLookup) {
-        LookupEnd = E.end();
-        continue;
-      }
-      if (isCompileWork(N)) {
-        Work.push_back({E.Start, E.end()});
-        WorkEvents.push_back(I);
-        continue;
-      }
-      unsigned F, C;
-      if (!parseRegion(N, F, C))
-        continue;
-      ++Regions;
-      auto [It, New] =
-          Variants.try_emplace(N.drop_front(RegionPrefix.size()).str());
-      if (!New)
-        continue;
-      Variant &V = It->second;
-      V.Frame = F;
-      V.Compile = C;
-      V.First = I;
-      V.FirstStep = Ctx.stepAt(E.Start);
-      if (LookupEnd >= 0 && LookupEnd <= E.Start)
-        V.CompileGapNs = E.Start - LookupEnd;
-    }
-  }
-  if (Work.empty() && Variants.empty())
+  CompileScan S = collectCompilation(Ctx);
+  if (S.Work.empty() && S.Variants.empty())
     return Outcome::ran(); // nothing was compiled with torch.compile
+  // A window that is not mostly start-up passes the rule's need without
+  // steps; warm-up still cannot be told from steady state then.
   if (Steps.size() < 2)
     return Outcome::cannotJudge(
         llvm::formatv(
@@ -150,139 +316,29 @@ Outcome rules::runRecompilationInSteadyState(const TraceIndex &Ctx,
             "steady state; profile several steps after warm-up "
             "(torch.profiler.schedule with warmup, and prof.step() "
             "marking each step)",
-            Regions + Work.size(),
+            S.Regions + S.Work.size(),
             Steps.empty() ? "no step markers" : "only one step")
             .str());
 
-  // Per step after the first: compile time (a union of the compile work and
-  // the gaps before new variants) and the variants first run there.
-  std::vector<model::Interval> Parts = Work;
-  std::vector<const Variant *> Fresh;
-  for (const auto &[Key, V] : Variants)
-    if (V.FirstStep >= 1) {
-      Fresh.push_back(&V);
-      const Event &R = T.Events[V.First];
-      if (V.CompileGapNs > 0)
-        Parts.push_back({R.Start - V.CompileGapNs, R.Start});
-    }
-  model::IntervalSet Compiling = model::IntervalSet::unionOf(std::move(Parts));
-  std::vector<int64_t> PerStep;
-  int64_t Total = 0, Worst = 0;
-  int WorstStep = -1;
-  unsigned StepsWith = 0;
-  for (size_t S = 1; S < Steps.size(); ++S) {
-    int64_t Ns = Compiling.lengthWithin(Steps[S].Range);
-    PerStep.push_back(Ns);
-    Total += Ns;
-    if (Ns >= MinCompile)
-      ++StepsWith;
-    if (Ns > Worst) {
-      Worst = Ns;
-      WorstStep = int(S);
-    }
-  }
-  bool Recompiled =
-      llvm::any_of(Fresh, [](const Variant *V) { return V->Compile > 0; });
+  CompileFigures F = measureSteps(Ctx, S, MinCompile);
   // Without measurable compile time, only a recompiled variant (C > 0)
   // first run in a later step is evidence, and weaker: it may have been
   // compiled before the window. A frame's first variant first run late is
   // code that the first step did not reach.
-  if (StepsWith == 0 && !Recompiled)
+  if (F.StepsWith == 0 && !F.Recompiled)
     return Outcome::ran();
 
-  // The shapes that changed: a fresh variant against an earlier variant of
-  // the same frame.
-  std::string Shapes;
-  for (const Variant *V : Fresh) {
-    if (V->Compile == 0)
-      continue;
-    for (const auto &[Key, Old] : Variants) {
-      if (Old.Frame != V->Frame || &Old == V ||
-          T.Events[Old.First].Start >= T.Events[V->First].Start)
-        continue;
-      std::string Before = firstShapes(T, Old.First),
-                  After = firstShapes(T, V->First);
-      if (!Before.empty() && !After.empty() && Before != After) {
-        Shapes = llvm::formatv("variant {0} ran {1}; variant {2}/{3} ran {4}",
-                               Key, Before, V->Frame, V->Compile, After)
-                     .str();
-        break;
-      }
-    }
-    if (!Shapes.empty())
-      break;
-  }
-  if (Shapes.empty())
-    Shapes =
-        T.Source.RecordShapes == 0 ||
-                llvm::none_of(Variants,
-                              [&](const auto &KV) {
-                                return !firstShapes(T, KV.second.First).empty();
-                              })
-            ? "the trace has no input shapes inside the compiled "
-              "regions (profile with record_shapes=True to see them)"
-            : "the ops inside the compiled regions show no shape "
-              "change: the failed guard is probably on something else "
-              "(a dtype, a Python value, a global, a module attribute)";
-
-  std::string VariantList;
-  std::vector<std::string> Names;
-  for (const Variant *V : Fresh)
-    Names.push_back(llvm::formatv("{0}/{1} (first run in step {2})", V->Frame,
-                                  V->Compile, Steps[V->FirstStep].Number)
-                        .str());
-  VariantList = Names.empty() ? std::string("none")
-                              : joinNames(Names, 4) +
-                                    (Names.size() > 4 ? " and others" : "");
-
-  const int64_t Target = Ctx.targetNs();
-  int64_t Impact = std::min(median(PerStep), Target);
+  const int64_t Impact = std::min(median(F.PerStep), Ctx.targetNs());
   Detection Det;
-  auto &V = Det.Values;
-  V["steady"] = std::to_string(Steps.size() - 1);
-  V["compile_steps"] = std::to_string(StepsWith);
-  V["compile_total"] = dur(Total);
-  V["worst"] = dur(Worst);
-  V["worst_step"] = WorstStep >= 0 ? std::to_string(Steps[WorstStep].Number)
-                                   : std::string("none");
-  V["variants"] = VariantList;
-  V["fresh"] = std::to_string(Fresh.size());
-  V["kind"] = Recompiled      ? "recompiles frames it had compiled before"
-              : Fresh.empty() ? "compiles"
-                              : "compiles frames for the first time";
-  V["shapes"] = Shapes;
-  V["work_events"] = std::to_string(WorkEvents.size());
-  V["per_step"] = dur(median(PerStep));
-  V["value"] = dur(Total);
-  V["impact"] = dur(Impact);
-  V["target"] = Ctx.describeTarget();
-  V["window"] =
-      Steps.size() > 2
-          ? llvm::formatv("steps {0}-{1}", Steps[1].Number, Steps.back().Number)
-                .str()
-          : llvm::formatv("step {0}", Steps[1].Number).str();
-  V["metric"] = "median step time";
-  const Event *Ex = nullptr;
-  for (uint32_t I : WorkEvents)
-    if (Ctx.stepAt(T.Events[I].Start) >= 1 &&
-        (!Ex || T.Events[I].Duration > Ex->Duration))
-      Ex = &T.Events[I];
-  if (!Ex && !Fresh.empty())
-    Ex = &T.Events[Fresh.front()->First];
-  if (Ex) {
-    V["example"] = llvm::formatv("{0} at {1:f3} us", T.name(*Ex),
-                                 Ctx.traceTimestampUs(*Ex))
-                       .str();
-    Det.Examples.push_back(example(Ctx, *Ex));
-  } else {
-    V["example"] = "none";
-  }
+  describeCompilation(Ctx, S, F, Det);
+  Det.Values["impact"] = dur(Impact);
+  Det.Values["target"] = Ctx.describeTarget();
   Det.ImpactNs = Impact;
-  Det.Window = V["window"].text();
-  Det.Subject = Recompiled ? "recompilation" : "compilation";
+  Det.Window = Det.Values["window"].text();
+  Det.Subject = F.Recompiled ? "recompilation" : "compilation";
   // Recorded compile work is direct evidence; a variant first seen late
   // may have been compiled before the window.
-  if (StepsWith > 0) {
+  if (F.StepsWith > 0) {
     Det.Confidence = 0.8;
   } else {
     Det.Confidence = 0.4;

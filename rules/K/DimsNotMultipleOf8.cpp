@@ -1,4 +1,4 @@
-//===- rules/detectors/MisalignedMatmul.cpp - K003 dims not multiple of 8 -===//
+//===- rules/K/DimsNotMultipleOf8.cpp - K003 dims not multiple of 8 -----===//
 //
 // Tensor cores take fp16/bf16 operands in tiles whose inner dimensions are
 // multiples of 8 elements (16 bytes); a product whose reduction dimension K
@@ -10,6 +10,11 @@
 // The detector reads the recorded input shapes and types of the matrix
 // product ops (mm, addmm, bmm, baddbmm), and measures the device work they
 // launched as a union per step.
+//
+// The steps: read every product op's operands once (collectProducts), keep
+// the misaligned reduced-precision ones with the device work they launched,
+// measure that work per steady window (workCostAbove), then describe the
+// shapes that cost the most device time.
 //
 //===----------------------------------------------------------------------===//
 #include "rules/BuiltinDetectors.h"
@@ -46,11 +51,118 @@ bool reducedPrecision(llvm::StringRef Type) {
          Type.contains("half") || Type.contains("bfloat16");
 }
 
+/// The misaligned products of one op name and operand shapes.
 struct ShapeGroup {
   uint64_t Count = 0;
   int64_t DeviceNs = 0;
   std::string Op, Detail;
 };
+
+/// The product ops of the trace, read once.
+struct ProductScan {
+  uint64_t Products = 0, WithShapes = 0, Reduced = 0;
+  std::vector<uint32_t> Work; ///< the misaligned products' device work
+  std::map<std::string, ShapeGroup> Groups; ///< by "op [A] x [B]"
+  const Event *Example = nullptr;           ///< the longest misaligned op
+};
+
+/// The two operands of a reduced-precision product op \p E, whose A is
+/// input \p A; false when the shapes or types cannot be read or the
+/// product is not in reduced precision.
+bool reducedOperands(const model::Trace &T, const Event &E, int A,
+                     ProductScan &S, Shape &DA, Shape &DB) {
+  const model::EventArgs *Args = T.args(E);
+  if (!Args || Args->InputDims == model::EmptyString)
+    return false;
+  ++S.WithShapes;
+  auto Dims = parseInputDims(T.Strings.get(Args->InputDims));
+  auto Types = parseInputTypes(T.Strings.get(Args->InputTypes));
+  if (!Dims || int(Dims->size()) < A + 2 || int(Types.size()) < A + 1 ||
+      !reducedPrecision(Types[A]))
+    return false;
+  ++S.Reduced;
+  const Shape *SA = (*Dims)[A].tensor(), *SB = (*Dims)[A + 1].tensor();
+  if (!SA || !SB || SA->size() < 2 || SB->size() < 2)
+    return false;
+  DA = *SA;
+  DB = *SB;
+  return true;
+}
+
+/// Reads product op \p I; a misaligned one that launched device work joins
+/// its shape group.
+void scanProduct(const model::Trace &T, uint32_t I, int A, int64_t Multiple,
+                 ProductScan &S) {
+  const Event &E = T.Events[I];
+  ++S.Products;
+  Shape DA, DB;
+  if (!reducedOperands(T, E, A, S, DA, DB))
+    return;
+  int64_t K = DA.back(), N = DB.back();
+  bool BadK = K % Multiple != 0, BadN = N % Multiple != 0;
+  if (!BadK && !BadN)
+    return;
+  std::vector<uint32_t> Mine = workLaunchedWithin(T, I);
+  if (Mine.empty())
+    return;
+  std::string Key =
+      llvm::formatv("{0} {1} x {2}", T.name(E), shapeText(DA), shapeText(DB))
+          .str();
+  ShapeGroup &G = S.Groups[Key];
+  ++G.Count;
+  for (uint32_t D : Mine)
+    G.DeviceNs += T.Events[D].Duration;
+  G.Op = T.name(E).str();
+  G.Detail = BadK && BadN ? llvm::formatv("K={0} and N={1}", K, N).str()
+             : BadK       ? llvm::formatv("K={0}", K).str()
+                          : llvm::formatv("N={0}", N).str();
+  S.Work.insert(S.Work.end(), Mine.begin(), Mine.end());
+  if (!S.Example || E.Duration > S.Example->Duration)
+    S.Example = &E;
+}
+
+ProductScan collectProducts(const model::Trace &T, int64_t Multiple) {
+  ProductScan S;
+  for (const model::Lane &L : T.Lanes) {
+    if (L.Kind != model::LaneKind::HostThread)
+      continue;
+    for (uint32_t I = L.Begin; I < L.End; ++I) {
+      const Event &E = T.Events[I];
+      if (E.Kind != EventKind::Op)
+        continue;
+      int A = firstOperand(T.name(E));
+      if (A >= 0)
+        scanProduct(T, I, A, Multiple, S);
+    }
+  }
+  return S;
+}
+
+/// The shape groups by device time: the top one as {top_*} and the
+/// subject, the runners-up as evidence; the longest op as the example.
+void describeShapes(const TraceIndex &Ctx, const ProductScan &S,
+                    Detection &Det) {
+  const model::Trace &T = Ctx.trace();
+  auto Ranked =
+      rankByKey(S.Groups, [](const ShapeGroup &G) { return G.DeviceNs; });
+  const ShapeGroup &Top = Ranked.front()->second;
+  auto &V = Det.Values;
+  V["shapes"] = count(int64_t(S.Groups.size()));
+  V["reduced"] = count(int64_t(S.Reduced));
+  V["top_shape"] = Ranked.front()->first;
+  V["top_dims"] = Top.Detail;
+  V["top_count"] = count(int64_t(Top.Count));
+  V["top_time"] = dur(Top.DeviceNs);
+  V["example"] = nameAt(Ctx, T.name(*S.Example), *S.Example);
+  Det.Examples.push_back(example(Ctx, *S.Example));
+  addRunnersUp(Det, Ranked, [](const auto &G) {
+    return llvm::formatv("also {0} ({1}): {2} calls, {3} of device time",
+                         G.first, G.second.Detail, G.second.Count,
+                         dur(G.second.DeviceNs))
+        .str();
+  });
+  Det.Subject = Top.Op + " " + Top.Detail;
+}
 
 } // namespace
 
@@ -63,126 +175,42 @@ Outcome rules::runDimsNotMultipleOf8(const TraceIndex &Ctx,
   const int64_t Multiple =
       std::max<int64_t>(1, int64_t(Opts.number("multiple")));
 
-  uint64_t Products = 0, WithShapes = 0, Reduced = 0;
-  std::vector<uint32_t> Work;
-  std::map<std::string, ShapeGroup> Groups;
-  const Event *Example = nullptr;
-  for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI) {
-    const model::Lane &L = T.Lanes[LI];
-    if (L.Kind != model::LaneKind::HostThread)
-      continue;
-    for (uint32_t I = L.Begin; I < L.End; ++I) {
-      const Event &E = T.Events[I];
-      if (E.Kind != EventKind::Op)
-        continue;
-      int A = firstOperand(T.name(E));
-      if (A < 0)
-        continue;
-      ++Products;
-      const model::EventArgs *Args = T.args(E);
-      if (!Args || Args->InputDims == model::EmptyString)
-        continue;
-      ++WithShapes;
-      auto Dims = parseInputDims(T.Strings.get(Args->InputDims));
-      auto Types = parseInputTypes(T.Strings.get(Args->InputTypes));
-      if (!Dims || int(Dims->size()) < A + 2 || int(Types.size()) < A + 1 ||
-          !reducedPrecision(Types[A]))
-        continue;
-      ++Reduced;
-      const Shape *SA = (*Dims)[A].tensor(), *SB = (*Dims)[A + 1].tensor();
-      if (!SA || !SB || SA->size() < 2 || SB->size() < 2)
-        continue;
-      const Shape &DA = *SA, &DB = *SB;
-      int64_t K = DA.back(), N = DB.back();
-      bool BadK = K % Multiple != 0, BadN = N % Multiple != 0;
-      if (!BadK && !BadN)
-        continue;
-      // The device work this op launched.
-      std::vector<uint32_t> Mine = workLaunchedWithin(T, I);
-      if (Mine.empty())
-        continue;
-      std::string Key = llvm::formatv("{0} {1} x {2}", T.name(E), shapeText(DA),
-                                      shapeText(DB))
-                            .str();
-      ShapeGroup &G = Groups[Key];
-      ++G.Count;
-      for (uint32_t D : Mine)
-        G.DeviceNs += T.Events[D].Duration;
-      G.Op = T.name(E).str();
-      G.Detail = BadK && BadN ? llvm::formatv("K={0} and N={1}", K, N).str()
-                 : BadK       ? llvm::formatv("K={0}", K).str()
-                              : llvm::formatv("N={0}", N).str();
-      Work.insert(Work.end(), Mine.begin(), Mine.end());
-      if (!Example || E.Duration > Example->Duration)
-        Example = &E;
-    }
-  }
-  if (Products > 0 && WithShapes == 0)
+  ProductScan S = collectProducts(T, Multiple);
+  // Other ops' shapes satisfy the rule's need; the products' may still be
+  // missing.
+  if (S.Products > 0 && S.WithShapes == 0)
     return Outcome::cannotJudge(
         llvm::formatv("{0} matrix-product ops ran, but the "
                       "trace has no input shapes; profile with "
                       "record_shapes=True",
-                      Products)
+                      S.Products)
             .str());
-  if (Work.empty())
+  if (S.Work.empty())
     return Outcome::ran();
-
-  const MeasureWindows &Win = Ctx.measureWindows();
-  WorkMeasure M = measureWork(Ctx, Win, Work);
-  if (M.Count == 0 || M.BusyNs <= 0)
+  std::optional<WorkCost> Cost =
+      workCostAbove(Ctx, S.Work, MinShare, MinTargetShare);
+  if (!Cost)
     return Outcome::ran();
-  double Share = M.shareOfBusy();
-  if (Share < MinShare)
-    return Outcome::ran();
-  const int64_t Target = Ctx.targetNs();
-  int64_t Impact = std::min(M.medianPerWindow(), Target);
-  if (double(Impact) < MinTargetShare * double(Target))
-    return Outcome::ran();
-
-  std::vector<std::pair<const std::string *, const ShapeGroup *>> Sorted;
-  for (const auto &G : Groups)
-    Sorted.push_back({&G.first, &G.second});
-  llvm::sort(Sorted, [](const auto &X, const auto &Y) {
-    return X.second->DeviceNs > Y.second->DeviceNs ||
-           (X.second->DeviceNs == Y.second->DeviceNs && *X.first < *Y.first);
-  });
-  const ShapeGroup &Top = *Sorted.front().second;
-
   Detection Det;
+  describeShapes(Ctx, S, Det);
   auto &V = Det.Values;
-  V["value"] = pct(Share);
-  V["share"] = pct(Share);
+  V["value"] = pct(Cost->Share);
+  V["share"] = pct(Cost->Share);
   V["threshold"] = pct(MinShare);
-  V["multiple"] = std::to_string(Multiple);
-  V["misaligned_time"] = dur(M.UnionNs);
-  V["busy"] = dur(M.BusyNs);
-  V["kernels"] = std::to_string(M.Count);
-  V["per_step"] = dur(M.medianPerWindow());
-  V["shapes"] = std::to_string(Groups.size());
-  V["reduced"] = std::to_string(Reduced);
-  V["top_shape"] = *Sorted.front().first;
-  V["top_dims"] = Top.Detail;
-  V["top_count"] = std::to_string(Top.Count);
-  V["top_time"] = dur(Top.DeviceNs);
-  V["example"] = llvm::formatv("{0} at {1:f3} us", T.name(*Example),
-                               Ctx.traceTimestampUs(*Example))
-                     .str();
-  V["impact"] = dur(Impact);
+  V["multiple"] = count(Multiple);
+  V["misaligned_time"] = dur(Cost->Measure.UnionNs);
+  V["busy"] = dur(Cost->Measure.BusyNs);
+  V["kernels"] = count(int64_t(Cost->Measure.Count));
+  V["per_step"] = dur(Cost->Measure.medianPerWindow());
+  V["impact"] = dur(Cost->Impact);
   V["target"] = Ctx.describeTarget();
+  const MeasureWindows &Win = Ctx.measureWindows();
   describeWindows(Win, V);
-  Det.Examples.push_back(example(Ctx, *Example));
-  for (size_t G = 1; G < Sorted.size() && G < 4; ++G)
-    Det.ExtraEvidence.push_back(
-        llvm::formatv("also {0} ({1}): {2} calls, {3} of device time",
-                      *Sorted[G].first, Sorted[G].second->Detail,
-                      Sorted[G].second->Count, dur(Sorted[G].second->DeviceNs))
-            .str());
-  Det.ImpactNs = Impact;
+  Det.ImpactNs = Cost->Impact;
   // On the critical path: the misaligned products' kernels taking no time
   // (padding makes them faster, not free: a loose but safe cap).
-  Det.PathQuery = namesQuery(T, Work);
+  Det.PathQuery = namesQuery(T, S.Work);
   Det.Window = Win.describe();
-  Det.Subject = Top.Op + " " + Top.Detail;
   // The shapes are certain; how much alignment costs depends on the
   // library and device, so the gain is the uncertain part.
   Det.Confidence = 0.5;

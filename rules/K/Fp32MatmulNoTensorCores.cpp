@@ -1,4 +1,5 @@
-//===- rules/detectors/Fp32SimtMatmul.cpp - K001 FP32 without tensor cores ===//
+//===- rules/K/Fp32MatmulNoTensorCores.cpp - K001 FP32 without tensor cores
+//-===//
 //
 // Devices of compute capability 7.0 and later (and AMD CDNA parts) have
 // matrix units, but a matrix product whose inputs are FP32 runs on them only
@@ -10,6 +11,11 @@
 // that ran them has matrix units (deviceProperties for NVIDIA; MFMA kernels
 // in the same trace for AMD, whose properties do not tell CDNA from older
 // parts), and reports their union against device busy time.
+//
+// The steps: classify every kernel once per name (scanKernels), keep the
+// FP32 SIMT products on devices with matrix units (selectEligible), measure
+// their union per steady window (workCostAbove), then group the measured
+// kernels by name for the description.
 //
 //===----------------------------------------------------------------------===//
 #include "rules/BuiltinDetectors.h"
@@ -33,11 +39,147 @@ using model::EventKind;
 
 namespace {
 
-const model::DeviceInfo *deviceInfo(const model::Trace &T, int32_t Id) {
-  for (const model::DeviceInfo &D : T.Devices)
-    if (D.Id == Id)
-      return &D;
-  return nullptr;
+/// An FP32 SIMT matrix product and the device that ran it.
+struct Candidate {
+  uint32_t Index;
+  int32_t Device;
+  bool Amd, Convolution;
+};
+
+/// Every kernel of the trace, classified once per distinct name.
+struct KernelScan {
+  llvm::DenseMap<uint32_t, MatmulKernel> ByName;
+  std::vector<Candidate> Candidates; ///< the FP32 SIMT products
+  bool AmdMatrixUnits = false;       ///< an AMD kernel in the trace uses MFMA
+  bool Tf32Products = false;         ///< a TF32 tensor-core product ran
+};
+
+KernelScan scanKernels(const TraceIndex &Ctx) {
+  const model::Trace &T = Ctx.trace();
+  KernelScan S;
+  for (int32_t D : Ctx.devices()) {
+    for (uint32_t I : Ctx.deviceWork(D)) {
+      const Event &E = T.Events[I];
+      if (E.Kind != EventKind::Kernel)
+        continue;
+      auto [It, New] = S.ByName.try_emplace(E.Name);
+      if (New)
+        It->second = classifyMatmulKernel(T.name(E));
+      const MatmulKernel &K = It->second;
+      if (K.Engine == MatmulEngine::MatrixUnit) {
+        S.AmdMatrixUnits |= K.Vendor == KernelVendor::Amd;
+        S.Tf32Products |= K.Tf32 && !K.Convolution;
+      } else if (K.Engine == MatmulEngine::Fp32Simt) {
+        S.Candidates.push_back(
+            {I, D, K.Vendor == KernelVendor::Amd, K.Convolution});
+      }
+    }
+  }
+  return S;
+}
+
+/// The candidates that ran on devices with matrix units: only those can do
+/// better.
+struct EligibleWork {
+  std::vector<uint32_t> Events;
+  std::map<int32_t, int64_t> NsByDevice; ///< summed durations
+  uint64_t Unknown = 0;    ///< NVIDIA kernels without a compute capability
+  uint64_t UnknownAmd = 0; ///< AMD kernels without MFMA evidence
+  bool AllConvolutions = true;
+};
+
+EligibleWork selectEligible(const model::Trace &T, const KernelScan &S) {
+  EligibleWork W;
+  for (const Candidate &C : S.Candidates) {
+    const model::DeviceInfo *Info = deviceInfo(T, C.Device);
+    bool Has;
+    if (C.Amd) {
+      Has = S.AmdMatrixUnits;
+      W.UnknownAmd += !Has;
+    } else if (!Info || Info->ComputeMajor < 0) {
+      ++W.Unknown;
+      continue;
+    } else {
+      Has = Info->ComputeMajor >= 7;
+    }
+    if (!Has)
+      continue;
+    W.Events.push_back(C.Index);
+    W.NsByDevice[C.Device] += T.Events[C.Index].Duration;
+    W.AllConvolutions &= C.Convolution;
+  }
+  return W;
+}
+
+/// Why no candidate is eligible: the device properties or the MFMA
+/// evidence are missing, or the devices have no matrix units at all.
+Outcome noEligibleWork(const model::Trace &T, const KernelScan &S,
+                       const EligibleWork &W) {
+  if (W.Unknown)
+    return Outcome::cannotJudge(
+        llvm::formatv(
+            "{0} FP32 SIMT matrix-product kernels ran "
+            "(such as {1}), but the trace has no device properties "
+            "(compute capability) to tell whether the device has "
+            "tensor cores; PyTorch profiler traces carry "
+            "deviceProperties from Kineto, Nsight Systems exports "
+            "from TARGET_INFO_GPU",
+            W.Unknown,
+            shortKernelName(T.name(T.Events[S.Candidates.front().Index])))
+            .str());
+  if (W.UnknownAmd)
+    return Outcome::cannotJudge(
+        llvm::formatv(
+            "{0} FP32 Tensile kernels without MFMA tiles "
+            "ran, but no kernel in the trace uses MFMA, and the device "
+            "properties do not say whether the device has matrix units",
+            W.UnknownAmd)
+            .str());
+  return Outcome::ran(); // no matrix units: nothing faster to switch to
+}
+
+struct NameGroup {
+  uint64_t Count = 0;
+  int64_t Ns = 0; ///< summed durations (shown; shares use unions)
+  uint32_t Longest = model::NoIndex;
+};
+
+/// The eligible kernels that start inside a window, by short name.
+struct KernelGroups {
+  std::map<std::string, NameGroup> ByName;
+  std::set<std::string> FullNames; ///< exact names, for the path's what-if
+  uint64_t Convolutions = 0;
+};
+
+KernelGroups groupInWindows(const TraceIndex &Ctx, const KernelScan &S,
+                            llvm::ArrayRef<uint32_t> Eligible) {
+  const model::Trace &T = Ctx.trace();
+  const MeasureWindows &Win = Ctx.measureWindows();
+  KernelGroups K;
+  for (uint32_t I : Eligible) {
+    const Event &E = T.Events[I];
+    if (Win.indexOf(E.Start) == Win.Ranges.size())
+      continue;
+    NameGroup &G = K.ByName[shortKernelName(T.name(E))];
+    K.FullNames.insert(T.name(E).str());
+    ++G.Count;
+    G.Ns += E.Duration;
+    if (G.Longest == model::NoIndex ||
+        E.Duration > T.Events[G.Longest].Duration)
+      G.Longest = I;
+    K.Convolutions += S.ByName.lookup(E.Name).Convolution;
+  }
+  return K;
+}
+
+/// The device that ran the most SIMT time (the lowest id on a tie): it
+/// names the advice.
+int32_t topDevice(const std::map<int32_t, int64_t> &NsByDevice) {
+  int32_t Top = NsByDevice.begin()->first;
+  for (const auto &[D, Ns] : NsByDevice)
+    if (Ns > NsByDevice.at(Top))
+      Top = D;
+  return Top;
 }
 
 /// The lower-precision mode to try on this device.
@@ -62,11 +204,70 @@ std::string precisionChange(const model::DeviceInfo *Info, bool Amd,
          "compute capability 7.x take fp16 only; TF32 and bf16 need 8.0";
 }
 
-struct NameGroup {
-  uint64_t Count = 0;
-  int64_t Ns = 0; ///< summed durations (shown; shares use unions)
-  uint32_t Longest = model::NoIndex;
-};
+/// {device}, {capability} and {change}: the device and the precision
+/// mode its matrix units take.
+void describeDevice(int32_t Device, const model::DeviceInfo *Info, bool Amd,
+                    bool AllConvolutions, Detection &Det) {
+  auto &V = Det.Values;
+  std::string Name = llvm::formatv("device {0}", Device).str();
+  if (Info && !Info->Name.empty())
+    Name += " (" + Info->Name + ")";
+  V["device"] = Name;
+  V["capability"] =
+      Amd    ? "MFMA matrix units (MFMA kernels run elsewhere in this trace)"
+      : Info ? llvm::formatv("compute capability {0}.{1}", Info->ComputeMajor,
+                             std::max(Info->ComputeMinor, 0))
+                   .str()
+             : "tensor cores";
+  V["change"] = precisionChange(Info, Amd, AllConvolutions);
+  Det.Subject = "FP32 SIMT matrix products on " +
+                (Info && !Info->Name.empty() ? Info->Name : Name);
+}
+
+/// The figures, the kernels by name, and the longest kernel of the top
+/// name as the example (with its launch call, when recorded); returns that
+/// kernel.
+const Event &describeKernels(const TraceIndex &Ctx, const WorkCost &C,
+                             const KernelGroups &K, double MinShare,
+                             Detection &Det) {
+  const model::Trace &T = Ctx.trace();
+  auto Ranked = rankByKey(K.ByName, [](const NameGroup &G) { return G.Ns; });
+  std::vector<std::string> Names;
+  for (const auto *G : Ranked)
+    Names.push_back(G->first);
+  const NameGroup &Top = Ranked.front()->second;
+  const Event &Longest = T.Events[Top.Longest];
+  auto &V = Det.Values;
+  V["value"] = pct(C.Share);
+  V["share"] = pct(C.Share);
+  V["threshold"] = pct(MinShare);
+  V["simt_time"] = dur(C.Measure.UnionNs);
+  V["busy"] = dur(C.Measure.BusyNs);
+  V["count"] = count(int64_t(C.Measure.Count));
+  V["convolutions"] = count(int64_t(K.Convolutions));
+  V["products"] = count(int64_t(C.Measure.Count - K.Convolutions));
+  V["per_step"] = dur(C.Measure.medianPerWindow());
+  V["top_names"] = joinNames(Names, 3);
+  V["top_kernel"] = Ranked.front()->first;
+  V["top_count"] = count(int64_t(Top.Count));
+  V["top_time"] = dur(Top.Ns);
+  uint32_t L = T.launchOf(Longest);
+  const Event *Op = L == model::NoIndex ? nullptr : enclosingOp(T, T.Events[L]);
+  V["top_op"] = Op ? Ctx.opPath(*Op) : "(no op recorded)";
+  V["example"] = nameAt(Ctx, shortKernelName(T.name(Longest)), Longest);
+  Det.Examples.push_back(example(Ctx, Longest));
+  if (L != model::NoIndex)
+    Det.Examples.push_back(example(Ctx, T.Events[L]));
+  addRunnersUp(Det, Ranked, [](const auto &G) {
+    return llvm::formatv("also {0}: {1} kernels, {2}", G.first, G.second.Count,
+                         dur(G.second.Ns))
+        .str();
+  });
+  // On the critical path: these kernels taking no time (tensor cores make
+  // them faster, not free, so this bound is loose but safe).
+  Det.PathQuery.Names.assign(K.FullNames.begin(), K.FullNames.end());
+  return Longest;
+}
 
 } // namespace
 
@@ -77,196 +278,38 @@ Outcome rules::runFp32MatmulNoTensorCores(const TraceIndex &Ctx,
   const double MinShare = Opts.number("min-share-of-busy");
   const double MinTargetShare = Opts.number("min-share-of-step");
 
-  // Classify every kernel once per distinct name.
-  llvm::DenseMap<uint32_t, MatmulKernel> ByName;
-  auto Classify = [&](const Event &E) -> const MatmulKernel & {
-    auto [It, New] = ByName.try_emplace(E.Name);
-    if (New)
-      It->second = classifyMatmulKernel(T.name(E));
-    return It->second;
-  };
-  struct Candidate {
-    uint32_t Index;
-    int32_t Device;
-    bool Amd, Convolution;
-  };
-  std::vector<Candidate> Cands;
-  bool AmdMatrixUnits = false, Tf32Products = false;
-  for (int32_t D : Ctx.devices()) {
-    for (uint32_t I : Ctx.deviceWork(D)) {
-      const Event &E = T.Events[I];
-      if (E.Kind != EventKind::Kernel)
-        continue;
-      const MatmulKernel &K = Classify(E);
-      if (K.Engine == MatmulEngine::MatrixUnit) {
-        AmdMatrixUnits |= K.Vendor == KernelVendor::Amd;
-        Tf32Products |= K.Tf32 && !K.Convolution;
-      } else if (K.Engine == MatmulEngine::Fp32Simt) {
-        Cands.push_back({I, D, K.Vendor == KernelVendor::Amd, K.Convolution});
-      }
-    }
-  }
-  if (Cands.empty())
+  KernelScan Scan = scanKernels(Ctx);
+  if (Scan.Candidates.empty())
     return Outcome::ran();
-  // A steady-state share means nothing in a start-up window.
-
-  // Only devices with matrix units can do better.
-  std::vector<uint32_t> Eligible;
-  std::map<int32_t, int64_t> NsByDevice;
-  uint64_t Unknown = 0, UnknownAmd = 0;
-  bool AllConvolutions = true;
-  for (const Candidate &C : Cands) {
-    const model::DeviceInfo *Info = deviceInfo(T, C.Device);
-    bool Has;
-    if (C.Amd) {
-      Has = AmdMatrixUnits;
-      UnknownAmd += !Has;
-    } else if (!Info || Info->ComputeMajor < 0) {
-      ++Unknown;
-      continue;
-    } else {
-      Has = Info->ComputeMajor >= 7;
-    }
-    if (!Has)
-      continue;
-    Eligible.push_back(C.Index);
-    NsByDevice[C.Device] += T.Events[C.Index].Duration;
-    AllConvolutions &= C.Convolution;
-  }
-  if (Eligible.empty()) {
-    if (Unknown)
-      return Outcome::cannotJudge(
-          llvm::formatv("{0} FP32 SIMT matrix-product kernels ran "
-                        "(such as {1}), but the trace has no device properties "
-                        "(compute capability) to tell whether the device has "
-                        "tensor cores; PyTorch profiler traces carry "
-                        "deviceProperties from Kineto, Nsight Systems exports "
-                        "from TARGET_INFO_GPU",
-                        Unknown,
-                        shortKernelName(T.name(T.Events[Cands.front().Index])))
-              .str());
-    if (UnknownAmd)
-      return Outcome::cannotJudge(
-          llvm::formatv(
-              "{0} FP32 Tensile kernels without MFMA tiles "
-              "ran, but no kernel in the trace uses MFMA, and the device "
-              "properties do not say whether the device has matrix units",
-              UnknownAmd)
-              .str());
-    return Outcome::ran(); // devices without matrix units: nothing faster to
-                           // switch to
-  }
-
-  const MeasureWindows &Win = Ctx.measureWindows();
-  WorkMeasure M = measureWork(Ctx, Win, Eligible);
-  if (M.Count == 0 || M.BusyNs <= 0)
+  EligibleWork Eligible = selectEligible(T, Scan);
+  if (Eligible.Events.empty())
+    return noEligibleWork(T, Scan, Eligible);
+  std::optional<WorkCost> Cost =
+      workCostAbove(Ctx, Eligible.Events, MinShare, MinTargetShare);
+  if (!Cost)
     return Outcome::ran();
-  double Share = M.shareOfBusy();
-  if (Share < MinShare)
-    return Outcome::ran();
-  const int64_t Target = Ctx.targetNs();
-  int64_t Impact = std::min(M.medianPerWindow(), Target);
-  if (double(Impact) < MinTargetShare * double(Target))
-    return Outcome::ran();
-
-  // Group the kernels inside the windows by name.
-  std::map<std::string, NameGroup> Groups;
-  std::set<std::string> FullNames; // exact names, for the path's what-if
-  uint64_t Convs = 0;
-  for (uint32_t I : Eligible) {
-    const Event &E = T.Events[I];
-    if (!llvm::any_of(Win.Ranges, [&](const model::Interval &R) {
-          return E.Start >= R.Begin && E.Start < R.End;
-        }))
-      continue;
-    NameGroup &G = Groups[shortKernelName(T.name(E))];
-    FullNames.insert(T.name(E).str());
-    ++G.Count;
-    G.Ns += E.Duration;
-    if (G.Longest == model::NoIndex ||
-        E.Duration > T.Events[G.Longest].Duration)
-      G.Longest = I;
-    Convs += ByName.lookup(E.Name).Convolution;
-  }
-  std::vector<std::pair<const std::string *, const NameGroup *>> Sorted;
-  for (const auto &G : Groups)
-    Sorted.push_back({&G.first, &G.second});
-  llvm::sort(Sorted, [](const auto &A, const auto &B) {
-    return A.second->Ns > B.second->Ns ||
-           (A.second->Ns == B.second->Ns && *A.first < *B.first);
-  });
-  std::vector<std::string> Names;
-  for (const auto &S : Sorted)
-    Names.push_back(*S.first);
-
-  // The device that ran most of them names the advice.
-  int32_t TopDevice = NsByDevice.begin()->first;
-  for (const auto &[D, Ns] : NsByDevice)
-    if (Ns > NsByDevice[TopDevice])
-      TopDevice = D;
-  const model::DeviceInfo *Info = deviceInfo(T, TopDevice);
-  const Event &Longest = T.Events[Sorted.front().second->Longest];
-  bool Amd = ByName.lookup(Longest.Name).Vendor == KernelVendor::Amd;
+  KernelGroups Groups = groupInWindows(Ctx, Scan, Eligible.Events);
 
   Detection Det;
-  auto &V = Det.Values;
-  std::string Device = llvm::formatv("device {0}", TopDevice).str();
-  if (Info && !Info->Name.empty())
-    Device += " (" + Info->Name + ")";
-  V["device"] = Device;
-  V["capability"] =
-      Amd    ? "MFMA matrix units (MFMA kernels run elsewhere in this trace)"
-      : Info ? llvm::formatv("compute capability {0}.{1}", Info->ComputeMajor,
-                             std::max(Info->ComputeMinor, 0))
-                   .str()
-             : "tensor cores";
-  V["value"] = pct(Share);
-  V["share"] = pct(Share);
-  V["threshold"] = pct(MinShare);
-  V["simt_time"] = dur(M.UnionNs);
-  V["busy"] = dur(M.BusyNs);
-  V["count"] = std::to_string(M.Count);
-  V["convolutions"] = std::to_string(Convs);
-  V["products"] = std::to_string(M.Count - Convs);
-  V["per_step"] = dur(M.medianPerWindow());
-  V["top_names"] = joinNames(Names, 3);
-  V["top_kernel"] = *Sorted.front().first;
-  V["top_count"] = std::to_string(Sorted.front().second->Count);
-  V["top_time"] = dur(Sorted.front().second->Ns);
-  V["change"] = precisionChange(Info, Amd, AllConvolutions);
-  uint32_t L = T.launchOf(Longest);
-  const Event *Op = L == model::NoIndex ? nullptr : enclosingOp(T, T.Events[L]);
-  V["top_op"] = Op ? Ctx.opPath(*Op) : "(no op recorded)";
-  V["example"] =
-      llvm::formatv("{0} at {1:f3} us", shortKernelName(T.name(Longest)),
-                    Ctx.traceTimestampUs(Longest))
-          .str();
-  V["impact"] = dur(Impact);
-  V["target"] = Ctx.describeTarget();
-  describeWindows(Win, V);
-  Det.Examples.push_back(example(Ctx, Longest));
-  if (L != model::NoIndex)
-    Det.Examples.push_back(example(Ctx, T.Events[L]));
-  for (size_t G = 1; G < Sorted.size() && G < 4; ++G)
-    Det.ExtraEvidence.push_back(
-        llvm::formatv("also {0}: {1} kernels, {2}", *Sorted[G].first,
-                      Sorted[G].second->Count, dur(Sorted[G].second->Ns))
-            .str());
-  if (NsByDevice.size() > 1)
+  const Event &Longest = describeKernels(Ctx, *Cost, Groups, MinShare, Det);
+  const bool Amd = Scan.ByName.lookup(Longest.Name).Vendor == KernelVendor::Amd;
+  const int32_t Device = topDevice(Eligible.NsByDevice);
+  describeDevice(Device, deviceInfo(T, Device), Amd, Eligible.AllConvolutions,
+                 Det);
+  const MeasureWindows &Win = Ctx.measureWindows();
+  Det.Values["impact"] = dur(Cost->Impact);
+  Det.Values["target"] = Ctx.describeTarget();
+  describeWindows(Win, Det.Values);
+  if (Eligible.NsByDevice.size() > 1)
     Det.ExtraEvidence.push_back(
         llvm::formatv("{0} devices run FP32 SIMT matrix products; the "
                       "figures cover all of them",
-                      NsByDevice.size())
+                      Eligible.NsByDevice.size())
             .str());
-  Det.ImpactNs = Impact;
-  // On the critical path: these kernels taking no time (tensor cores make
-  // them faster, not free, so this bound is loose but safe).
-  Det.PathQuery.Names.assign(FullNames.begin(), FullNames.end());
+  Det.ImpactNs = Cost->Impact;
   Det.Window = Win.describe();
-  Det.Subject = "FP32 SIMT matrix products on " +
-                (Info && !Info->Name.empty() ? Info->Name : Device);
   Det.Confidence = 0.6;
-  if (Tf32Products && !AllConvolutions) {
+  if (Scan.Tf32Products && !Eligible.AllConvolutions) {
     // TF32 is already on for some products: the SIMT ones are shapes or
     // layouts the libraries chose not to run on tensor cores.
     Det.Confidence = 0.4;

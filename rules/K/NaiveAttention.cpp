@@ -1,4 +1,4 @@
-//===- rules/detectors/NaiveAttention.cpp - K002 unfused attention --------===//
+//===- rules/K/NaiveAttention.cpp - K002 unfused attention ---------------===//
 //
 // Attention written as separate operations (a matrix product for the
 // scores, scaling and masking, a softmax, a second matrix product with the
@@ -13,6 +13,11 @@
 // and another shortly after it. The device work launched from the first
 // product to the end of the second is the attention's cost, measured as a
 // union per step.
+//
+// The steps: find the attention regions on every host thread
+// (findAttention), gather the device work launched inside them
+// (collectWork), measure it per steady window (workCostAbove), then
+// describe the regions that start inside the windows.
 //
 //===----------------------------------------------------------------------===//
 #include "rules/BuiltinDetectors.h"
@@ -81,6 +86,7 @@ const Event *productSibling(const model::Trace &T, const model::Lane &L,
   return nullptr;
 }
 
+/// One attention region on a host thread.
 struct Instance {
   uint32_t Lane;
   uint32_t First; ///< lane event where the region starts
@@ -89,177 +95,195 @@ struct Instance {
   bool Math = false;
 };
 
-} // namespace
-
-Outcome rules::runNaiveAttention(const TraceIndex &Ctx, const RuleOptions &Opts,
-                                 std::vector<Detection> &Out) {
-  const model::Trace &T = Ctx.trace();
-  if (T.countKind(EventKind::Op) == 0)
-    return Outcome::cannotJudge(
-        "the trace records no framework ops (cpu_op), and "
-        "attention is recognised from its op sequence; profile with "
-        "ProfilerActivity.CPU as well as the device");
-  if (!Ctx.hasCorrelation())
-    return Outcome::cannotJudge(
-        "no device work is linked to a host call "
-        "(correlation ids), so the attention ops' kernels cannot be found");
-  const double MinShare = Opts.number("min-share-of-busy");
-  const double MinTargetShare = Opts.number("min-share-of-step");
-
+struct AttentionScan {
   std::vector<Instance> Found;
-  uint64_t SoftmaxBackward = 0;
-  for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI) {
-    const model::Lane &L = T.Lanes[LI];
-    if (L.Kind != model::LaneKind::HostThread)
-      continue;
-    int64_t CoveredUntil = INT64_MIN; // inside a math op already counted
-    for (uint32_t I = L.Begin; I < L.End; ++I) {
-      const Event &E = T.Events[I];
-      if (E.Kind != EventKind::Op)
-        continue;
-      llvm::StringRef N = T.name(E);
-      if (N == "aten::_softmax_backward_data")
-        ++SoftmaxBackward;
-      if (E.Start < CoveredUntil)
-        continue;
-      if (isMathAttention(N)) {
-        Found.push_back({LI, I, E.Start, E.end(), I, true});
-        CoveredUntil = E.end();
-        continue;
-      }
-      if (!isSoftmax(N))
-        continue;
-      // The outermost softmax only (aten::softmax holds aten::_softmax).
-      if (E.Parent != model::NoIndex && isSoftmax(T.name(T.Events[E.Parent])))
-        continue;
-      const Event *Before = productSibling(T, L, I, -1);
-      const Event *After = Before ? productSibling(T, L, I, +1) : nullptr;
-      if (!Before || !After)
-        continue;
-      Found.push_back(
-          {LI, T.indexOf(*Before), Before->Start, After->end(), I, false});
-      CoveredUntil = After->end();
-    }
-  }
-  if (Found.empty())
-    return Outcome::ran();
+  uint64_t SoftmaxBackward = 0; ///< aten::_softmax_backward_data ops
+};
 
-  // The device work launched from inside each region.
-  const MeasureWindows &Win = Ctx.measureWindows();
+/// The attention regions of host lane \p LI: math-backend ops, and
+/// softmaxes with a product sibling on each side.
+void scanLane(const model::Trace &T, uint32_t LI, AttentionScan &S) {
+  const model::Lane &L = T.Lanes[LI];
+  int64_t CoveredUntil = INT64_MIN; // inside a region already counted
+  for (uint32_t I = L.Begin; I < L.End; ++I) {
+    const Event &E = T.Events[I];
+    if (E.Kind != EventKind::Op)
+      continue;
+    llvm::StringRef N = T.name(E);
+    if (N == "aten::_softmax_backward_data")
+      ++S.SoftmaxBackward;
+    if (E.Start < CoveredUntil)
+      continue;
+    if (isMathAttention(N)) {
+      S.Found.push_back({LI, I, E.Start, E.end(), I, true});
+      CoveredUntil = E.end();
+      continue;
+    }
+    if (!isSoftmax(N))
+      continue;
+    // The outermost softmax only (aten::softmax holds aten::_softmax).
+    if (E.Parent != model::NoIndex && isSoftmax(T.name(T.Events[E.Parent])))
+      continue;
+    const Event *Before = productSibling(T, L, I, -1);
+    const Event *After = Before ? productSibling(T, L, I, +1) : nullptr;
+    if (!Before || !After)
+      continue;
+    S.Found.push_back(
+        {LI, T.indexOf(*Before), Before->Start, After->end(), I, false});
+    CoveredUntil = After->end();
+  }
+}
+
+AttentionScan findAttention(const model::Trace &T) {
+  AttentionScan S;
+  for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI)
+    if (T.Lanes[LI].Kind == model::LaneKind::HostThread)
+      scanLane(T, LI, S);
+  return S;
+}
+
+/// The device work launched from inside the regions, and what the regions
+/// say about their form and shapes.
+struct AttentionWork {
   std::vector<uint32_t> Work, SoftmaxWork;
-  uint64_t Math = 0;
-  std::map<std::string, uint64_t> Shapes;
+  uint64_t Math = 0;                      ///< math-backend regions
+  std::map<std::string, uint64_t> Shapes; ///< softmax input shapes
+};
+
+AttentionWork collectWork(const model::Trace &T,
+                          llvm::ArrayRef<Instance> Found) {
+  AttentionWork W;
   for (const Instance &In : Found) {
     const model::Lane &L = T.Lanes[In.Lane];
-    Math += In.Math;
+    W.Math += In.Math;
     const Event &Sm = T.Events[In.Softmax];
     if (auto Dims = inputDims(T, Sm); Dims && !Dims->empty())
       if (const Shape *S = Dims->front().tensor())
-        ++Shapes[shapeText(*S)];
+        ++W.Shapes[shapeText(*S)];
     for (uint32_t I = In.First; I < L.End && T.Events[I].Start < In.End; ++I) {
       const Event &E = T.Events[I];
       if (E.Kind != EventKind::Runtime && E.Kind != EventKind::Driver)
         continue;
       bool InSoftmax = !In.Math && E.Start >= Sm.Start && E.end() <= Sm.end();
       for (uint32_t D : T.deviceWorkOf(E)) {
-        Work.push_back(D);
+        W.Work.push_back(D);
         if (InSoftmax)
-          SoftmaxWork.push_back(D);
+          W.SoftmaxWork.push_back(D);
       }
     }
   }
-  WorkMeasure M = measureWork(Ctx, Win, Work);
-  if (M.Count == 0 || M.BusyNs <= 0)
-    return Outcome::ran();
-  double Share = M.shareOfBusy();
-  if (Share < MinShare)
-    return Outcome::ran();
-  const int64_t Target = Ctx.targetNs();
-  int64_t Impact = std::min(M.medianPerWindow(), Target);
-  if (double(Impact) < MinTargetShare * double(Target))
-    return Outcome::ran();
-  WorkMeasure SoftmaxM = measureWork(Ctx, Win, SoftmaxWork);
+  return W;
+}
 
-  // Instances whose region starts inside a window.
+/// How many regions start inside a window, and the longest of them (the
+/// first region when none does).
+std::pair<uint64_t, const Instance *>
+longestInWindows(const MeasureWindows &Win, llvm::ArrayRef<Instance> Found) {
   uint64_t InWindows = 0;
   const Instance *Longest = nullptr;
   for (const Instance &In : Found) {
-    if (!llvm::any_of(Win.Ranges, [&](const model::Interval &R) {
-          return In.Begin >= R.Begin && In.Begin < R.End;
-        }))
+    if (Win.indexOf(In.Begin) == Win.Ranges.size())
       continue;
     ++InWindows;
     if (!Longest || In.End - In.Begin > Longest->End - Longest->Begin)
       Longest = &In;
   }
-  if (!Longest)
-    Longest = &Found.front();
-  const Event &Anchor = T.Events[Longest->Softmax];
+  return {InWindows, Longest ? Longest : &Found.front()};
+}
 
-  Detection Det;
-  auto &V = Det.Values;
-  bool AllMath = Math == Found.size();
-  V["form"] = AllMath ? "the math backend of scaled_dot_product_attention"
-              : Math  ? "separate ops (and the math backend of "
-                        "scaled_dot_product_attention)"
-                      : "separate ops: a matrix product, a softmax and a "
-                        "second matrix product";
-  V["value"] = pct(Share);
-  V["share"] = pct(Share);
-  V["threshold"] = pct(MinShare);
-  V["count"] = std::to_string(InWindows);
-  V["math_count"] = std::to_string(Math);
-  V["attention_time"] = dur(M.UnionNs);
-  V["busy"] = dur(M.BusyNs);
-  V["kernels"] = std::to_string(M.Count);
-  V["softmax_time"] = dur(SoftmaxM.UnionNs);
-  V["per_step"] = dur(M.medianPerWindow());
+/// "[8, 12, 128, 128] and [...]", the most frequent softmax shapes first.
+std::string scoreShapes(const std::map<std::string, uint64_t> &Shapes) {
+  std::vector<std::string> Names;
+  for (const auto *S : rankByKey(Shapes, [](uint64_t N) { return N; }))
+    Names.push_back(S->first);
+  return Names.empty() ? "not recorded (record_shapes=False)"
+                       : joinNames(Names, 3);
+}
+
+/// {form}, {path}, {score_shapes} and {backward}: what the attention looks
+/// like and where it runs.
+void describeForm(const TraceIndex &Ctx, const AttentionScan &Scan,
+                  const AttentionWork &W, const Event &Anchor,
+                  std::map<std::string, Value> &V) {
+  const model::Trace &T = Ctx.trace();
+  const bool AllMath = W.Math == Scan.Found.size();
+  V["form"] = AllMath  ? "the math backend of scaled_dot_product_attention"
+              : W.Math ? "separate ops (and the math backend of "
+                         "scaled_dot_product_attention)"
+                       : "separate ops: a matrix product, a softmax and a "
+                         "second matrix product";
   // Name the module that computes it when stacks recorded one.
   uint32_t C = opContainer(T, Anchor);
   V["path"] = C != model::NoIndex && T.Events[C].Kind == EventKind::Python
                   ? T.name(T.Events[C]).str() + " > " + T.name(Anchor).str()
                   : Ctx.opPath(Anchor);
-  V["impact"] = dur(Impact);
-  V["target"] = Ctx.describeTarget();
-  std::string ShapeList;
-  {
-    std::vector<std::pair<uint64_t, std::string>> S;
-    for (auto &[K, C] : Shapes)
-      S.push_back({C, K});
-    llvm::sort(S, [](const auto &A, const auto &B) {
-      return A.first > B.first || (A.first == B.first && A.second < B.second);
-    });
-    std::vector<std::string> Names;
-    for (auto &P : S)
-      Names.push_back(P.second);
-    ShapeList = Names.empty() ? "not recorded (record_shapes=False)"
-                              : joinNames(Names, 3);
-  }
-  V["score_shapes"] = ShapeList;
+  V["score_shapes"] = scoreShapes(W.Shapes);
   V["backward"] =
-      SoftmaxBackward
+      Scan.SoftmaxBackward
           ? llvm::formatv("{0} softmax backward ops (aten::_softmax_backward_"
                           "data) in the trace: the backward pass materializes "
                           "score-sized gradients too",
-                          SoftmaxBackward)
+                          Scan.SoftmaxBackward)
                 .str()
           : "no softmax backward in the trace (inference, or backward not "
             "profiled)";
-  V["example"] = llvm::formatv("{0} at {1:f3} us", T.name(Anchor),
-                               Ctx.traceTimestampUs(Anchor))
-                     .str();
+}
+
+} // namespace
+
+Outcome rules::runNaiveAttention(const TraceIndex &Ctx, const RuleOptions &Opts,
+                                 std::vector<Detection> &Out) {
+  const model::Trace &T = Ctx.trace();
+  if (Ctx.eventsOfKind(EventKind::Op).empty())
+    return Outcome::cannotJudge(
+        "the trace records no framework ops (cpu_op), and "
+        "attention is recognised from its op sequence; profile with "
+        "ProfilerActivity.CPU as well as the device");
+  const double MinShare = Opts.number("min-share-of-busy");
+  const double MinTargetShare = Opts.number("min-share-of-step");
+
+  AttentionScan Scan = findAttention(T);
+  if (Scan.Found.empty())
+    return Outcome::ran();
+  AttentionWork W = collectWork(T, Scan.Found);
+  std::optional<WorkCost> Cost =
+      workCostAbove(Ctx, W.Work, MinShare, MinTargetShare);
+  if (!Cost)
+    return Outcome::ran();
+  const MeasureWindows &Win = Ctx.measureWindows();
+  WorkMeasure SoftmaxM = measureWork(Ctx, Win, W.SoftmaxWork);
+  auto [InWindows, Longest] = longestInWindows(Win, Scan.Found);
+  const Event &Anchor = T.Events[Longest->Softmax];
+
+  Detection Det;
+  auto &V = Det.Values;
+  describeForm(Ctx, Scan, W, Anchor, V);
+  V["value"] = pct(Cost->Share);
+  V["share"] = pct(Cost->Share);
+  V["threshold"] = pct(MinShare);
+  V["count"] = count(int64_t(InWindows));
+  V["math_count"] = count(int64_t(W.Math));
+  V["attention_time"] = dur(Cost->Measure.UnionNs);
+  V["busy"] = dur(Cost->Measure.BusyNs);
+  V["kernels"] = count(int64_t(Cost->Measure.Count));
+  V["softmax_time"] = dur(SoftmaxM.UnionNs);
+  V["per_step"] = dur(Cost->Measure.medianPerWindow());
+  V["impact"] = dur(Cost->Impact);
+  V["target"] = Ctx.describeTarget();
+  V["example"] = nameAt(Ctx, T.name(Anchor), Anchor);
   describeWindows(Win, V);
   Det.Examples.push_back(example(Ctx, Anchor));
-  Det.ImpactNs = Impact;
+  Det.ImpactNs = Cost->Impact;
   // On the critical path: the unfused attention kernels taking no time (a
   // fused kernel still takes some: a loose but safe cap).
-  Det.PathQuery = namesQuery(T, Work);
+  Det.PathQuery = namesQuery(T, W.Work);
   Det.Window = Win.describe();
+  const bool AllMath = W.Math == Scan.Found.size();
   Det.Subject = AllMath ? "sdpa math backend" : "matmul-softmax-matmul";
   // An explicit math-backend op is unambiguous; an op pattern may be
   // another computation with the same shape.
   Det.Confidence = AllMath ? 0.7 : 0.6;
-  if (Shapes.empty()) {
+  if (W.Shapes.empty()) {
     Det.Confidence -= 0.1;
     Det.ConfidenceNotes.push_back(
         "the trace has no input shapes (record_shapes=True), so the score "

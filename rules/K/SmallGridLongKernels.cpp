@@ -1,4 +1,4 @@
-//===- rules/detectors/SmallGrid.cpp - K004 long kernels on small grids ---===//
+//===- rules/K/SmallGridLongKernels.cpp - K004 long kernels, small grids -===//
 //
 // A kernel launched with fewer thread blocks than the device has SMs (CUs on
 // AMD) leaves whole SMs without work for as long as it runs. For a long
@@ -10,6 +10,12 @@
 // exports), or else from Kineto's own "blocks per SM" argument. The
 // detector counts only the part of such kernels that no other device work
 // on the same device overlaps, and measures it as a union per step.
+//
+// The steps: per device, judge each long kernel's blocks per SM and split
+// the device's work into small-grid kernels and the rest (collectDevice),
+// measure the small-grid time no other work covers per steady window
+// (measureDevice), then decide and describe each device that passes the
+// thresholds.
 //
 //===----------------------------------------------------------------------===//
 #include "rules/BuiltinDetectors.h"
@@ -30,13 +36,6 @@ using model::Event;
 using model::EventKind;
 
 namespace {
-
-const model::DeviceInfo *deviceInfo(const model::Trace &T, int32_t Id) {
-  for (const model::DeviceInfo &D : T.Devices)
-    if (D.Id == Id)
-      return &D;
-  return nullptr;
-}
 
 /// The SM count of device \p Id: its own properties, or, when the trace
 /// numbers devices differently from its properties (ROCm traces give the
@@ -84,15 +83,6 @@ std::string dims(const int32_t (&D)[3]) {
   return llvm::formatv("[{0}, {1}, {2}]", D[0], D[1], D[2]).str();
 }
 
-/// One small-grid kernel configuration: a name with a grid and a block.
-struct Group {
-  uint64_t Count = 0;
-  int64_t Ns = 0; ///< summed durations (shown; shares use unions)
-  double BlocksPerSM = 0;
-  float MinOccupancy = -1, MaxOccupancy = -1;
-  uint32_t Longest = model::NoIndex;
-};
-
 /// The thread blocks a kernel launched, from its grid in \p Unit; 0 when
 /// the trace cannot tell.
 int64_t blockCount(const model::EventArgs &A, GridUnit Unit) {
@@ -110,150 +100,295 @@ int64_t blockCount(const model::EventArgs &A, GridUnit Unit) {
   return Blocks;
 }
 
+/// One small-grid kernel configuration: a name with a grid and a block.
+struct Group {
+  uint64_t Count = 0;
+  int64_t Ns = 0; ///< summed durations (shown; shares use unions)
+  double BlocksPerSM = 0;
+  float MinOccupancy = -1, MaxOccupancy = -1;
+  uint32_t Longest = model::NoIndex;
+};
+
+/// What the long kernels of the trace allowed to be judged.
+struct Judgement {
+  uint64_t Long = 0, Judged = 0;
+  uint64_t NoGrid = 0, NoSMs = 0, UnknownUnit = 0; ///< why one was not
+  const Event *FirstUnjudged = nullptr;
+  uint64_t unjudged() const { return NoGrid + NoSMs + UnknownUnit; }
+};
+
+/// The blocks per SM of long kernel \p E on a device of \p SMs SMs, or -1
+/// when the trace cannot tell (counted in \p J by reason).
+double blocksPerSM(const model::Trace &T, const Event &E, bool Hip, int32_t SMs,
+                   Judgement &J) {
+  ++J.Long;
+  const model::EventArgs *A = T.args(E);
+  bool HasGrid = A && A->Grid[0] > 0 && A->Grid[1] > 0 && A->Grid[2] > 0;
+  GridUnit Unit = gridUnit(T, E, Hip);
+  int64_t Blocks = HasGrid ? blockCount(*A, Unit) : 0;
+  // Kineto's own figure is in blocks whatever the launch API.
+  double B = Blocks > 0 && SMs > 0     ? double(Blocks) / SMs
+             : A && A->BlocksPerSM > 0 ? double(A->BlocksPerSM)
+                                       : -1.0;
+  if (B < 0) {
+    ++(!HasGrid                    ? J.NoGrid
+       : Unit == GridUnit::Unknown ? J.UnknownUnit
+                                   : J.NoSMs);
+    if (!J.FirstUnjudged)
+      J.FirstUnjudged = &E;
+  } else {
+    ++J.Judged;
+  }
+  return B;
+}
+
+/// One device's small-grid kernels inside the windows.
+struct DeviceResult {
+  int32_t Device;
+  std::vector<int64_t> Gain; ///< per window
+  int64_t ExposedNs = 0, GainNs = 0, BusyNs = 0;
+  uint64_t Kernels = 0;
+  std::map<std::string, Group> Groups;
+  std::vector<uint32_t> Counted; ///< the small-grid kernels, for the path
+};
+
+/// Adds small-grid kernel \p I, with \p B blocks per SM, to its group.
+void addToGroup(const model::Trace &T, uint32_t I, double B, DeviceResult &R) {
+  const Event &E = T.Events[I];
+  const model::EventArgs *A = T.args(E);
+  ++R.Kernels;
+  R.Counted.push_back(I);
+  std::string Key =
+      llvm::formatv("{0} grid {1} block {2}", displayName(T.name(E)),
+                    dims(A->Grid), dims(A->Block))
+          .str();
+  Group &G = R.Groups[Key];
+  ++G.Count;
+  G.Ns += E.Duration;
+  G.BlocksPerSM = B;
+  if (A->Occupancy >= 0) {
+    G.MinOccupancy = G.MinOccupancy < 0
+                         ? A->Occupancy
+                         : std::min(G.MinOccupancy, A->Occupancy);
+    G.MaxOccupancy = std::max(G.MaxOccupancy, A->Occupancy);
+  }
+  if (G.Longest == model::NoIndex || E.Duration > T.Events[G.Longest].Duration)
+    G.Longest = I;
+}
+
+/// One device's work, split into small-grid kernels and the rest.
+struct DeviceSplit {
+  DeviceResult R;
+  std::vector<model::Interval> Small, Other;
+  /// Per window: the summed time the small-grid kernels would save if they
+  /// filled the device (each at most its duration x (1 - blocks per SM)).
+  std::vector<int64_t> Saving;
+};
+
+/// The thresholds of the rule's options.
+struct Limits {
+  int64_t MinKernel;
+  double MaxBlocks;
+};
+
+DeviceSplit collectDevice(const TraceIndex &Ctx, int32_t D, bool Hip,
+                          Limits Lim, Judgement &J) {
+  const model::Trace &T = Ctx.trace();
+  const MeasureWindows &Win = Ctx.measureWindows();
+  const int32_t SMs = smCount(T, D);
+  DeviceSplit S;
+  S.R.Device = D;
+  S.Saving.assign(Win.Ranges.size(), 0);
+  for (uint32_t I : Ctx.deviceWork(D)) {
+    const Event &E = T.Events[I];
+    double B = E.Kind == EventKind::Kernel && E.Duration >= Lim.MinKernel
+                   ? blocksPerSM(T, E, Hip, SMs, J)
+                   : -1.0;
+    if (B < 0 || B >= Lim.MaxBlocks) {
+      S.Other.push_back({E.Start, E.end()});
+      continue;
+    }
+    S.Small.push_back({E.Start, E.end()});
+    size_t W = Win.indexOf(E.Start);
+    if (W == Win.Ranges.size())
+      continue;
+    S.Saving[W] += int64_t(double(E.Duration) * (1.0 - B));
+    addToGroup(T, I, B, S.R);
+  }
+  return S;
+}
+
+/// The small-grid time that no other work on the device covers, and what
+/// filling the device could gain of it, per window.
+void measureDevice(const TraceIndex &Ctx, DeviceSplit &S) {
+  const MeasureWindows &Win = Ctx.measureWindows();
+  model::IntervalSet SmallSet = model::IntervalSet::unionOf(std::move(S.Small));
+  model::IntervalSet Covered =
+      SmallSet.intersect(model::IntervalSet::unionOf(std::move(S.Other)));
+  const model::IntervalSet &Busy = Ctx.deviceBusy(S.R.Device);
+  DeviceResult &R = S.R;
+  for (size_t W = 0; W < Win.Ranges.size(); ++W) {
+    model::Interval Range = Win.Ranges[W];
+    int64_t Exposed =
+        SmallSet.lengthWithin(Range) - Covered.lengthWithin(Range);
+    R.ExposedNs += Exposed;
+    R.GainNs += std::min(Exposed, S.Saving[W]);
+    R.BusyNs += Busy.lengthWithin(Range);
+    R.Gain.push_back(std::min(Exposed, S.Saving[W]));
+  }
+}
+
+/// Why no long kernel could be judged.
+Outcome unjudged(const model::Trace &T, const Judgement &J, int64_t MinKernel) {
+  std::string Example = displayName(T.name(*J.FirstUnjudged));
+  if (J.NoSMs > 0)
+    return Outcome::cannotJudge(
+        llvm::formatv("{0} kernels of at least {1} ran (such as {2}) "
+                      "with their grids, but the trace has no SM count for the "
+                      "device (deviceProperties numSms in Kineto traces, "
+                      "TARGET_INFO_GPU in Nsight Systems exports) and no "
+                      "blocks per SM",
+                      J.Long, dur(MinKernel), Example)
+            .str());
+  if (J.UnknownUnit > 0)
+    return Outcome::cannotJudge(
+        llvm::formatv("{0} kernels of at least {1} ran (such as {2}) "
+                      "on a HIP device without their launch calls in the "
+                      "trace, and HIP records grids in blocks or in "
+                      "work-items depending on the launch API; record the "
+                      "runtime calls too",
+                      J.Long, dur(MinKernel), Example)
+            .str());
+  return Outcome::cannotJudge(
+      llvm::formatv("{0} kernels of at least {1} ran (such as {2}), "
+                    "but the trace records no launch grid for them; Kineto "
+                    "writes grid and block for CUDA and HIP kernels, Nsight "
+                    "Systems exports them with each kernel",
+                    J.Long, dur(MinKernel), Example)
+          .str());
+}
+
+std::string occupancyText(const Group &G) {
+  if (G.MaxOccupancy < 0)
+    return "not recorded";
+  if (G.MaxOccupancy == 0)
+    return "recorded as 0 %, which usually means the profiler could not "
+           "compute it, not that nothing ran";
+  return llvm::formatv("{0:f0}-{1:f0} %", G.MinOccupancy, G.MaxOccupancy).str();
+}
+
+/// {device}, {sms} and the top configuration's values; the longest kernel
+/// of the top configuration is the example and the subject.
+void describeTopKernel(const TraceIndex &Ctx, const DeviceResult &R,
+                       const Group &Top, Detection &Det) {
+  const model::Trace &T = Ctx.trace();
+  const Event &Longest = T.Events[Top.Longest];
+  const model::EventArgs &TA = *T.args(Longest);
+  const model::DeviceInfo *Info = deviceInfo(T, R.Device);
+  auto &V = Det.Values;
+  V["device"] =
+      Info && !Info->Name.empty()
+          ? llvm::formatv("device {0} ({1})", R.Device, Info->Name).str()
+          : llvm::formatv("device {0}", R.Device).str();
+  int32_t SMs = smCount(T, R.Device);
+  V["sms"] = SMs > 0 ? count(SMs) : Value("unknown");
+  V["top_kernel"] = displayName(T.name(Longest));
+  V["top_grid"] = dims(TA.Grid);
+  V["top_block"] = dims(TA.Block);
+  V["top_bps"] = Value::number(Top.BlocksPerSM, 2);
+  V["top_count"] = count(int64_t(Top.Count));
+  V["top_time"] = dur(Top.Ns);
+  V["occupancy"] = occupancyText(Top);
+  V["example"] = nameAt(Ctx, displayName(T.name(Longest)), Longest);
+  Det.Examples.push_back(example(Ctx, Longest));
+  Det.Subject = T.name(Longest).str();
+}
+
+/// The finding for one device whose small-grid time passed the thresholds.
+Detection describeDevice(const TraceIndex &Ctx, const DeviceResult &R,
+                         double Share, int64_t Impact, const Judgement &J,
+                         const RuleOptions &Opts) {
+  const model::Trace &T = Ctx.trace();
+  const int64_t MinKernel = int64_t(Opts.number("min-kernel"));
+  auto Ranked = rankByKey(R.Groups, [](const Group &G) { return G.Ns; });
+  Detection Det;
+  describeTopKernel(Ctx, R, Ranked.front()->second, Det);
+  auto &V = Det.Values;
+  V["value"] = pct(Share);
+  V["share"] = pct(Share);
+  V["threshold"] = pct(Opts.number("min-share-of-busy"));
+  V["kernels"] = count(int64_t(R.Kernels));
+  V["exposed"] = dur(R.ExposedNs);
+  V["idle_sm_time"] = dur(R.GainNs);
+  V["busy"] = dur(R.BusyNs);
+  V["per_step"] = dur(median(R.Gain));
+  V["min_kernel"] = dur(MinKernel);
+  V["max_blocks"] = Value::number(Opts.number("max-blocks-per-sm"), 2);
+  V["impact"] = dur(Impact);
+  V["target"] = Ctx.describeTarget();
+  const MeasureWindows &Win = Ctx.measureWindows();
+  describeWindows(Win, V);
+  addRunnersUp(Det, Ranked, [](const auto &G) {
+    return llvm::formatv("also {0}: {1} kernels, {2}, {3:f2} blocks per SM",
+                         G.first, G.second.Count, dur(G.second.Ns),
+                         G.second.BlocksPerSM)
+        .str();
+  });
+  if (J.unjudged() > 0)
+    Det.ExtraEvidence.push_back(
+        llvm::formatv("{0} other kernels of at least {1} have no grid, no "
+                      "SM count or a grid in unknown units, and were not "
+                      "judged",
+                      J.unjudged(), dur(MinKernel))
+            .str());
+  Det.ImpactNs = Impact;
+  // On the critical path: these kernels taking no time (a fuller grid
+  // makes them faster, not free: a loose but safe cap).
+  Det.PathQuery = namesQuery(T, R.Counted);
+  Det.Window = Win.describe();
+  // The grid is certain; whether more blocks would run faster (rather
+  // than meet a bandwidth or dependency limit) is not.
+  Det.Confidence = 0.5;
+  return Det;
+}
+
+/// True when the trace comes from a HIP runtime, which records grids in
+/// different units per launch API.
+bool isHipTrace(const model::Trace &T) {
+  return !T.Source.HipRuntimeVersion.empty() ||
+         !T.Source.RoctracerVersion.empty() ||
+         llvm::any_of(T.Devices, [](const model::DeviceInfo &D) {
+           return llvm::StringRef(D.Name).startswith("AMD");
+         });
+}
+
 } // namespace
 
 Outcome rules::runSmallGridLongKernels(const TraceIndex &Ctx,
                                        const RuleOptions &Opts,
                                        std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();
-  const int64_t MinKernel = int64_t(Opts.number("min-kernel"));
-  const double MaxBlocks = Opts.number("max-blocks-per-sm");
+  const Limits Lim{int64_t(Opts.number("min-kernel")),
+                   Opts.number("max-blocks-per-sm")};
   const double MinShare = Opts.number("min-share-of-busy");
   const double MinTargetShare = Opts.number("min-share-of-step");
 
-  const MeasureWindows &Win = Ctx.measureWindows();
-  uint64_t Long = 0, NoGrid = 0, NoSMs = 0, UnknownUnit = 0, Judged = 0;
-  // HIP runtimes record grids in different units per launch API.
-  const bool Hip = !T.Source.HipRuntimeVersion.empty() ||
-                   !T.Source.RoctracerVersion.empty() ||
-                   llvm::any_of(T.Devices, [](const model::DeviceInfo &D) {
-                     return llvm::StringRef(D.Name).startswith("AMD");
-                   });
-  const Event *FirstUnjudged = nullptr;
-  struct DeviceResult {
-    int32_t Device;
-    std::vector<int64_t> Gain; ///< per window
-    int64_t ExposedNs = 0, GainNs = 0, BusyNs = 0;
-    uint64_t Kernels = 0;
-    std::map<std::string, Group> Groups;
-    std::vector<uint32_t> Counted; ///< the small-grid kernels, for the path
-  };
+  const bool Hip = isHipTrace(T);
+  Judgement J;
   std::vector<DeviceResult> Results;
   for (int32_t D : Ctx.devices()) {
-    const int32_t SMs = smCount(T, D);
-    std::vector<model::Interval> Small, Other;
-    // Per window: the summed time the small-grid kernels would save if they
-    // filled the device (each at most its duration x (1 - blocks per SM)).
-    std::vector<int64_t> Saving(Win.Ranges.size(), 0);
-    DeviceResult R;
-    R.Device = D;
-    for (uint32_t I : Ctx.deviceWork(D)) {
-      const Event &E = T.Events[I];
-      bool Candidate = false;
-      if (E.Kind == EventKind::Kernel && E.Duration >= MinKernel) {
-        ++Long;
-        const model::EventArgs *A = T.args(E);
-        bool HasGrid = A && A->Grid[0] > 0 && A->Grid[1] > 0 && A->Grid[2] > 0;
-        GridUnit Unit = gridUnit(T, E, Hip);
-        int64_t Blocks = HasGrid ? blockCount(*A, Unit) : 0;
-        // Kineto's own figure is in blocks whatever the launch API.
-        double B = Blocks > 0 && SMs > 0     ? double(Blocks) / SMs
-                   : A && A->BlocksPerSM > 0 ? double(A->BlocksPerSM)
-                                             : -1.0;
-        if (B < 0) {
-          ++(!HasGrid                    ? NoGrid
-             : Unit == GridUnit::Unknown ? UnknownUnit
-                                         : NoSMs);
-          if (!FirstUnjudged)
-            FirstUnjudged = &E;
-        } else {
-          ++Judged;
-          Candidate = B < MaxBlocks;
-        }
-        if (Candidate) {
-          Small.push_back({E.Start, E.end()});
-          for (size_t W = 0; W < Win.Ranges.size(); ++W)
-            if (E.Start >= Win.Ranges[W].Begin && E.Start < Win.Ranges[W].End) {
-              Saving[W] += int64_t(double(E.Duration) * (1.0 - B));
-              ++R.Kernels;
-              R.Counted.push_back(I);
-              std::string Key = llvm::formatv("{0} grid {1} block {2}",
-                                              displayName(T.name(E)),
-                                              dims(A->Grid), dims(A->Block))
-                                    .str();
-              Group &G = R.Groups[Key];
-              ++G.Count;
-              G.Ns += E.Duration;
-              G.BlocksPerSM = B;
-              if (A->Occupancy >= 0) {
-                G.MinOccupancy = G.MinOccupancy < 0
-                                     ? A->Occupancy
-                                     : std::min(G.MinOccupancy, A->Occupancy);
-                G.MaxOccupancy = std::max(G.MaxOccupancy, A->Occupancy);
-              }
-              if (G.Longest == model::NoIndex ||
-                  E.Duration > T.Events[G.Longest].Duration)
-                G.Longest = I;
-              break;
-            }
-        }
-      }
-      if (!Candidate)
-        Other.push_back({E.Start, E.end()});
-    }
-    if (Small.empty())
+    DeviceSplit S = collectDevice(Ctx, D, Hip, Lim, J);
+    if (S.Small.empty())
       continue;
-    model::IntervalSet SmallSet = model::IntervalSet::unionOf(std::move(Small));
-    model::IntervalSet Covered =
-        SmallSet.intersect(model::IntervalSet::unionOf(std::move(Other)));
-    const model::IntervalSet &Busy = Ctx.deviceBusy(D);
-    for (size_t W = 0; W < Win.Ranges.size(); ++W) {
-      model::Interval Range = Win.Ranges[W];
-      int64_t Exposed =
-          SmallSet.lengthWithin(Range) - Covered.lengthWithin(Range);
-      R.ExposedNs += Exposed;
-      R.GainNs += std::min(Exposed, Saving[W]);
-      R.BusyNs += Busy.lengthWithin(Range);
-      R.Gain.push_back(std::min(Exposed, Saving[W]));
-    }
-    if (R.Kernels > 0)
-      Results.push_back(std::move(R));
+    measureDevice(Ctx, S);
+    if (S.R.Kernels > 0)
+      Results.push_back(std::move(S.R));
   }
-
-  if (Long > 0 && Judged == 0) {
-    std::string Example = displayName(T.name(*FirstUnjudged));
-    if (NoSMs > 0)
-      return Outcome::cannotJudge(
-          llvm::formatv(
-              "{0} kernels of at least {1} ran (such as {2}) "
-              "with their grids, but the trace has no SM count for the "
-              "device (deviceProperties numSms in Kineto traces, "
-              "TARGET_INFO_GPU in Nsight Systems exports) and no blocks "
-              "per SM",
-              Long, dur(MinKernel), Example)
-              .str());
-    if (UnknownUnit > 0)
-      return Outcome::cannotJudge(
-          llvm::formatv(
-              "{0} kernels of at least {1} ran (such as {2}) "
-              "on a HIP device without their launch calls in the trace, "
-              "and HIP records grids in blocks or in work-items depending "
-              "on the launch API; record the runtime calls too",
-              Long, dur(MinKernel), Example)
-              .str());
-    return Outcome::cannotJudge(
-        llvm::formatv("{0} kernels of at least {1} ran (such as {2}), "
-                      "but the trace records no launch grid for them; Kineto "
-                      "writes grid and block for CUDA and HIP kernels, Nsight "
-                      "Systems exports them with each kernel",
-                      Long, dur(MinKernel), Example)
-            .str());
-  }
-  if (Results.empty())
-    return Outcome::ran();
+  if (J.Long > 0 && J.Judged == 0)
+    return unjudged(T, J, Lim.MinKernel);
 
   const int64_t Target = Ctx.targetNs();
-  for (DeviceResult &R : Results) {
+  for (const DeviceResult &R : Results) {
     if (R.BusyNs <= 0)
       continue;
     double Share = double(R.GainNs) / double(R.BusyNs);
@@ -262,81 +397,7 @@ Outcome rules::runSmallGridLongKernels(const TraceIndex &Ctx,
     int64_t Impact = std::min(median(R.Gain), Target);
     if (double(Impact) < MinTargetShare * double(Target))
       continue;
-    std::vector<std::pair<const std::string *, const Group *>> Sorted;
-    for (const auto &G : R.Groups)
-      Sorted.push_back({&G.first, &G.second});
-    llvm::sort(Sorted, [](const auto &X, const auto &Y) {
-      return X.second->Ns > Y.second->Ns ||
-             (X.second->Ns == Y.second->Ns && *X.first < *Y.first);
-    });
-    const Group &Top = *Sorted.front().second;
-    const Event &Longest = T.Events[Top.Longest];
-    const model::EventArgs &TA = *T.args(Longest);
-    const model::DeviceInfo *Info = deviceInfo(T, R.Device);
-
-    Detection Det;
-    auto &V = Det.Values;
-    V["value"] = pct(Share);
-    V["share"] = pct(Share);
-    V["threshold"] = pct(MinShare);
-    V["device"] =
-        Info && !Info->Name.empty()
-            ? llvm::formatv("device {0} ({1})", R.Device, Info->Name).str()
-            : llvm::formatv("device {0}", R.Device).str();
-    int32_t SMs = smCount(T, R.Device);
-    V["sms"] = SMs > 0 ? std::to_string(SMs) : std::string("unknown");
-    V["kernels"] = std::to_string(R.Kernels);
-    V["exposed"] = dur(R.ExposedNs);
-    V["idle_sm_time"] = dur(R.GainNs);
-    V["busy"] = dur(R.BusyNs);
-    V["per_step"] = dur(median(R.Gain));
-    V["min_kernel"] = dur(MinKernel);
-    V["max_blocks"] = llvm::formatv("{0:f2}", MaxBlocks).str();
-    V["top_kernel"] = displayName(T.name(Longest));
-    V["top_grid"] = dims(TA.Grid);
-    V["top_block"] = dims(TA.Block);
-    V["top_bps"] = llvm::formatv("{0:f2}", Top.BlocksPerSM).str();
-    V["top_count"] = std::to_string(Top.Count);
-    V["top_time"] = dur(Top.Ns);
-    V["occupancy"] =
-        Top.MaxOccupancy < 0 ? std::string("not recorded")
-        : Top.MaxOccupancy == 0
-            ? std::string("recorded as 0 %, which usually means the profiler "
-                          "could not compute it, not that nothing ran")
-            : llvm::formatv("{0:f0}-{1:f0} %", Top.MinOccupancy,
-                            Top.MaxOccupancy)
-                  .str();
-    V["example"] = llvm::formatv("{0} at {1:f3} us", V["top_kernel"],
-                                 Ctx.traceTimestampUs(Longest))
-                       .str();
-    V["impact"] = dur(Impact);
-    V["target"] = Ctx.describeTarget();
-    describeWindows(Win, V);
-    Det.Examples.push_back(example(Ctx, Longest));
-    for (size_t G = 1; G < Sorted.size() && G < 4; ++G)
-      Det.ExtraEvidence.push_back(
-          llvm::formatv("also {0}: {1} kernels, {2}, {3:f2} blocks per SM",
-                        *Sorted[G].first, Sorted[G].second->Count,
-                        dur(Sorted[G].second->Ns),
-                        Sorted[G].second->BlocksPerSM)
-              .str());
-    if (NoGrid + NoSMs + UnknownUnit > 0)
-      Det.ExtraEvidence.push_back(
-          llvm::formatv("{0} other kernels of at least {1} have no grid, no "
-                        "SM count or a grid in unknown units, and were not "
-                        "judged",
-                        NoGrid + NoSMs + UnknownUnit, dur(MinKernel))
-              .str());
-    Det.ImpactNs = Impact;
-    // On the critical path: these kernels taking no time (a fuller grid
-    // makes them faster, not free: a loose but safe cap).
-    Det.PathQuery = namesQuery(T, R.Counted);
-    Det.Window = Win.describe();
-    Det.Subject = T.name(Longest).str();
-    // The grid is certain; whether more blocks would run faster (rather
-    // than meet a bandwidth or dependency limit) is not.
-    Det.Confidence = 0.5;
-    Out.push_back(std::move(Det));
+    Out.push_back(describeDevice(Ctx, R, Share, Impact, J, Opts));
   }
   return Outcome::ran();
 }

@@ -1,14 +1,15 @@
-//===- rules/detectors/Communication.cpp - N rules: collectives and ranks -===//
+//===- rules/N/LongSmallCollective.cpp - N002 long, small collectives --===//
 //
-// Single-trace communication signals. A collective kernel (NCCL/RCCL, the
-// importers' Collective kind) that runs while no compute kernel runs on the
-// same device is exposed: the step waits for it. Exposure is measured as a
-// union: the collectives' busy union on a device minus that device's compute
-// union, then unioned over devices, never a sum of kernel durations.
+// A collective lasts until the slowest peer arrives. One that moves few
+// bytes (its own message size, or the input shapes of its nccl:* range)
+// yet runs long is more likely waiting for a peer than transferring: its
+// rate, bytes over duration, is far below what the link carries. A rank's
+// trace says nothing about the other ranks, so the waiting is inferred,
+// not observed; multi-rank skew analysis is separate work.
 //
-// A rank's trace says nothing about the other ranks: a collective lasts until
-// the slowest peer arrives, so part of what looks like communication can be
-// waiting. The texts say so; multi-rank skew analysis is separate work.
+// The steps: read each collective's payload and keep the long, slow ones
+// launched in a steady window (collectSlowCollectives), measure their union
+// per window, then describe the longest of them.
 //
 //===----------------------------------------------------------------------===//
 #include "rules/BuiltinDetectors.h"
@@ -109,78 +110,66 @@ int64_t collectivePayload(const TraceIndex &Ctx, const Event &E,
   return -1;
 }
 
-} // namespace
+/// A long collective whose payload explains little of its time.
+struct Hit {
+  uint32_t Index;
+  int64_t Bytes;
+  llvm::StringRef From;
+};
 
-Outcome rules::runLongSmallCollective(const TraceIndex &Ctx,
-                                      const RuleOptions &Opts,
-                                      std::vector<Detection> &Out) {
-  const model::Trace &T = Ctx.trace();
-  const int64_t MinDuration = int64_t(Opts.number("min-duration"));
-  // In GB/s, which is also bytes per ns.
-  const double MaxRate = Opts.number("max-rate-gbps");
-
-  std::vector<DeviceComm> Devices = splitDeviceWork(Ctx);
-  const MeasureWindows &MW = Ctx.measureWindows();
-  std::map<int64_t, size_t> WindowOfStep;
-  for (size_t K = 0; K < MW.StepNumbers.size(); ++K)
-    WindowOfStep[MW.StepNumbers[K]] = K;
-
+/// The collectives of the trace, read once.
+struct CollectiveScan {
   size_t Collectives = 0, WithPayload = 0;
-  std::vector<std::vector<Interval>> Flagged(MW.Ranges.size());
-  struct Hit {
-    uint32_t Index;
-    int64_t Bytes;
-    llvm::StringRef From;
-  };
+  std::vector<std::vector<Interval>> Flagged; ///< the hits, per window
   std::vector<Hit> Hits;
+};
+
+/// The thresholds of the rule's options.
+struct Limits {
+  int64_t MinDuration;
+  double MaxRate; ///< in GB/s, which is also bytes per ns
+};
+
+CollectiveScan collectSlowCollectives(const TraceIndex &Ctx,
+                                      llvm::ArrayRef<DeviceComm> Devices,
+                                      Limits Lim) {
+  const model::Trace &T = Ctx.trace();
+  const size_t NumWindows = Ctx.measureWindows().Ranges.size();
+  CollectiveScan S;
+  S.Flagged.resize(NumWindows);
   for (const DeviceComm &DC : Devices)
     for (uint32_t I : DC.Collectives) {
       const Event &E = T.Events[I];
-      ++Collectives;
+      ++S.Collectives;
       llvm::StringRef From;
       int64_t Bytes = collectivePayload(Ctx, E, From);
       if (Bytes < 0)
         continue;
-      ++WithPayload;
-      if (E.Duration < MinDuration ||
-          double(Bytes) / double(E.Duration) >= MaxRate)
+      ++S.WithPayload;
+      if (E.Duration < Lim.MinDuration ||
+          double(Bytes) / double(E.Duration) >= Lim.MaxRate)
         continue;
-      size_t K = 0;
-      if (MW.Steps) {
-        uint32_t L = T.launchOf(E);
-        int S = Ctx.stepAt(L != model::NoIndex ? T.Events[L].Start : E.Start);
-        if (S < 0)
-          continue;
-        auto It = WindowOfStep.find(Ctx.steps()[size_t(S)].Number);
-        if (It == WindowOfStep.end())
-          continue;
-        K = It->second;
-      }
-      Hits.push_back({I, Bytes, From});
-      Flagged[K].push_back({E.Start, E.end()});
+      size_t K = collectiveWindow(Ctx, E);
+      if (K >= NumWindows)
+        continue;
+      S.Hits.push_back({I, Bytes, From});
+      S.Flagged[K].push_back({E.Start, E.end()});
     }
-  if (Collectives == 0)
-    return Outcome::ran();
-  if (WithPayload == 0)
-    return Outcome::cannotJudge(
-        llvm::formatv(
-            "none of the {0} communication kernels has a "
-            "recorded message size (kernel arguments \"In msg nelems\" "
-            "and \"dtype\", written by PyTorch 2.1+, or the input shapes "
-            "of the nccl:* ranges, written with record_shapes=True)",
-            Collectives)
-            .str());
-  if (Hits.empty())
-    return Outcome::ran();
+  return S;
+}
 
-  std::vector<int64_t> PerWindow;
-  for (auto &F : Flagged)
-    PerWindow.push_back(IntervalSet::unionOf(std::move(F)).length());
-  int64_t MaxPerWindow = *std::max_element(PerWindow.begin(), PerWindow.end());
+/// The most time the hits take in one window (a union): what this rank's
+/// step could shrink by at most if the peers arrived on time.
+int64_t maxPerWindow(CollectiveScan &S) {
+  int64_t Max = 0;
+  for (auto &F : S.Flagged)
+    Max = std::max(Max, IntervalSet::unionOf(std::move(F)).length());
+  return Max;
+}
 
-  llvm::sort(Hits, [&](const Hit &A, const Hit &B) {
-    return T.Events[A.Index].Duration > T.Events[B.Index].Duration;
-  });
+/// {top_names} and {total}: the hits' families (by name) and their union.
+void describeFamilies(const model::Trace &T, llvm::ArrayRef<Hit> Hits,
+                      std::map<std::string, Value> &V) {
   std::vector<Interval> All;
   std::map<std::string, size_t> Families;
   for (const Hit &H : Hits) {
@@ -188,16 +177,50 @@ Outcome rules::runLongSmallCollective(const TraceIndex &Ctx,
     All.push_back({E.Start, E.end()});
     ++Families[collectiveFamily(T.name(E))];
   }
-  const Hit &Longest = Hits.front();
+  std::vector<std::string> Names;
+  for (auto &[Name, N] : Families)
+    Names.push_back(llvm::formatv("{0} ({1}x)", Name, N).str());
+  V["top_names"] = joinNames(Names);
+  V["total"] = dur(IntervalSet::unionOf(std::move(All)).length());
+}
+
+} // namespace
+
+Outcome rules::runLongSmallCollective(const TraceIndex &Ctx,
+                                      const RuleOptions &Opts,
+                                      std::vector<Detection> &Out) {
+  const model::Trace &T = Ctx.trace();
+  const Limits Lim{int64_t(Opts.number("min-duration")),
+                   Opts.number("max-rate-gbps")};
+
+  CollectiveScan S = collectSlowCollectives(Ctx, splitDeviceWork(Ctx), Lim);
+  if (S.Collectives == 0)
+    return Outcome::ran();
+  if (S.WithPayload == 0)
+    return Outcome::cannotJudge(
+        llvm::formatv(
+            "none of the {0} communication kernels has a "
+            "recorded message size (kernel arguments \"In msg nelems\" "
+            "and \"dtype\", written by PyTorch 2.1+, or the input shapes "
+            "of the nccl:* ranges, written with record_shapes=True)",
+            S.Collectives)
+            .str());
+  if (S.Hits.empty())
+    return Outcome::ran();
+  const int64_t Impact = maxPerWindow(S);
+  llvm::sort(S.Hits, [&](const Hit &A, const Hit &B) {
+    return T.Events[A.Index].Duration > T.Events[B.Index].Duration;
+  });
+  const Hit &Longest = S.Hits.front();
   const Event &LE = T.Events[Longest.Index];
 
   Detection Det;
   auto &V = Det.Values;
-  describeWindows(MW, V);
-  V["count"] = std::to_string(Hits.size());
-  V["collectives"] = std::to_string(Collectives);
-  V["with_payload"] = std::to_string(WithPayload);
-  V["total"] = dur(IntervalSet::unionOf(std::move(All)).length());
+  describeWindows(Ctx.measureWindows(), V);
+  V["count"] = count(int64_t(S.Hits.size()));
+  V["collectives"] = count(int64_t(S.Collectives));
+  V["with_payload"] = count(int64_t(S.WithPayload));
+  describeFamilies(T, S.Hits, V);
   V["value"] = dur(LE.Duration);
   V["max"] = dur(LE.Duration);
   V["payload"] = bytes(Longest.Bytes);
@@ -205,23 +228,16 @@ Outcome rules::runLongSmallCollective(const TraceIndex &Ctx,
   V["rate"] =
       llvm::formatv("{0:f3} GB/s", double(Longest.Bytes) / double(LE.Duration))
           .str();
-  V["max_rate"] = llvm::formatv("{0:f1} GB/s", MaxRate).str();
-  V["min_duration"] = dur(MinDuration);
-  std::vector<std::string> Names;
-  for (auto &[Name, N] : Families)
-    Names.push_back(llvm::formatv("{0} ({1}x)", Name, N).str());
-  V["top_names"] = joinNames(Names);
-  V["subject"] = collectiveFamily(T.name(LE));
-  V["example"] =
-      llvm::formatv("{0} at {1:f3} us", V["subject"], Ctx.traceTimestampUs(LE))
-          .str();
+  V["max_rate"] = llvm::formatv("{0:f1} GB/s", Lim.MaxRate).str();
+  V["min_duration"] = dur(Lim.MinDuration);
+  const std::string Family = collectiveFamily(T.name(LE));
+  V["subject"] = Family;
+  V["example"] = nameAt(Ctx, Family, LE);
   Det.Examples.push_back(example(Ctx, LE));
-  // If the peers arrived on time, this rank's step could shrink by no more
-  // than the time of these collectives in one step (a union).
-  Det.ImpactNs = MaxPerWindow;
-  V["impact"] = dur(MaxPerWindow);
-  Det.Subject = V["subject"].text();
-  Det.Window = MW.describe();
+  Det.ImpactNs = Impact;
+  V["impact"] = dur(Impact);
+  Det.Subject = Family;
+  Det.Window = Ctx.measureWindows().describe();
   // Waiting is inferred from size and time, not observed.
   Det.Confidence = 0.5;
   Out.push_back(std::move(Det));

@@ -1,14 +1,12 @@
-//===- rules/detectors/Communication.cpp - N rules: collectives and ranks -===//
+//===- rules/N/SingleRankOfMany.cpp - N003 one rank of many -------------===//
 //
-// Single-trace communication signals. A collective kernel (NCCL/RCCL, the
-// importers' Collective kind) that runs while no compute kernel runs on the
-// same device is exposed: the step waits for it. Exposure is measured as a
-// union: the collectives' busy union on a device minus that device's compute
-// union, then unioned over devices, never a sum of kernel durations.
-//
-// A rank's trace says nothing about the other ranks: a collective lasts until
-// the slowest peer arrives, so part of what looks like communication can be
-// waiting. The texts say so; multi-rank skew analysis is separate work.
+// A rank's trace says nothing about the other ranks: a collective lasts
+// until the slowest peer arrives, so part of what looks like communication
+// can be waiting, and every figure of the report is this rank's alone. When
+// the trace's distributedInfo (or a rank above 0) says the job has several
+// ranks, this detector says so as an info finding with no impact, with the
+// time this rank's collectives occupy: the part of its timeline that the
+// other ranks set.
 //
 //===----------------------------------------------------------------------===//
 #include "rules/BuiltinDetectors.h"
@@ -29,22 +27,48 @@ using model::EventKind;
 using model::Interval;
 using model::IntervalSet;
 
+namespace {
+
+/// How many ranks the job has at least: the world size, or, for a rank
+/// above 0 without one, that rank plus one; -1 when the trace cannot say.
+int64_t ranksAtLeast(const model::Producer &Src) {
+  return Src.WorldSize >= 0 ? Src.WorldSize : Src.Rank >= 1 ? Src.Rank + 1 : -1;
+}
+
+/// {collectives}: the collectives' time on this rank, a union over every
+/// device of the trace.
+std::string collectivesText(const TraceIndex &Ctx) {
+  const model::Trace &T = Ctx.trace();
+  llvm::ArrayRef<uint32_t> Collectives =
+      Ctx.eventsOfKind(EventKind::Collective);
+  if (Collectives.empty())
+    return "no communication kernel was recorded on this rank";
+  std::vector<Interval> Comm;
+  for (uint32_t I : Collectives)
+    Comm.push_back({T.Events[I].Start, T.Events[I].end()});
+  int64_t CommNs = IntervalSet::unionOf(std::move(Comm)).length();
+  return llvm::formatv(
+             "{0} communication kernels on this rank occupy {1} of the "
+             "window ({2}); each lasts until the slowest peer has joined it",
+             Collectives.size(), dur(CommNs),
+             pct(double(CommNs) /
+                 double(std::max<int64_t>(1, Ctx.window().length()))))
+      .str();
+}
+
+} // namespace
+
 Outcome rules::runSingleRankOfMany(const TraceIndex &Ctx, const RuleOptions &,
                                    std::vector<Detection> &Out) {
-  const model::Trace &T = Ctx.trace();
-  const model::Producer &Src = T.Source;
-  size_t Collectives = T.countKind(EventKind::Collective);
-  // A rank above 0 without a world size still says that the job has at
-  // least that many ranks plus one.
-  int64_t AtLeast = Src.WorldSize >= 0 ? Src.WorldSize
-                    : Src.Rank >= 1    ? Src.Rank + 1
-                                       : -1;
+  const model::Producer &Src = Ctx.trace().Source;
+  const int64_t AtLeast = ranksAtLeast(Src);
   if (AtLeast < 0) {
     if (Src.Rank == 0)
       return Outcome::cannotJudge(
           "distributedInfo names rank 0 but gives no "
           "world size, so the trace may or may not be one of several "
           "ranks");
+    size_t Collectives = Ctx.eventsOfKind(EventKind::Collective).size();
     if (Collectives > 0)
       return Outcome::cannotJudge(
           llvm::formatv("the trace records {0} communication "
@@ -61,32 +85,17 @@ Outcome rules::runSingleRankOfMany(const TraceIndex &Ctx, const RuleOptions &,
 
   Detection Det;
   auto &V = Det.Values;
-  V["rank"] = Src.Rank >= 0 ? std::to_string(Src.Rank) : "unknown";
+  V["rank"] = Src.Rank >= 0 ? count(Src.Rank) : Value("unknown");
   V["world"] =
       Src.WorldSize >= 0
-          ? std::to_string(Src.WorldSize)
-          : llvm::formatv("at least {0} (no world size given)", AtLeast).str();
-  V["others"] = std::to_string(AtLeast - 1);
+          ? count(Src.WorldSize)
+          : Value(llvm::formatv("at least {0} (no world size given)", AtLeast)
+                      .str());
+  V["others"] = count(AtLeast - 1);
   V["backend"] =
       Src.DistributedBackend.empty() ? "unknown" : Src.DistributedBackend;
   V["value"] = llvm::formatv("rank {0} of {1}", V["rank"], V["world"]).str();
-  // What this rank spends in collectives is the part of its timeline that
-  // the other ranks set: a union, over every device of the trace.
-  std::vector<Interval> Comm;
-  for (const Event &E : T.Events)
-    if (E.Kind == EventKind::Collective)
-      Comm.push_back({E.Start, E.end()});
-  int64_t CommNs = IntervalSet::unionOf(std::move(Comm)).length();
-  V["collectives"] =
-      Collectives == 0
-          ? std::string("no communication kernel was recorded on this rank")
-          : llvm::formatv("{0} communication kernels on this rank occupy {1} "
-                          "of the window ({2}); each lasts until the slowest "
-                          "peer has joined it",
-                          Collectives, dur(CommNs),
-                          pct(double(CommNs) / double(std::max<int64_t>(
-                                                   1, Ctx.window().length()))))
-                .str();
+  V["collectives"] = collectivesText(Ctx);
   V["subject"] = llvm::formatv("one rank of {0}", V["world"]).str();
   Det.Subject = V["subject"].text();
   Det.Window = "whole window";

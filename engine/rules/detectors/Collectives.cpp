@@ -37,3 +37,20 @@ detect::splitDeviceWork(const analysis::TraceIndex &Ctx) {
   }
   return Out;
 }
+
+size_t detect::countCollectives(llvm::ArrayRef<DeviceComm> Devices) {
+  size_t N = 0;
+  for (const DeviceComm &DC : Devices)
+    N += DC.Collectives.size();
+  return N;
+}
+
+size_t detect::collectiveWindow(const analysis::TraceIndex &Ctx,
+                                const Event &E) {
+  const analysis::MeasureWindows &Win = Ctx.measureWindows();
+  if (!Win.Steps)
+    return 0;
+  const model::Trace &T = Ctx.trace();
+  uint32_t L = T.launchOf(E);
+  return Win.indexOf(L != model::NoIndex ? T.Events[L].Start : E.Start);
+}

@@ -393,4 +393,36 @@ Detection detect::impactDetection(const analysis::TraceIndex &Ctx,
 bool detect::reachesShareOfTarget(int64_t Ns, int64_t TargetNs,
                                   double MinShare) {
   return Ns > 0 && !(double(Ns) / double(TargetNs) < MinShare);
+
+// K, C and N families: kernel choice, compilation, communication.
+//===----------------------------------------------------------------------===//
+
+std::string detect::nameAt(const analysis::TraceIndex &Ctx,
+                           llvm::StringRef Name, const model::Event &E) {
+  return llvm::formatv("{0} at {1:f3} us", Name, Ctx.traceTimestampUs(E)).str();
+}
+
+const model::DeviceInfo *detect::deviceInfo(const model::Trace &T, int32_t Id) {
+  for (const model::DeviceInfo &D : T.Devices)
+    if (D.Id == Id)
+      return &D;
+  return nullptr;
+}
+
+std::optional<WorkCost> detect::workCostAbove(const analysis::TraceIndex &Ctx,
+                                              llvm::ArrayRef<uint32_t> Work,
+                                              double MinShareOfBusy,
+                                              double MinShareOfTarget) {
+  WorkCost C;
+  C.Measure = measureWork(Ctx, Ctx.measureWindows(), Work);
+  if (C.Measure.Count == 0 || C.Measure.BusyNs <= 0)
+    return std::nullopt;
+  C.Share = C.Measure.shareOfBusy();
+  if (C.Share < MinShareOfBusy)
+    return std::nullopt;
+  const int64_t Target = Ctx.targetNs();
+  C.Impact = std::min(C.Measure.medianPerWindow(), Target);
+  if (double(C.Impact) < MinShareOfTarget * double(Target))
+    return std::nullopt;
+  return C;
 }

@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -312,6 +313,45 @@ Detection impactDetection(const analysis::TraceIndex &Ctx, int64_t ImpactNs,
 /// The decision of the rules whose figure is time on the target: \p Ns is
 /// positive and at least \p MinShare of the target \p TargetNs (> 0).
 bool reachesShareOfTarget(int64_t Ns, int64_t TargetNs, double MinShare);
+
+
+// K, C and N families: kernel choice, compilation, communication.
+//===----------------------------------------------------------------------===//
+
+/// "name at 12.345 us": an event named for an evidence line, with its
+/// timestamp on the trace's own clock so that it can be found in Perfetto.
+std::string nameAt(const analysis::TraceIndex &Ctx, llvm::StringRef Name,
+                   const model::Event &E);
+
+/// The deviceProperties entry of device \p Id, or nullptr.
+const model::DeviceInfo *deviceInfo(const model::Trace &T, int32_t Id);
+
+/// What a rule's selected device work costs in its windows.
+struct WorkCost {
+  WorkMeasure Measure;
+  double Share = 0;   ///< of device busy time in the windows
+  int64_t Impact = 0; ///< the median per window, at most the target
+};
+
+/// Measures \p Work (device events, indices into the trace) in the rule's
+/// windows, and returns its cost when the union is at least
+/// \p MinShareOfBusy of device busy time and the median per window at least
+/// \p MinShareOfTarget of the target; std::nullopt otherwise (or when no
+/// selected event lies in a window).
+std::optional<WorkCost> workCostAbove(const analysis::TraceIndex &Ctx,
+                                      llvm::ArrayRef<uint32_t> Work,
+                                      double MinShareOfBusy,
+                                      double MinShareOfTarget);
+
+/// Appends to \p Det an evidence line \p Line(entry) for each of the
+/// runners-up of \p Ranked (rankByKey's order): the entries after the
+/// first, \p Max at most.
+template <typename RankedEntries, typename LineFn>
+void addRunnersUp(Detection &Det, const RankedEntries &Ranked, LineFn Line,
+                  size_t Max = 3) {
+  for (size_t G = 1; G < Ranked.size() && G <= Max; ++G)
+    Det.ExtraEvidence.push_back(Line(*Ranked[G]));
+}
 
 } // namespace tracelint::rules::detect
 

@@ -158,6 +158,20 @@ TEST(RecompilationDetector, CannotJudgeWithoutSteps) {
   EXPECT_TRUE(Out.empty());
 }
 
+TEST(RecompilationDetector, CannotJudgeOneStep) {
+  // One step passes the steady-state need, but leaves no step after the
+  // warm-up to look at.
+  model::Trace T = trace({compiling("Torch-Compiled Region: 0/0")});
+  TraceIndex Ctx(T);
+  std::vector<rules::Detection> Out;
+  std::string Why = run("C001", Ctx, Out);
+  EXPECT_NE(Why.find("cannot judge: the trace runs torch.compile code"),
+            std::string::npos)
+      << Why;
+  EXPECT_NE(Why.find("only one step"), std::string::npos) << Why;
+  EXPECT_TRUE(Out.empty());
+}
+
 TEST(RecompilationDetector, QuietWithoutCompiledCode) {
   TraceMaker M;
   uint32_t S = M.stream(0, 7);
