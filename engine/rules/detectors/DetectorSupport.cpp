@@ -393,7 +393,9 @@ Detection detect::impactDetection(const analysis::TraceIndex &Ctx,
 bool detect::reachesShareOfTarget(int64_t Ns, int64_t TargetNs,
                                   double MinShare) {
   return Ns > 0 && !(double(Ns) / double(TargetNs) < MinShare);
+}
 
+//===----------------------------------------------------------------------===//
 // K, C and N families: kernel choice, compilation, communication.
 //===----------------------------------------------------------------------===//
 

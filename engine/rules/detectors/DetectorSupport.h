@@ -314,7 +314,7 @@ Detection impactDetection(const analysis::TraceIndex &Ctx, int64_t ImpactNs,
 /// positive and at least \p MinShare of the target \p TargetNs (> 0).
 bool reachesShareOfTarget(int64_t Ns, int64_t TargetNs, double MinShare);
 
-
+//===----------------------------------------------------------------------===//
 // K, C and N families: kernel choice, compilation, communication.
 //===----------------------------------------------------------------------===//
 
