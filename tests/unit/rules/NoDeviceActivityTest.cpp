@@ -1,5 +1,5 @@
 //===- TraceQualityDetectorTest.cpp - T001-T004 and confidence penalties --===//
-#include "DetectorTestSupport.h"
+#include "../DetectorTestSupport.h"
 
 #include "gtest/gtest.h"
 

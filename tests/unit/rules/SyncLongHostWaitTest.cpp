@@ -1,5 +1,5 @@
 //===- SyncWaitDetectorTest.cpp - S001, U002 and wait classification ------===//
-#include "DetectorTestSupport.h"
+#include "../DetectorTestSupport.h"
 
 #include "gtest/gtest.h"
 
