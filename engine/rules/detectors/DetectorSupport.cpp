@@ -208,3 +208,29 @@ Detection detect::qualityDetection(std::string Subject, double Confidence) {
   D.Values["impact"] = dur(0);
   return D;
 }
+
+// --- S, U and T families: host waits, start-up and teardown ---------------
+
+uint64_t detect::forEachSteadyWait(
+    const analysis::TraceIndex &Ctx,
+    llvm::function_ref<void(const analysis::HostWait &, size_t)> Visit) {
+  const MeasureWindows &Win = Ctx.measureWindows();
+  uint64_t Flushes = 0;
+  for (const analysis::HostWait &W : Ctx.hostWaits()) {
+    if (Ctx.isFlushWait(W)) {
+      ++Flushes;
+      continue;
+    }
+    size_t Idx = Win.indexOf(W.Range.Begin);
+    if (Idx != Win.Ranges.size())
+      Visit(W, Idx);
+  }
+  return Flushes;
+}
+
+std::string detect::nameAndTime(const analysis::TraceIndex &Ctx,
+                                const model::Event &E) {
+  return llvm::formatv("{0} at {1:f3} us", Ctx.trace().name(E),
+                       Ctx.traceTimestampUs(E))
+      .str();
+}

@@ -144,6 +144,48 @@ std::string joinNames(llvm::ArrayRef<std::string> Names, size_t Max = 3);
 /// whole trace as its window.
 Detection qualityDetection(std::string Subject, double Confidence = 0.95);
 
+// --- S, U and T families: host waits, start-up and teardown ---------------
+
+/// Host waits gathered at one site (an op path, or the end of the window):
+/// how many, their time, and the longest.
+struct WaitTally {
+  uint64_t Count = 0;
+  int64_t Total = 0, Max = 0;
+  uint32_t Longest = model::NoIndex; ///< the longest wait's event
+  void add(const analysis::HostWait &W) {
+    const int64_t Len = W.Range.length();
+    ++Count;
+    Total += Len;
+    if (Longest == model::NoIndex || Len > Max) {
+      Max = Len;
+      Longest = W.Event;
+    }
+  }
+};
+
+/// Calls \p Visit(W, Window) for every host wait that a rule about the
+/// steady state judges, in hostWaits() order: those that start inside a
+/// measure window (Window is its index into MeasureWindows::Ranges), less
+/// the final flushes of the window (isFlushWait; U002 reports them).
+/// Returns how many flushes it left out.
+uint64_t forEachSteadyWait(
+    const analysis::TraceIndex &Ctx,
+    llvm::function_ref<void(const analysis::HostWait &, size_t)> Visit);
+
+/// Appends one evidence line per site, \p Line(name, group), for the first
+/// \p Max entries of \p Ranked (rankByKey's order): the sites that a
+/// finding lists after its subject.
+template <typename Entry, typename LineFn>
+void addSiteEvidence(Detection &Det, const std::vector<const Entry *> &Ranked,
+                     LineFn Line, size_t Max = 3) {
+  for (size_t I = 0; I < Ranked.size() && I < Max; ++I)
+    Det.ExtraEvidence.push_back(Line(Ranked[I]->first, Ranked[I]->second));
+}
+
+/// "cudaStreamSynchronize at 1700000010300.000 us": an event's name and its
+/// start in the trace file's clock, for users to find it in Perfetto.
+std::string nameAndTime(const analysis::TraceIndex &Ctx, const model::Event &E);
+
 } // namespace tracelint::rules::detect
 
 #endif
