@@ -234,3 +234,19 @@ std::string detect::nameAndTime(const analysis::TraceIndex &Ctx,
                        Ctx.traceTimestampUs(E))
       .str();
 }
+
+void detect::describeSiteImpact(const analysis::TraceIndex &Ctx,
+                                const std::string &Site, int64_t ImpactNs,
+                                Detection &Det) {
+  const MeasureWindows &Win = Ctx.measureWindows();
+  auto &V = Det.Values;
+  V["impact"] = dur(ImpactNs);
+  V["impact_share"] = pct(double(ImpactNs) / double(Ctx.targetNs()));
+  V["top_op_path"] = Site;
+  V["subject"] = Site;
+  V["target"] = Ctx.describeTarget();
+  describeWindows(Win, V);
+  Det.ImpactNs = ImpactNs;
+  Det.Window = Win.describe();
+  Det.Subject = Site;
+}

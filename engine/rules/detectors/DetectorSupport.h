@@ -186,6 +186,15 @@ void addSiteEvidence(Detection &Det, const std::vector<const Entry *> &Ranked,
 /// start in the trace file's clock, for users to find it in Perfetto.
 std::string nameAndTime(const analysis::TraceIndex &Ctx, const model::Event &E);
 
+/// What a steady-state finding about the waits at op path \p Site says of
+/// its subject and cost: {subject} and {top_op_path}, {impact} and
+/// {impact_share} (\p ImpactNs of the target), {target} and the window's
+/// placeholders (describeWindows), and the finding's impact, window and
+/// subject.
+void describeSiteImpact(const analysis::TraceIndex &Ctx,
+                        const std::string &Site, int64_t ImpactNs,
+                        Detection &Det);
+
 } // namespace tracelint::rules::detect
 
 #endif
