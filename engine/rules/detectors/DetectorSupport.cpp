@@ -250,3 +250,11 @@ void detect::describeSiteImpact(const analysis::TraceIndex &Ctx,
   Det.Window = Win.describe();
   Det.Subject = Site;
 }
+
+WaitTally detect::flushWaits(const analysis::TraceIndex &Ctx, int64_t MinNs) {
+  WaitTally Flushes;
+  for (const analysis::HostWait &W : Ctx.hostWaits())
+    if (Ctx.isFlushWait(W) && W.Range.length() >= MinNs)
+      Flushes.add(W);
+  return Flushes;
+}

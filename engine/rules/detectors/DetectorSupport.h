@@ -195,6 +195,10 @@ void describeSiteImpact(const analysis::TraceIndex &Ctx,
                         const std::string &Site, int64_t ImpactNs,
                         Detection &Det);
 
+/// The final flushes of the window (TraceIndex::isFlushWait) that last at
+/// least \p MinNs.
+WaitTally flushWaits(const analysis::TraceIndex &Ctx, int64_t MinNs = 0);
+
 } // namespace tracelint::rules::detect
 
 #endif
