@@ -258,3 +258,33 @@ WaitTally detect::flushWaits(const analysis::TraceIndex &Ctx, int64_t MinNs) {
       Flushes.add(W);
   return Flushes;
 }
+
+std::vector<std::string>
+detect::namesByTime(const std::map<std::string, int64_t> &TimeByName) {
+  std::vector<std::pair<int64_t, llvm::StringRef>> Sorted;
+  for (auto &[Name, Ns] : TimeByName)
+    Sorted.push_back({Ns, Name});
+  llvm::sort(Sorted, [](const auto &A, const auto &B) {
+    return A.first > B.first || (A.first == B.first && A.second < B.second);
+  });
+  std::vector<std::string> Out;
+  for (auto &[Ns, Name] : Sorted)
+    Out.push_back(Name.str());
+  return Out;
+}
+
+std::vector<std::string>
+detect::categoryTimes(llvm::ArrayRef<std::vector<model::Interval>> ByCategory,
+                      const char *(*Name)(unsigned)) {
+  std::vector<std::string> Out;
+  for (unsigned C = 0; C < ByCategory.size(); ++C) {
+    const std::vector<model::Interval> &Calls = ByCategory[C];
+    if (Calls.empty())
+      continue;
+    int64_t Ns = model::IntervalSet::unionOf(Calls).length();
+    Out.push_back(llvm::formatv("{0} {1} ({2} call{3})", Name(C), dur(Ns),
+                                Calls.size(), Calls.size() == 1 ? "" : "s")
+                      .str());
+  }
+  return Out;
+}

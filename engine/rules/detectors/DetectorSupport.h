@@ -199,6 +199,41 @@ void describeSiteImpact(const analysis::TraceIndex &Ctx,
 /// least \p MinNs.
 WaitTally flushWaits(const analysis::TraceIndex &Ctx, int64_t MinNs = 0);
 
+/// The names of \p TimeByName, the most time first (ties by name).
+std::vector<std::string>
+namesByTime(const std::map<std::string, int64_t> &TimeByName);
+
+/// "graph capture 3 ms (3 calls)" for each non-empty category of
+/// \p ByCategory (the calls' ranges, by category; their union is the
+/// time), in category order, named by \p Name.
+std::vector<std::string>
+categoryTimes(llvm::ArrayRef<std::vector<model::Interval>> ByCategory,
+              const char *(*Name)(unsigned));
+
+/// The longest of \p Found (StartupWork::Found or TeardownWork::Found), or
+/// nullptr when it is empty; the first of equal ones.
+template <typename Call>
+const model::Event *longestCall(const analysis::TraceIndex &Ctx,
+                                const std::vector<Call> &Found) {
+  const Call *Longest = nullptr;
+  for (const Call &C : Found)
+    if (!Longest || C.Range.length() > Longest->Range.length())
+      Longest = &C;
+  return Longest ? &Ctx.trace().Events[Longest->Index] : nullptr;
+}
+
+/// The names of \p Found (StartupWork::Found or TeardownWork::Found), the
+/// most time first (namesByTime).
+template <typename Call>
+std::vector<std::string> callNamesByTime(const analysis::TraceIndex &Ctx,
+                                         const std::vector<Call> &Found) {
+  const model::Trace &T = Ctx.trace();
+  std::map<std::string, int64_t> TimeByName;
+  for (const Call &C : Found)
+    TimeByName[T.name(T.Events[C.Index]).str()] += C.Range.length();
+  return namesByTime(TimeByName);
+}
+
 } // namespace tracelint::rules::detect
 
 #endif
