@@ -1,4 +1,4 @@
-//===- rules/detectors/DeviceReads.cpp - S003 blocking device reads -------===//
+//===- rules/S/BlockingDeviceReads.cpp - S003 blocking device reads -------===//
 //
 // A value read from the device on the host (a scalar for a Python number, a
 // size that decides the next tensor's shape, a tensor moved to the CPU) has
@@ -104,135 +104,147 @@ std::optional<ReadKind> readOf(const TraceIndex &Ctx, const HostWait &W,
   return std::nullopt;
 }
 
-struct PathGroup {
-  uint64_t Count = 0; ///< reads (distinct reading events)
-  int64_t Total = 0;  ///< blocked time
-  int64_t Max = 0;
-  uint32_t Longest = model::NoIndex;
-  ReadKind Kind = ReadKind::ValueOp;
+/// The reads at one op path.
+struct ReadSite {
+  WaitTally Waits;                   ///< the reads' waits
+  uint64_t Reads = 0;                ///< distinct reading events
+  ReadKind Kind = ReadKind::ValueOp; ///< of the last read
 };
+
+/// The steady steps' reads, collected once.
+struct StepReads {
+  std::vector<std::vector<HostWait>> PerWindow; ///< parallel to the windows
+  std::vector<int64_t> ReadsPerWindow;          ///< parallel to the windows
+  std::map<std::string, ReadSite> Sites;        ///< by op path
+  uint64_t Values = 0, Copies = 0;              ///< reads by kind
+};
+
+StepReads collectReads(const TraceIndex &Ctx) {
+  const model::Trace &T = Ctx.trace();
+  const size_t N = Ctx.measureWindows().Ranges.size();
+  StepReads S;
+  S.PerWindow.resize(N);
+  S.ReadsPerWindow.resize(N, 0);
+  // A read's waits (the copy call, then the synchronize) share one reader:
+  // count the reader once.
+  uint32_t LastReader = model::NoIndex;
+  forEachSteadyWait(Ctx, [&](const HostWait &W, size_t R) {
+    const Event *Reader = nullptr;
+    std::optional<ReadKind> Kind = readOf(Ctx, W, Reader);
+    if (!Kind)
+      return;
+    S.PerWindow[R].push_back(W);
+    ReadSite &Site = S.Sites[Ctx.opPath(*Reader)];
+    uint32_t ReaderIdx = T.indexOf(*Reader);
+    if (ReaderIdx != LastReader) {
+      ++Site.Reads;
+      ++S.ReadsPerWindow[R];
+      ++(*Kind == ReadKind::ValueOp ? S.Values : S.Copies);
+    }
+    LastReader = ReaderIdx;
+    Site.Kind = *Kind;
+    Site.Waits.add(W);
+  });
+  return S;
+}
+
+/// The per-step figures of the reads: the time blocked (clipped to each
+/// window) and the bound on the gain of removing them.
+struct ReadFigures {
+  int64_t WaitMedian = 0, Impact = 0, ReadsMedian = 0;
+};
+
+ReadFigures measureReads(const TraceIndex &Ctx, const StepReads &S) {
+  const MeasureWindows &Win = Ctx.measureWindows();
+  std::vector<int64_t> WaitPer(Win.Ranges.size(), 0),
+      ImpactPer(Win.Ranges.size(), 0);
+  for (size_t R = 0; R < Win.Ranges.size(); ++R) {
+    for (const HostWait &W : S.PerWindow[R])
+      WaitPer[R] += std::min(W.Range.End, Win.Ranges[R].End) - W.Range.Begin;
+    ImpactPer[R] = Ctx.waitsGainBound(S.PerWindow[R], Win.Ranges[R]);
+  }
+  ReadFigures F;
+  F.WaitMedian = median(WaitPer);
+  F.Impact = std::min(median(ImpactPer), Ctx.targetNs());
+  F.ReadsMedian = median(S.ReadsPerWindow);
+  return F;
+}
+
+/// The finding: the figures, the op paths that read the most and the
+/// longest wait of the subject.
+Detection describeReads(const TraceIndex &Ctx, const StepReads &S,
+                        const ReadFigures &F, double MinShare) {
+  const model::Trace &T = Ctx.trace();
+  const MeasureWindows &Win = Ctx.measureWindows();
+  const double NumWindows = double(Win.Ranges.size());
+  auto Ranked =
+      rankByKey(S.Sites, [](const ReadSite &G) { return G.Waits.Total; });
+  const auto &[TopPath, Top] = *Ranked.front();
+  const Event &Longest = T.Events[Top.Waits.Longest];
+
+  Detection Det;
+  describeSiteImpact(Ctx, TopPath, F.Impact, Det);
+  auto &V = Det.Values;
+  V["value"] = dur(F.WaitMedian);
+  V["share"] = pct(double(F.WaitMedian) / double(Ctx.targetNs()));
+  V["threshold"] = pct(MinShare);
+  V["count"] = count(F.ReadsMedian);
+  V["reads"] = count(int64_t(S.Values + S.Copies));
+  V["value_reads"] = count(int64_t(S.Values));
+  V["copy_reads"] = count(int64_t(S.Copies));
+  V["top_count"] = Value::number(double(Top.Reads) / NumWindows, 1);
+  V["top_wait"] = dur(int64_t(double(Top.Waits.Total) / NumWindows));
+  V["max"] = dur(Top.Waits.Max);
+  V["example"] = nameAndTime(Ctx, Longest);
+  V["how"] = Top.Kind == ReadKind::ValueOp
+                 ? "an op that returns a host value from device data"
+                 : "a device-to-host copy the host waits for";
+  addSiteEvidence(Det, Ranked, [&](const std::string &Path, const ReadSite &G) {
+    return llvm::formatv("{0}: {1:f1} reads {2}, {3} blocked {2}; the longest "
+                         "wait {4} at {5:f3} us",
+                         Path, double(G.Reads) / NumWindows,
+                         Win.Steps ? "per step" : "in the window",
+                         dur(int64_t(double(G.Waits.Total) / NumWindows)),
+                         dur(G.Waits.Max),
+                         Ctx.traceTimestampUs(T.Events[G.Waits.Longest]))
+        .str();
+  });
+  Det.Examples.push_back(example(Ctx, Longest));
+  Det.Confidence = 0.7;
+  return Det;
+}
 
 } // namespace
 
 Outcome rules::runBlockingDeviceReads(const TraceIndex &Ctx,
                                       const RuleOptions &Opts,
                                       std::vector<Detection> &Out) {
-  const model::Trace &T = Ctx.trace();
   const double MinShare = Opts.number("min-share-of-step");
   const double MinGain = Opts.number("min-gain-share");
   const int64_t Target = Ctx.targetNs();
   if (Target <= 0)
     return Outcome::ran();
-  const MeasureWindows &Win = Ctx.measureWindows();
-  const size_t N = Win.Ranges.size();
 
-  std::vector<std::vector<HostWait>> WaitsIn(N);
-  std::vector<int64_t> ReadsPer(N, 0);
-  std::map<std::string, PathGroup> ByPath;
-  uint64_t Values = 0, Copies = 0;
-  // A read's waits (the copy call, then the synchronize) share one reader:
-  // count the reader once.
-  uint32_t LastReader = model::NoIndex;
-  for (const HostWait &W : Ctx.hostWaits()) {
-    if (Ctx.isFlushWait(W))
-      continue;
-    // The window holding the instant (a binary search).
-    auto It = Win.Ranges.begin() + Win.indexOf(W.Range.Begin);
-    if (It == Win.Ranges.end())
-      continue;
-    const Event *Reader = nullptr;
-    std::optional<ReadKind> Kind = readOf(Ctx, W, Reader);
-    if (!Kind)
-      continue;
-    size_t R = It - Win.Ranges.begin();
-    WaitsIn[R].push_back(W);
-    PathGroup &G = ByPath[Ctx.opPath(*Reader)];
-    uint32_t ReaderIdx = T.indexOf(*Reader);
-    if (ReaderIdx != LastReader) {
-      ++G.Count;
-      ++ReadsPer[R];
-      ++(*Kind == ReadKind::ValueOp ? Values : Copies);
-    }
-    LastReader = ReaderIdx;
-    G.Kind = *Kind;
-    int64_t Len = W.Range.length();
-    G.Total += Len;
-    if (Len > G.Max) {
-      G.Max = Len;
-      G.Longest = W.Event;
-    }
-  }
-  if (ByPath.empty())
+  StepReads S = collectReads(Ctx);
+  if (S.Sites.empty())
+    return Outcome::ran();
+  ReadFigures F = measureReads(Ctx, S);
+  if (double(F.WaitMedian) < MinShare * double(Target))
     return Outcome::ran();
 
-  std::vector<int64_t> WaitPer(N, 0), ImpactPer(N, 0);
-  for (size_t R = 0; R < N; ++R) {
-    for (const HostWait &W : WaitsIn[R])
-      WaitPer[R] += std::min(W.Range.End, Win.Ranges[R].End) - W.Range.Begin;
-    ImpactPer[R] = Ctx.waitsGainBound(WaitsIn[R], Win.Ranges[R]);
-  }
-  int64_t WaitMedian = median(WaitPer);
-  if (double(WaitMedian) < MinShare * double(Target))
-    return Outcome::ran();
-  int64_t Impact = std::min(median(ImpactPer), Target);
-
-  auto Ranked = rankByKey(ByPath, [](const PathGroup &G) { return G.Total; });
-  const auto *Top = Ranked.front();
-  double NumWindows = double(N);
-
-  Detection Det;
-  auto &V = Det.Values;
-  V["value"] = dur(WaitMedian);
-  V["share"] = pct(double(WaitMedian) / double(Target));
-  V["threshold"] = pct(MinShare);
-  V["count"] = std::to_string(median(ReadsPer));
-  V["reads"] = std::to_string(Values + Copies);
-  V["value_reads"] = std::to_string(Values);
-  V["copy_reads"] = std::to_string(Copies);
-  V["impact"] = dur(Impact);
-  V["impact_share"] = pct(double(Impact) / double(Target));
-  V["top_op_path"] = Top->first;
-  V["subject"] = Top->first;
-  V["top_count"] =
-      llvm::formatv("{0:f1}", double(Top->second.Count) / NumWindows).str();
-  V["top_wait"] = dur(int64_t(double(Top->second.Total) / NumWindows));
-  V["target"] = Ctx.describeTarget();
-  describeWindows(Win, V);
-  const Event &Longest = T.Events[Top->second.Longest];
-  V["max"] = dur(Top->second.Max);
-  V["example"] = llvm::formatv("{0} at {1:f3} us", T.name(Longest),
-                               Ctx.traceTimestampUs(Longest))
-                     .str();
-  V["how"] = Top->second.Kind == ReadKind::ValueOp
-                 ? "an op that returns a host value from device data"
-                 : "a device-to-host copy the host waits for";
-  for (size_t I = 0; I < Ranked.size() && I < 3; ++I) {
-    const PathGroup &G = Ranked[I]->second;
-    Det.ExtraEvidence.push_back(
-        llvm::formatv("{0}: {1:f1} reads {2}, {3} blocked {2}; the longest "
-                      "wait {4} at {5:f3} us",
-                      Ranked[I]->first, double(G.Count) / NumWindows,
-                      Win.Steps ? "per step" : "in the window",
-                      dur(int64_t(double(G.Total) / NumWindows)), dur(G.Max),
-                      Ctx.traceTimestampUs(T.Events[G.Longest]))
-            .str());
-  }
-  Det.Examples.push_back(example(Ctx, Longest));
-  Det.ImpactNs = Impact;
-  Det.Window = Win.describe();
-  Det.Subject = Top->first;
+  Detection Det = describeReads(Ctx, S, F, MinShare);
   // The host waits are certain; that removing them helps is not when the
   // device was busy through them (then the bound says so, at info).
-  if (double(Impact) < MinGain * double(Target)) {
+  if (double(F.Impact) < MinGain * double(Target)) {
     Det.SeverityOverride = Severity::Info;
-    V["verdict"] = "the device stayed busy through the reads, so removing "
-                   "them is not predicted to help by more than {impact}";
+    Det.Values["verdict"] = "the device stayed busy through the reads, so "
+                            "removing them is not predicted to help by more "
+                            "than {impact}";
   } else {
-    V["verdict"] = "the device idled after them: removing them can save up "
-                   "to {impact} " +
-                   V["per"].text();
+    Det.Values["verdict"] = "the device idled after them: removing them can "
+                            "save up to {impact} " +
+                            Det.Values["per"].text();
   }
-  Det.Confidence = 0.7;
   Out.push_back(std::move(Det));
   return Outcome::ran();
 }

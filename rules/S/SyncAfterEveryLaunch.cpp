@@ -1,4 +1,4 @@
-//===- rules/detectors/SyncAfterLaunch.cpp - S002 launch, wait, launch ----===//
+//===- rules/S/SyncAfterEveryLaunch.cpp - S002 launch, wait, launch -------===//
 //
 // The asynchronous model lets the host queue work while the device runs the
 // work queued before it, so that a step costs about max(host submission,
@@ -57,176 +57,187 @@ bool isKernelLaunch(const TraceIndex &Ctx, const Event &E) {
   });
 }
 
-struct PerWindow {
+/// The kernel launches that host lane \p Lane submits, in order.
+std::vector<uint32_t> kernelLaunches(const TraceIndex &Ctx, uint32_t Lane) {
+  std::vector<uint32_t> Launches;
+  for (uint32_t I : Ctx.submissions(Lane))
+    if (isKernelLaunch(Ctx, Ctx.trace().Events[I]))
+      Launches.push_back(I);
+  return Launches;
+}
+
+/// The launches of one steady window.
+struct WindowLaunches {
   uint64_t Launches = 0, Serial = 0;
   int64_t WaitNs = 0; ///< the serialising waits' time, clipped to the window
 };
 
-struct WaitGroup {
-  uint64_t Count = 0;
-  int64_t Total = 0;
+/// What the walk over every host thread's launches gathers.
+struct LaunchWalk {
+  std::vector<WindowLaunches> PerWindow;  ///< parallel to the windows
+  std::map<std::string, WaitTally> Sites; ///< serialising waits by op path
+  std::vector<uint32_t> WaitEvents;       ///< every serialising wait
+  std::set<int32_t> Fed; ///< devices fed by threads with serialised launches
+  /// The first serialised launch and the wait after it.
+  uint32_t ExampleLaunch = model::NoIndex, ExampleWait = model::NoIndex;
 };
+
+/// Walks the kernel launches of one host lane: a launch is serialised when
+/// the lane waits after it and before its next launch (or the end of its
+/// window). Returns whether any was.
+bool walkLane(const TraceIndex &Ctx, uint32_t Lane, LaunchWalk &Walk) {
+  const model::Trace &T = Ctx.trace();
+  const MeasureWindows &Win = Ctx.measureWindows();
+  std::vector<uint32_t> Launches = kernelLaunches(Ctx, Lane);
+  llvm::ArrayRef<HostWait> Waits = Ctx.hostWaits(Lane);
+  size_t WI = 0;
+  bool LaneSerial = false;
+  for (size_t K = 0; K < Launches.size(); ++K) {
+    const Event &L = T.Events[Launches[K]];
+    size_t R = Win.indexOf(L.Start);
+    if (R == Win.Ranges.size())
+      continue;
+    WindowLaunches &Per = Walk.PerWindow[R];
+    ++Per.Launches;
+    int64_t Until = Win.Ranges[R].End;
+    if (K + 1 < Launches.size())
+      Until = std::min(Until, T.Events[Launches[K + 1]].Start);
+    while (WI < Waits.size() && Waits[WI].Range.Begin < L.Start)
+      ++WI;
+    bool Serial = false;
+    for (size_t J = WI; J < Waits.size() && Waits[J].Range.Begin < Until; ++J) {
+      const HostWait &W = Waits[J];
+      Per.WaitNs +=
+          Interval{W.Range.Begin, std::min(W.Range.End, Win.Ranges[R].End)}
+              .length();
+      Walk.Sites[Ctx.opPath(T.Events[W.Event])].add(W);
+      Walk.WaitEvents.push_back(W.Event);
+      if (!Serial && Walk.ExampleLaunch == model::NoIndex) {
+        Walk.ExampleLaunch = Launches[K];
+        Walk.ExampleWait = W.Event;
+      }
+      Serial = true;
+    }
+    if (Serial) {
+      ++Per.Serial;
+      LaneSerial = true;
+    }
+  }
+  return LaneSerial;
+}
+
+LaunchWalk collectLaunches(const TraceIndex &Ctx) {
+  const model::Trace &T = Ctx.trace();
+  LaunchWalk Walk;
+  Walk.PerWindow.resize(Ctx.measureWindows().Ranges.size());
+  for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI)
+    if (T.Lanes[LI].Kind == model::LaneKind::HostThread &&
+        walkLane(Ctx, LI, Walk))
+      for (int32_t D : Ctx.devicesFedBy(LI))
+        Walk.Fed.insert(D);
+  return Walk;
+}
+
+/// The per-step figures of the pattern and the bound on its gain.
+struct LaunchFigures {
+  uint64_t Launches = 0, Serial = 0;
+  double Share = 0; ///< of the launches, serialised
+  int64_t SerialMedian = 0, LaunchMedian = 0, WaitMedian = 0, IdleMedian = 0;
+  int64_t Impact = 0;
+};
+
+/// The device idle time of window \p R: the window less the busy time of
+/// the busiest device that the serialised threads feed, which bounds how
+/// short the window can get.
+int64_t idleOfBusiest(const TraceIndex &Ctx, const std::set<int32_t> &Fed,
+                      Interval R) {
+  int64_t Busiest = 0;
+  for (int32_t D : Fed)
+    if (D >= 0)
+      Busiest = std::max(Busiest, Ctx.deviceBusy(D).lengthWithin(R));
+  return R.length() - Busiest;
+}
+
+LaunchFigures measureLaunches(const TraceIndex &Ctx, const LaunchWalk &Walk) {
+  const MeasureWindows &Win = Ctx.measureWindows();
+  LaunchFigures F;
+  std::vector<int64_t> SerialPer, LaunchPer, WaitPer, IdlePer, ImpactPer;
+  for (size_t R = 0; R < Walk.PerWindow.size(); ++R) {
+    const WindowLaunches &Per = Walk.PerWindow[R];
+    F.Launches += Per.Launches;
+    F.Serial += Per.Serial;
+    SerialPer.push_back(int64_t(Per.Serial));
+    LaunchPer.push_back(int64_t(Per.Launches));
+    WaitPer.push_back(Per.WaitNs);
+    int64_t Idle = idleOfBusiest(Ctx, Walk.Fed, Win.Ranges[R]);
+    IdlePer.push_back(Idle);
+    ImpactPer.push_back(std::min(Per.WaitNs, Idle));
+  }
+  F.Share = F.Launches ? double(F.Serial) / double(F.Launches) : 0;
+  F.SerialMedian = median(SerialPer);
+  F.LaunchMedian = median(LaunchPer);
+  F.WaitMedian = median(WaitPer);
+  F.IdleMedian = median(IdlePer);
+  F.Impact = std::min(median(ImpactPer), Ctx.targetNs());
+  return F;
+}
+
+/// The finding: the figures, the sites of the waits and the first
+/// launch-wait pair as the example.
+Detection describeLaunches(const TraceIndex &Ctx, const LaunchWalk &Walk,
+                           const LaunchFigures &F, double MinShare) {
+  const model::Trace &T = Ctx.trace();
+  auto Ranked =
+      rankByKey(Walk.Sites, [](const WaitTally &G) { return G.Count; });
+  const Event &EL = T.Events[Walk.ExampleLaunch];
+  const Event &EW = T.Events[Walk.ExampleWait];
+
+  Detection Det;
+  describeSiteImpact(Ctx, Ranked.front()->first, F.Impact, Det);
+  auto &V = Det.Values;
+  V["value"] = pct(F.Share);
+  V["threshold"] = pct(MinShare);
+  V["count"] = count(F.SerialMedian);
+  V["launches"] = count(F.LaunchMedian);
+  V["serial_total"] = count(int64_t(F.Serial));
+  V["launch_total"] = count(int64_t(F.Launches));
+  V["wait"] = dur(F.WaitMedian);
+  V["idle"] = dur(F.IdleMedian);
+  V["top_names"] = joinNames(namesByCount(T, Walk.WaitEvents));
+  V["example"] = nameAndTime(Ctx, EL) + ", then " + nameAndTime(Ctx, EW);
+  addSiteEvidence(Det, Ranked, [](const std::string &Path, const WaitTally &G) {
+    return llvm::formatv("{0}: {1} wait{2} after a launch, {3} in total", Path,
+                         G.Count, G.Count == 1 ? "" : "s", dur(G.Total))
+        .str();
+  });
+  Det.Examples.push_back(example(Ctx, EL));
+  Det.Examples.push_back(example(Ctx, EW));
+  // The pattern is read directly from the host's own calls; what the
+  // trace cannot say is whether each wait is needed.
+  Det.Confidence = 0.7;
+  return Det;
+}
 
 } // namespace
 
 Outcome rules::runSyncAfterEveryLaunch(const TraceIndex &Ctx,
                                        const RuleOptions &Opts,
                                        std::vector<Detection> &Out) {
-  const model::Trace &T = Ctx.trace();
   const double MinShare = Opts.number("min-serialised-share");
   const double MinPerStep = Opts.number("min-serialised-per-step");
   const double MinGain = Opts.number("min-gain-share");
   const int64_t Target = Ctx.targetNs();
   if (Target <= 0)
     return Outcome::ran();
-  const MeasureWindows &Win = Ctx.measureWindows();
-  auto WindowOf = [&](int64_t Time) -> int {
-    for (size_t I = 0; I < Win.Ranges.size(); ++I)
-      if (Time >= Win.Ranges[I].Begin && Time < Win.Ranges[I].End)
-        return int(I);
-    return -1;
-  };
 
-  std::vector<PerWindow> Per(Win.Ranges.size());
-  std::map<std::string, WaitGroup> ByPath;
-  std::map<std::string, uint64_t> WaitNames;
-  std::set<int32_t> Fed; // devices fed by threads with serialised launches
-  uint32_t ExampleLaunch = model::NoIndex, ExampleWait = model::NoIndex;
-  for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI) {
-    if (T.Lanes[LI].Kind != model::LaneKind::HostThread)
-      continue;
-    std::vector<uint32_t> Launches;
-    for (uint32_t I : Ctx.submissions(LI))
-      if (isKernelLaunch(Ctx, T.Events[I]))
-        Launches.push_back(I);
-    if (Launches.empty())
-      continue;
-    llvm::ArrayRef<HostWait> Waits = Ctx.hostWaits(LI);
-    size_t WI = 0;
-    bool LaneSerial = false;
-    for (size_t K = 0; K < Launches.size(); ++K) {
-      const Event &L = T.Events[Launches[K]];
-      int R = WindowOf(L.Start);
-      if (R < 0)
-        continue;
-      ++Per[R].Launches;
-      // The waits that start after this launch and before the next one
-      // (or the end of its window).
-      int64_t Until = Win.Ranges[R].End;
-      if (K + 1 < Launches.size())
-        Until = std::min(Until, T.Events[Launches[K + 1]].Start);
-      while (WI < Waits.size() && Waits[WI].Range.Begin < L.Start)
-        ++WI;
-      bool Serial = false;
-      for (size_t J = WI; J < Waits.size() && Waits[J].Range.Begin < Until;
-           ++J) {
-        const HostWait &W = Waits[J];
-        Interval Clipped{W.Range.Begin,
-                         std::min(W.Range.End, Win.Ranges[R].End)};
-        Per[R].WaitNs += Clipped.length();
-        const Event &WE = T.Events[W.Event];
-        WaitGroup &G = ByPath[Ctx.opPath(WE)];
-        ++G.Count;
-        G.Total += W.Range.length();
-        ++WaitNames[T.name(WE).str()];
-        if (!Serial && ExampleLaunch == model::NoIndex) {
-          ExampleLaunch = Launches[K];
-          ExampleWait = W.Event;
-        }
-        Serial = true;
-      }
-      if (Serial) {
-        ++Per[R].Serial;
-        LaneSerial = true;
-      }
-    }
-    if (LaneSerial)
-      for (int32_t D : Ctx.devicesFedBy(LI))
-        Fed.insert(D);
-  }
-
-  uint64_t Launches = 0, Serial = 0;
-  std::vector<int64_t> SerialPer, LaunchPer, WaitPer, IdlePer, ImpactPer;
-  for (size_t R = 0; R < Per.size(); ++R) {
-    Launches += Per[R].Launches;
-    Serial += Per[R].Serial;
-    SerialPer.push_back(int64_t(Per[R].Serial));
-    LaunchPer.push_back(int64_t(Per[R].Launches));
-    WaitPer.push_back(Per[R].WaitNs);
-    // The busiest fed device bounds how short the window can get.
-    int64_t Busiest = 0;
-    for (int32_t D : Fed)
-      if (D >= 0)
-        Busiest =
-            std::max(Busiest, Ctx.deviceBusy(D).lengthWithin(Win.Ranges[R]));
-    int64_t Idle = Win.Ranges[R].length() - Busiest;
-    IdlePer.push_back(Idle);
-    ImpactPer.push_back(std::min(Per[R].WaitNs, Idle));
-  }
-  if (Launches == 0 || Serial == 0)
+  LaunchWalk Walk = collectLaunches(Ctx);
+  LaunchFigures F = measureLaunches(Ctx, Walk);
+  if (F.Launches == 0 || F.Serial == 0)
     return Outcome::ran();
-  double Share = double(Serial) / double(Launches);
-  int64_t SerialMedian = median(SerialPer);
-  int64_t Impact = std::min(median(ImpactPer), Target);
-  if (Share < MinShare || double(SerialMedian) < MinPerStep ||
-      double(Impact) < MinGain * double(Target))
+  if (F.Share < MinShare || double(F.SerialMedian) < MinPerStep ||
+      double(F.Impact) < MinGain * double(Target))
     return Outcome::ran();
 
-  std::vector<std::pair<std::string, WaitGroup>> Ranked(ByPath.begin(),
-                                                        ByPath.end());
-  llvm::sort(Ranked, [](const auto &A, const auto &B) {
-    if (A.second.Count != B.second.Count)
-      return A.second.Count > B.second.Count;
-    return A.first < B.first;
-  });
-  std::vector<std::pair<uint64_t, std::string>> Names;
-  for (auto &[N, C] : WaitNames)
-    Names.push_back({C, N});
-  llvm::sort(Names, [](const auto &A, const auto &B) {
-    return A.first > B.first || (A.first == B.first && A.second < B.second);
-  });
-  std::vector<std::string> NameList;
-  for (auto &P : Names)
-    NameList.push_back(P.second);
-
-  Detection Det;
-  auto &V = Det.Values;
-  V["value"] = pct(Share);
-  V["threshold"] = pct(MinShare);
-  V["count"] = std::to_string(SerialMedian);
-  V["launches"] = std::to_string(median(LaunchPer));
-  V["serial_total"] = std::to_string(Serial);
-  V["launch_total"] = std::to_string(Launches);
-  V["wait"] = dur(median(WaitPer));
-  V["idle"] = dur(median(IdlePer));
-  V["impact"] = dur(Impact);
-  V["impact_share"] = pct(double(Impact) / double(Target));
-  V["top_names"] = joinNames(NameList);
-  V["top_op_path"] = Ranked.front().first;
-  V["subject"] = Ranked.front().first;
-  V["target"] = Ctx.describeTarget();
-  describeWindows(Win, V);
-  const Event &EL = T.Events[ExampleLaunch];
-  const Event &EW = T.Events[ExampleWait];
-  V["example"] = llvm::formatv("{0} at {1:f3} us, then {2} at {3:f3} us",
-                               T.name(EL), Ctx.traceTimestampUs(EL), T.name(EW),
-                               Ctx.traceTimestampUs(EW))
-                     .str();
-  for (size_t I = 0; I < Ranked.size() && I < 3; ++I)
-    Det.ExtraEvidence.push_back(
-        llvm::formatv("{0}: {1} wait{2} after a launch, {3} in total",
-                      Ranked[I].first, Ranked[I].second.Count,
-                      Ranked[I].second.Count == 1 ? "" : "s",
-                      dur(Ranked[I].second.Total))
-            .str());
-  Det.Examples.push_back(example(Ctx, EL));
-  Det.Examples.push_back(example(Ctx, EW));
-  Det.ImpactNs = Impact;
-  Det.Window = Win.describe();
-  Det.Subject = Ranked.front().first;
-  // The pattern is read directly from the host's own calls; what the
-  // trace cannot say is whether each wait is needed.
-  Det.Confidence = 0.7;
-  Out.push_back(std::move(Det));
+  Out.push_back(describeLaunches(Ctx, Walk, F, MinShare));
   return Outcome::ran();
 }

@@ -37,9 +37,7 @@ namespace {
 
 /// The waits at one op path.
 struct WaitSite {
-  uint64_t Count = 0;
-  int64_t Total = 0, Max = 0;
-  uint32_t Longest = model::NoIndex;
+  WaitTally Waits;
   std::vector<std::vector<HostWait>> PerWindow; ///< parallel to the windows
   int64_t GainPerWindow = 0; ///< mean over the windows of their bound
 };
@@ -73,14 +71,7 @@ StepWaits collectWaits(const TraceIndex &Ctx) {
   const MeasureWindows &Win = Ctx.measureWindows();
   StepWaits S;
   S.PerWindow.resize(Win.Ranges.size());
-  for (const HostWait &W : Ctx.hostWaits()) {
-    if (Ctx.isFlushWait(W)) {
-      ++S.Flushes;
-      continue;
-    }
-    size_t Idx = Win.indexOf(W.Range.Begin);
-    if (Idx == Win.Ranges.size())
-      continue;
+  S.Flushes = forEachSteadyWait(Ctx, [&](const HostWait &W, size_t Idx) {
     const Event &E = T.Events[W.Event];
     const int64_t Len = W.Range.length();
     S.PerWindow[Idx].push_back(W);
@@ -92,13 +83,8 @@ StepWaits collectWaits(const TraceIndex &Ctx) {
     WaitSite &Site = S.Sites[Ctx.opPath(E)];
     Site.PerWindow.resize(Win.Ranges.size());
     Site.PerWindow[Idx].push_back(W);
-    ++Site.Count;
-    Site.Total += Len;
-    if (Len > Site.Max) {
-      Site.Max = Len;
-      Site.Longest = W.Event;
-    }
-  }
+    Site.Waits.add(W);
+  });
   return S;
 }
 
@@ -181,8 +167,9 @@ Outcome rules::runSyncLongHostWait(const TraceIndex &Ctx,
       F.BusyShare >= DeviceBound &&
       double(F.GainMedian) < MinShare * double(Target);
   auto Ranked = rankByKey(S.Sites, [&](const WaitSite &Site) {
-    return std::make_pair(RevealsDeviceWork ? Site.Total : Site.GainPerWindow,
-                          Site.Total);
+    return std::make_pair(RevealsDeviceWork ? Site.Waits.Total
+                                            : Site.GainPerWindow,
+                          Site.Waits.Total);
   });
   const auto *Top = Ranked.front();
   std::vector<std::string> Kinds;
@@ -191,17 +178,17 @@ Outcome rules::runSyncLongHostWait(const TraceIndex &Ctx,
 
   Detection Det;
   auto &V = Det.Values;
-  for (size_t I = 0; I < Ranked.size() && I < 3; ++I) {
-    const WaitSite &Site = Ranked[I]->second;
-    const Event &L = T.Events[Site.Longest];
-    Det.ExtraEvidence.push_back(
-        llvm::formatv("{0}: {1} wait{2}, {3} in total, the longest {4} at "
-                      "{5:f3} us; bound on the gain {6} per step",
-                      Ranked[I]->first, Site.Count, Site.Count == 1 ? "" : "s",
-                      dur(Site.Total), dur(Site.Max), Ctx.traceTimestampUs(L),
-                      dur(Site.GainPerWindow))
-            .str());
-  }
+  addSiteEvidence(
+      Det, Ranked, [&](const std::string &Path, const WaitSite &Site) {
+        const WaitTally &W = Site.Waits;
+        return llvm::formatv(
+                   "{0}: {1} wait{2}, {3} in total, the longest {4} at "
+                   "{5:f3} us; bound on the gain {6} per step",
+                   Path, W.Count, W.Count == 1 ? "" : "s", dur(W.Total),
+                   dur(W.Max), Ctx.traceTimestampUs(T.Events[W.Longest]),
+                   dur(Site.GainPerWindow))
+            .str();
+      });
   V["value"] = dur(F.BlockedMedian);
   V["share"] = pct(double(F.BlockedMedian) / double(Target));
   V["threshold"] = pct(MinShare);
@@ -218,11 +205,9 @@ Outcome rules::runSyncLongHostWait(const TraceIndex &Ctx,
   V["refill"] = dur(F.RefillMedian);
   describeWindows(Win, V);
   V["flushes"] = count(int64_t(S.Flushes));
-  const Event &Longest = T.Events[Top->second.Longest];
-  V["max"] = dur(Top->second.Max);
-  V["example"] = llvm::formatv("{0} at {1:f3} us", T.name(Longest),
-                               Ctx.traceTimestampUs(Longest))
-                     .str();
+  const Event &Longest = T.Events[Top->second.Waits.Longest];
+  V["max"] = dur(Top->second.Waits.Max);
+  V["example"] = nameAndTime(Ctx, Longest);
   Det.Examples.push_back(example(Ctx, Longest));
 
   if (RevealsDeviceWork) {

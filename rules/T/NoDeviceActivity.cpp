@@ -1,9 +1,13 @@
-//===- rules/detectors/TraceQuality.cpp - T001-T004 trace quality ---------===//
+//===- rules/T/NoDeviceActivity.cpp - T001 no device activity -------------===//
 //
-// What the trace cannot support. These findings carry no impact: they say
-// which other judgements the trace cannot back, and why. The facts come from
-// TraceIndex::quality(); the engine lowers other rules' confidence from
-// TraceIndex::confidencePenalties(), so the two always agree.
+// Without device events, idle and busy time cannot be computed, and calling
+// the device idle would be a guess presented as a measurement. This
+// detector says instead that the trace holds no device work although the
+// host submitted some (launch or other runtime calls, or metadata naming
+// devices), so that the device rules' "cannot judge" has its reason. A
+// trace without runtime calls or declared devices is CPU-only and quiet.
+// The finding carries no impact: the trace's quality is not a cost. The
+// facts come from TraceIndex::quality().
 //
 //===----------------------------------------------------------------------===//
 #include "rules/BuiltinDetectors.h"
@@ -17,6 +21,21 @@ using namespace tracelint::rules::detect;
 using analysis::TraceIndex;
 using analysis::TraceQuality;
 
+namespace {
+
+/// What says that the host meant to use a device, the strongest first.
+std::string evidenceOfDevice(const TraceQuality &Q) {
+  if (Q.LaunchCalls)
+    return llvm::formatv("{0} launch calls", Q.LaunchCalls).str();
+  if (Q.RuntimeCalls)
+    return llvm::formatv("{0} accelerator runtime calls", Q.RuntimeCalls).str();
+  return llvm::formatv("metadata naming {0} device{1}", Q.DeclaredDevices,
+                       Q.DeclaredDevices == 1 ? "" : "s")
+      .str();
+}
+
+} // namespace
+
 Outcome rules::runNoDeviceActivity(const TraceIndex &Ctx, const RuleOptions &,
                                    std::vector<Detection> &Out) {
   const TraceQuality &Q = Ctx.quality();
@@ -25,20 +44,11 @@ Outcome rules::runNoDeviceActivity(const TraceIndex &Ctx, const RuleOptions &,
     return Outcome::ran();
   Detection D = qualityDetection("no-device-activity");
   auto &V = D.Values;
-  V["runtime_calls"] = std::to_string(Q.RuntimeCalls);
-  V["launches"] = std::to_string(Q.LaunchCalls);
-  V["declared_devices"] = std::to_string(Q.DeclaredDevices);
-  std::string Why;
-  if (Q.LaunchCalls)
-    Why = llvm::formatv("{0} launch calls", Q.LaunchCalls).str();
-  else if (Q.RuntimeCalls)
-    Why = llvm::formatv("{0} accelerator runtime calls", Q.RuntimeCalls).str();
-  else
-    Why = llvm::formatv("metadata naming {0} device{1}", Q.DeclaredDevices,
-                        Q.DeclaredDevices == 1 ? "" : "s")
-              .str();
-  V["value"] = Why;
-  V["evidence_of_device"] = Why;
+  V["runtime_calls"] = count(int64_t(Q.RuntimeCalls));
+  V["launches"] = count(int64_t(Q.LaunchCalls));
+  V["declared_devices"] = count(int64_t(Q.DeclaredDevices));
+  V["value"] = evidenceOfDevice(Q);
+  V["evidence_of_device"] = V["value"];
   Out.push_back(std::move(D));
   return Outcome::ran();
 }

@@ -1,21 +1,21 @@
-//===- rules/detectors/TraceQuality.cpp - T001-T004 trace quality ---------===//
+//===- rules/T/NoStepMarkers.cpp - T002 no step markers -------------------===//
 //
-// What the trace cannot support. These findings carry no impact: they say
-// which other judgements the trace cannot back, and why. The facts come from
-// TraceIndex::quality(); the engine lowers other rules' confidence from
-// TraceIndex::confidencePenalties(), so the two always agree.
+// Steps separate steady state from start-up and give every impact its unit
+// (time per step). Without them the rules measure against the whole
+// window, so start-up, steady state and teardown are mixed in every figure.
+// This detector says so for any trace with events but no steps; for the
+// same fact the engine lowers the confidence of the device and launch rules
+// (TraceIndex::confidencePenalties()). The finding carries no impact: the
+// trace's quality is not a cost.
 //
 //===----------------------------------------------------------------------===//
 #include "rules/BuiltinDetectors.h"
 #include "rules/detectors/DetectorSupport.h"
 
-#include "llvm/Support/FormatVariadic.h"
-
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
 using analysis::TraceIndex;
-using analysis::TraceQuality;
 
 Outcome rules::runNoStepMarkers(const TraceIndex &Ctx, const RuleOptions &,
                                 std::vector<Detection> &Out) {

@@ -1,9 +1,12 @@
-//===- rules/detectors/TraceQuality.cpp - T001-T004 trace quality ---------===//
+//===- rules/T/ShortWindow.cpp - T004 too few steps -----------------------===//
 //
-// What the trace cannot support. These findings carry no impact: they say
-// which other judgements the trace cannot back, and why. The facts come from
-// TraceIndex::quality(); the engine lowers other rules' confidence from
-// TraceIndex::confidencePenalties(), so the two always agree.
+// A steady-state claim needs several steps: with one or two, nothing tells
+// the warm-up from the steady state, and every figure measured per step
+// rests on them. This detector says so for a window with at least one step
+// and fewer than min-steps; below three steps the engine also lowers the
+// confidence of the other rules (TraceIndex::confidencePenalties()). A
+// trace without steps is T002's. The finding carries no impact: the
+// trace's quality is not a cost.
 //
 //===----------------------------------------------------------------------===//
 #include "rules/BuiltinDetectors.h"
@@ -15,7 +18,6 @@ using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::detect;
 using analysis::TraceIndex;
-using analysis::TraceQuality;
 
 Outcome rules::runShortWindow(const TraceIndex &Ctx, const RuleOptions &Opts,
                               std::vector<Detection> &Out) {
@@ -26,7 +28,7 @@ Outcome rules::runShortWindow(const TraceIndex &Ctx, const RuleOptions &Opts,
   Detection D = qualityDetection("short-window");
   D.Values["value"] = count(int64_t(N));
   D.Values["steps"] = llvm::formatv("{0} step{1}", N, N == 1 ? "" : "s").str();
-  D.Values["min_steps"] = std::to_string(int64_t(MinSteps));
+  D.Values["min_steps"] = count(int64_t(MinSteps));
   D.Values["target"] = Ctx.describeTarget();
   Out.push_back(std::move(D));
   return Outcome::ran();

@@ -1,4 +1,4 @@
-//===- rules/detectors/ProfilerPerturbation.cpp - U004 profiler overhead --===//
+//===- rules/U/ProfilerPerturbation.cpp - U004 profiler overhead ----------===//
 //
 // The profiler costs time too. CUPTI and Nsight record their own overhead
 // (buffer requests and flushes, instrumentation, resource management,
@@ -13,8 +13,6 @@
 //===----------------------------------------------------------------------===//
 #include "rules/BuiltinDetectors.h"
 #include "rules/detectors/DetectorSupport.h"
-
-#include "analysis/Startup.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -65,173 +63,206 @@ OverheadKind classify(const Event &E, llvm::StringRef Name) {
   return OtherOverhead;
 }
 
-} // namespace
-
-Outcome rules::runProfilerPerturbation(const TraceIndex &Ctx,
-                                       const RuleOptions &Opts,
-                                       std::vector<Detection> &Out) {
+/// The profiler's own activity anywhere in the trace, in trace order:
+/// overhead records, and the profiler's own frames (with_stack=True: its
+/// schedule transitions, start and stop, export and the autograd profiler).
+std::vector<uint32_t> profilerActivity(const TraceIndex &Ctx) {
   const model::Trace &T = Ctx.trace();
-  const double MinShare = Opts.number("min-share");
-  const int64_t Target = Ctx.targetNs();
-  if (Target <= 0)
-    return Outcome::ran();
-
-  // 1. The profiler's own activity, anywhere in the trace.
   std::vector<uint32_t> Found;
-  for (uint32_t I = 0; I < T.Events.size(); ++I) {
-    const Event &E = T.Events[I];
-    if (E.Duration <= 0)
-      continue;
-    if (E.Kind == EventKind::Overhead ||
-        // The profiler's own frames (with_stack=True): its schedule
-        // transitions, start and stop, export and the autograd profiler.
-        (E.Kind == EventKind::Python &&
-         Ctx.is(E, model::NameClass::ProfilerFrame)))
+  for (uint32_t I : Ctx.eventsOfKind(EventKind::Overhead))
+    if (T.Events[I].Duration > 0)
       Found.push_back(I);
-  }
-  if (Found.empty())
-    return Outcome::ran();
+  for (uint32_t I : Ctx.eventsOfKind(EventKind::Python))
+    if (T.Events[I].Duration > 0 &&
+        Ctx.is(T.Events[I], model::NameClass::ProfilerFrame))
+      Found.push_back(I);
+  llvm::sort(Found);
+  return Found;
+}
 
-  // 2. Where it lies. The work span runs from the first submission's start
-  //    to the last one's end; outside it are the window's edges.
-  int64_t WorkBegin = INT64_MAX;
+/// The work span: from the first submission's start to the last one's end,
+/// or the whole window when no thread submits. Outside it are the window's
+/// edges.
+Interval workSpan(const TraceIndex &Ctx) {
+  const model::Trace &T = Ctx.trace();
+  int64_t Begin = INT64_MAX;
   for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI) {
     llvm::ArrayRef<uint32_t> Subs = Ctx.submissions(LI);
     if (!Subs.empty())
-      WorkBegin = std::min(WorkBegin, T.Events[Subs.front()].Start);
+      Begin = std::min(Begin, T.Events[Subs.front()].Start);
   }
-  int64_t WorkEnd = Ctx.lastSubmissionEnd();
-  bool HasWork = WorkBegin != INT64_MAX && WorkEnd != INT64_MAX;
-  Interval Work = HasWork ? Interval{WorkBegin, WorkEnd} : Ctx.window();
+  int64_t End = Ctx.lastSubmissionEnd();
+  if (Begin == INT64_MAX || End == INT64_MAX)
+    return Ctx.window();
+  return {Begin, End};
+}
 
+/// True when \p R overlaps one of the windows (sorted and disjoint): the
+/// first window that ends after R begins is the only candidate.
+bool overlapsAWindow(const MeasureWindows &Win, Interval R) {
+  auto It = llvm::partition_point(
+      Win.Ranges, [&](const Interval &W) { return W.End <= R.Begin; });
+  return It != Win.Ranges.end() && It->Begin < R.End;
+}
+
+/// What the overhead costs the target, and where it lies.
+struct OverheadFigures {
+  /// The largest union over the windows (the median step cannot shrink by
+  /// more than one step holds), capped by the target.
+  int64_t Impact = 0;
+  int64_t WorstStep = -1;                         ///< the window that holds it
+  int64_t InWork = 0;                             ///< of it, among the work
+  std::array<int64_t, NumOverheadKinds> ByKind{}; ///< inside the windows
+};
+
+OverheadFigures measureOverhead(const TraceIndex &Ctx,
+                                llvm::ArrayRef<uint32_t> Found) {
+  const model::Trace &T = Ctx.trace();
+  const MeasureWindows &Win = Ctx.measureWindows();
   std::vector<Interval> Parts;
-  std::array<std::vector<Interval>, NumOverheadKinds> ByKind;
-  std::map<std::string, int64_t> ByName;
+  std::array<std::vector<Interval>, NumOverheadKinds> KindParts;
   for (uint32_t I : Found) {
     const Event &E = T.Events[I];
-    Interval R{E.Start, E.end()};
-    Parts.push_back(R);
-    ByKind[classify(E, T.name(E))].push_back(R);
+    Parts.push_back({E.Start, E.end()});
+    KindParts[classify(E, T.name(E))].push_back({E.Start, E.end()});
   }
-  model::IntervalSet Union = model::IntervalSet::unionOf(Parts);
-
-  // 3. What it costs the target: the largest per-step union over the steady
-  //    steps (the median step cannot shrink by more than one step holds), or
-  //    the union inside the window.
-  int64_t Impact = 0;
-  int64_t InWork = 0;
-  int64_t WorstStep = -1;
-  const MeasureWindows &Win = Ctx.measureWindows();
+  model::IntervalSet Union = model::IntervalSet::unionOf(std::move(Parts));
+  OverheadFigures F;
   for (size_t W = 0; W < Win.Ranges.size(); ++W) {
     int64_t Ns = Union.lengthWithin(Win.Ranges[W]);
-    if (Ns > Impact) {
-      Impact = Ns;
-      WorstStep = Win.StepNumbers[W];
+    if (Ns > F.Impact) {
+      F.Impact = Ns;
+      F.WorstStep = Win.StepNumbers[W];
     }
   }
-  Impact = std::min(Impact, Target);
-  if (Win.Steps) {
-    InWork = Impact;
-  } else {
-    InWork = Union.lengthWithin(Work);
+  F.Impact = std::min(F.Impact, Ctx.targetNs());
+  F.InWork = Win.Steps ? F.Impact : Union.lengthWithin(workSpan(Ctx));
+  for (unsigned K = 0; K < NumOverheadKinds; ++K) {
+    model::IntervalSet KU = model::IntervalSet::unionOf(KindParts[K]);
+    for (const Interval &W : Win.Ranges)
+      F.ByKind[K] += KU.lengthWithin(W);
   }
-  double Share = double(Impact) / double(Target);
-  if (Impact <= 0 || Share < MinShare)
-    return Outcome::ran();
+  return F;
+}
 
-  std::map<std::string, int64_t> NamesIn;
-  const Event *Longest = nullptr;
+/// The records inside the windows: how many, their names by time, the
+/// longest.
+struct OverheadRecords {
   uint64_t Count = 0;
+  std::map<std::string, int64_t> TimeByName;
+  const Event *Longest = nullptr;
+};
+
+OverheadRecords recordsInWindows(const TraceIndex &Ctx,
+                                 llvm::ArrayRef<uint32_t> Found) {
+  const model::Trace &T = Ctx.trace();
+  OverheadRecords R;
   for (uint32_t I : Found) {
     const Event &E = T.Events[I];
-    Interval R{E.Start, E.end()};
-    bool Inside = false;
-    for (const Interval &W : Win.Ranges)
-      if (R.Begin < W.End && R.End > W.Begin)
-        Inside = true;
-    if (!Inside)
+    if (!overlapsAWindow(Ctx.measureWindows(), {E.Start, E.end()}))
       continue;
-    ++Count;
-    NamesIn[T.name(E).str()] += E.Duration;
-    if (!Longest || E.Duration > Longest->Duration)
-      Longest = &E;
+    ++R.Count;
+    R.TimeByName[T.name(E).str()] += E.Duration;
+    if (!R.Longest || E.Duration > R.Longest->Duration)
+      R.Longest = &E;
   }
+  return R;
+}
 
-  Detection Det;
-  auto &V = Det.Values;
-  std::vector<std::string> Kinds;
-  for (unsigned K = 0; K < NumOverheadKinds; ++K) {
-    int64_t Ns = 0;
-    model::IntervalSet KU = model::IntervalSet::unionOf(ByKind[K]);
-    for (const Interval &W : Win.Ranges)
-      Ns += KU.lengthWithin(W);
-    if (Ns > 0)
-      Kinds.push_back(
-          llvm::formatv("{0} {1}", overheadKindName(K), dur(Ns)).str());
-  }
-  std::vector<std::pair<int64_t, std::string>> Names;
-  for (auto &[N, Ns] : NamesIn)
-    Names.push_back({Ns, N});
-  llvm::sort(Names, [](const auto &A, const auto &B) {
-    return A.first > B.first || (A.first == B.first && A.second < B.second);
-  });
-  std::vector<std::string> NameList;
-  for (auto &P : Names)
-    NameList.push_back(P.second);
-
-  int64_t AtEdges = Win.Steps ? 0 : std::max<int64_t>(0, Impact - InWork);
-  if (Win.Steps) {
+/// Where the overhead lies: {placement} and {metric_kind}.
+void describePlacement(const OverheadFigures &F, bool Steps,
+                       std::map<std::string, Value> &V) {
+  if (Steps) {
     V["placement"] =
         llvm::formatv("inside the steady steps (up to {0} in step {1})",
-                      dur(Impact), WorstStep)
+                      dur(F.Impact), F.WorstStep)
             .str();
     V["metric_kind"] = "steps";
-  } else if (InWork > 0) {
+    return;
+  }
+  int64_t AtEdges = std::max<int64_t>(0, F.Impact - F.InWork);
+  if (F.InWork > 0) {
     V["placement"] =
         llvm::formatv("{0} among the work (between the first and the last "
                       "submission) and {1} at the window's edges",
-                      dur(InWork), dur(AtEdges))
+                      dur(F.InWork), dur(AtEdges))
             .str();
     V["metric_kind"] = "among the work";
-  } else {
-    V["placement"] =
-        llvm::formatv("all {0} at the window's edges, before the first or "
-                      "after the last submission (profiler start-up and its "
-                      "flush at exit)",
-                      dur(AtEdges))
-            .str();
-    V["metric_kind"] = "window edges";
+    return;
   }
-  // Overhead among the work perturbs what every rule measures; at the edges
-  // it only lengthens a window without steps.
-  Det.SeverityOverride =
-      Win.Steps || InWork >= int64_t(MinShare * double(Target))
-          ? Severity::Warning
-          : Severity::Info;
-  V["value"] = dur(Impact);
-  V["share"] = pct(Share);
+  V["placement"] =
+      llvm::formatv("all {0} at the window's edges, before the first or "
+                    "after the last submission (profiler start-up and its "
+                    "flush at exit)",
+                    dur(AtEdges))
+          .str();
+  V["metric_kind"] = "window edges";
+}
+
+/// The finding: where the overhead lies, its kinds, the records inside the
+/// windows and the longest of them.
+Detection describeOverhead(const TraceIndex &Ctx, const OverheadFigures &F,
+                           const OverheadRecords &R) {
+  const MeasureWindows &Win = Ctx.measureWindows();
+  std::vector<std::string> Kinds;
+  for (unsigned K = 0; K < NumOverheadKinds; ++K)
+    if (F.ByKind[K] > 0)
+      Kinds.push_back(
+          llvm::formatv("{0} {1}", overheadKindName(K), dur(F.ByKind[K]))
+              .str());
+  std::vector<std::string> Names = namesByTime(R.TimeByName);
+
+  Detection Det;
+  auto &V = Det.Values;
+  describePlacement(F, Win.Steps, V);
+  V["value"] = dur(F.Impact);
+  V["share"] = pct(double(F.Impact) / double(Ctx.targetNs()));
   V["kinds"] = Kinds.empty() ? "none" : joinNames(Kinds, 5);
-  V["top_names"] = NameList.empty() ? "none" : joinNames(NameList);
-  V["count"] = std::to_string(Count);
-  V["impact"] = dur(Impact);
+  V["top_names"] = Names.empty() ? "none" : joinNames(Names);
+  V["count"] = count(int64_t(R.Count));
+  V["impact"] = dur(F.Impact);
   V["target"] = Ctx.describeTarget();
   describeWindows(Win, V);
-  if (Longest) {
-    V["example"] =
-        llvm::formatv("{0} at {1:f3} us ({2})", T.name(*Longest),
-                      Ctx.traceTimestampUs(*Longest), dur(Longest->Duration))
-            .str();
-    Det.Examples.push_back(example(Ctx, *Longest));
+  if (R.Longest) {
+    V["example"] = nameAndTime(Ctx, *R.Longest) + " (" +
+                   dur(R.Longest->Duration).text() + ")";
+    Det.Examples.push_back(example(Ctx, *R.Longest));
   } else {
     V["example"] = "none";
   }
   V["subject"] = V["metric_kind"];
   Det.Subject = V["metric_kind"].text();
-  Det.ImpactNs = Impact;
+  Det.ImpactNs = F.Impact;
   Det.Window = Win.describe();
   // Overhead records name themselves; whether the program would run faster
   // by that much without the profiler depends on the thread they block.
   Det.Confidence = 0.7;
+  return Det;
+}
+
+} // namespace
+
+Outcome rules::runProfilerPerturbation(const TraceIndex &Ctx,
+                                       const RuleOptions &Opts,
+                                       std::vector<Detection> &Out) {
+  const double MinShare = Opts.number("min-share");
+  const int64_t Target = Ctx.targetNs();
+  if (Target <= 0)
+    return Outcome::ran();
+
+  std::vector<uint32_t> Found = profilerActivity(Ctx);
+  if (Found.empty())
+    return Outcome::ran();
+  OverheadFigures F = measureOverhead(Ctx, Found);
+  if (F.Impact <= 0 || double(F.Impact) / double(Target) < MinShare)
+    return Outcome::ran();
+
+  Detection Det = describeOverhead(Ctx, F, recordsInWindows(Ctx, Found));
+  // Overhead among the work perturbs what every rule measures; at the edges
+  // it only lengthens a window without steps.
+  const bool AmongWork = Ctx.measureWindows().Steps ||
+                         F.InWork >= int64_t(MinShare * double(Target));
+  Det.SeverityOverride = AmongWork ? Severity::Warning : Severity::Info;
   Out.push_back(std::move(Det));
   return Outcome::ran();
 }

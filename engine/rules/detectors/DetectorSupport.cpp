@@ -428,3 +428,83 @@ std::optional<WorkCost> detect::workCostAbove(const analysis::TraceIndex &Ctx,
     return std::nullopt;
   return C;
 }
+
+// --- S, U and T families: host waits, start-up and teardown ---------------
+
+uint64_t detect::forEachSteadyWait(
+    const analysis::TraceIndex &Ctx,
+    llvm::function_ref<void(const analysis::HostWait &, size_t)> Visit) {
+  const MeasureWindows &Win = Ctx.measureWindows();
+  uint64_t Flushes = 0;
+  for (const analysis::HostWait &W : Ctx.hostWaits()) {
+    if (Ctx.isFlushWait(W)) {
+      ++Flushes;
+      continue;
+    }
+    size_t Idx = Win.indexOf(W.Range.Begin);
+    if (Idx != Win.Ranges.size())
+      Visit(W, Idx);
+  }
+  return Flushes;
+}
+
+std::string detect::nameAndTime(const analysis::TraceIndex &Ctx,
+                                const model::Event &E) {
+  return llvm::formatv("{0} at {1:f3} us", Ctx.trace().name(E),
+                       Ctx.traceTimestampUs(E))
+      .str();
+}
+
+void detect::describeSiteImpact(const analysis::TraceIndex &Ctx,
+                                const std::string &Site, int64_t ImpactNs,
+                                Detection &Det) {
+  const MeasureWindows &Win = Ctx.measureWindows();
+  auto &V = Det.Values;
+  V["impact"] = dur(ImpactNs);
+  V["impact_share"] = pct(double(ImpactNs) / double(Ctx.targetNs()));
+  V["top_op_path"] = Site;
+  V["subject"] = Site;
+  V["target"] = Ctx.describeTarget();
+  describeWindows(Win, V);
+  Det.ImpactNs = ImpactNs;
+  Det.Window = Win.describe();
+  Det.Subject = Site;
+}
+
+WaitTally detect::flushWaits(const analysis::TraceIndex &Ctx, int64_t MinNs) {
+  WaitTally Flushes;
+  for (const analysis::HostWait &W : Ctx.hostWaits())
+    if (Ctx.isFlushWait(W) && W.Range.length() >= MinNs)
+      Flushes.add(W);
+  return Flushes;
+}
+
+std::vector<std::string>
+detect::namesByTime(const std::map<std::string, int64_t> &TimeByName) {
+  std::vector<std::pair<int64_t, llvm::StringRef>> Sorted;
+  for (auto &[Name, Ns] : TimeByName)
+    Sorted.push_back({Ns, Name});
+  llvm::sort(Sorted, [](const auto &A, const auto &B) {
+    return A.first > B.first || (A.first == B.first && A.second < B.second);
+  });
+  std::vector<std::string> Out;
+  for (auto &[Ns, Name] : Sorted)
+    Out.push_back(Name.str());
+  return Out;
+}
+
+std::vector<std::string>
+detect::categoryTimes(llvm::ArrayRef<std::vector<model::Interval>> ByCategory,
+                      const char *(*Name)(unsigned)) {
+  std::vector<std::string> Out;
+  for (unsigned C = 0; C < ByCategory.size(); ++C) {
+    const std::vector<model::Interval> &Calls = ByCategory[C];
+    if (Calls.empty())
+      continue;
+    int64_t Ns = model::IntervalSet::unionOf(Calls).length();
+    Out.push_back(llvm::formatv("{0} {1} ({2} call{3})", Name(C), dur(Ns),
+                                Calls.size(), Calls.size() == 1 ? "" : "s")
+                      .str());
+  }
+  return Out;
+}

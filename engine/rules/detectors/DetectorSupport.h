@@ -353,6 +353,96 @@ void addRunnersUp(Detection &Det, const RankedEntries &Ranked, LineFn Line,
     Det.ExtraEvidence.push_back(Line(*Ranked[G]));
 }
 
+// --- S, U and T families: host waits, start-up and teardown ---------------
+
+/// Host waits gathered at one site (an op path, or the end of the window):
+/// how many, their time, and the longest.
+struct WaitTally {
+  uint64_t Count = 0;
+  int64_t Total = 0, Max = 0;
+  uint32_t Longest = model::NoIndex; ///< the longest wait's event
+  void add(const analysis::HostWait &W) {
+    const int64_t Len = W.Range.length();
+    ++Count;
+    Total += Len;
+    if (Longest == model::NoIndex || Len > Max) {
+      Max = Len;
+      Longest = W.Event;
+    }
+  }
+};
+
+/// Calls \p Visit(W, Window) for every host wait that a rule about the
+/// steady state judges, in hostWaits() order: those that start inside a
+/// measure window (Window is its index into MeasureWindows::Ranges), less
+/// the final flushes of the window (isFlushWait; U002 reports them).
+/// Returns how many flushes it left out.
+uint64_t forEachSteadyWait(
+    const analysis::TraceIndex &Ctx,
+    llvm::function_ref<void(const analysis::HostWait &, size_t)> Visit);
+
+/// Appends one evidence line per site, \p Line(name, group), for the first
+/// \p Max entries of \p Ranked (rankByKey's order): the sites that a
+/// finding lists after its subject.
+template <typename Entry, typename LineFn>
+void addSiteEvidence(Detection &Det, const std::vector<const Entry *> &Ranked,
+                     LineFn Line, size_t Max = 3) {
+  for (size_t I = 0; I < Ranked.size() && I < Max; ++I)
+    Det.ExtraEvidence.push_back(Line(Ranked[I]->first, Ranked[I]->second));
+}
+
+/// "cudaStreamSynchronize at 1700000010300.000 us": an event's name and its
+/// start in the trace file's clock, for users to find it in Perfetto.
+std::string nameAndTime(const analysis::TraceIndex &Ctx, const model::Event &E);
+
+/// What a steady-state finding about the waits at op path \p Site says of
+/// its subject and cost: {subject} and {top_op_path}, {impact} and
+/// {impact_share} (\p ImpactNs of the target), {target} and the window's
+/// placeholders (describeWindows), and the finding's impact, window and
+/// subject.
+void describeSiteImpact(const analysis::TraceIndex &Ctx,
+                        const std::string &Site, int64_t ImpactNs,
+                        Detection &Det);
+
+/// The final flushes of the window (TraceIndex::isFlushWait) that last at
+/// least \p MinNs.
+WaitTally flushWaits(const analysis::TraceIndex &Ctx, int64_t MinNs = 0);
+
+/// The names of \p TimeByName, the most time first (ties by name).
+std::vector<std::string>
+namesByTime(const std::map<std::string, int64_t> &TimeByName);
+
+/// "graph capture 3 ms (3 calls)" for each non-empty category of
+/// \p ByCategory (the calls' ranges, by category; their union is the
+/// time), in category order, named by \p Name.
+std::vector<std::string>
+categoryTimes(llvm::ArrayRef<std::vector<model::Interval>> ByCategory,
+              const char *(*Name)(unsigned));
+
+/// The longest of \p Found (StartupWork::Found or TeardownWork::Found), or
+/// nullptr when it is empty; the first of equal ones.
+template <typename Call>
+const model::Event *longestCall(const analysis::TraceIndex &Ctx,
+                                const std::vector<Call> &Found) {
+  const Call *Longest = nullptr;
+  for (const Call &C : Found)
+    if (!Longest || C.Range.length() > Longest->Range.length())
+      Longest = &C;
+  return Longest ? &Ctx.trace().Events[Longest->Index] : nullptr;
+}
+
+/// The names of \p Found (StartupWork::Found or TeardownWork::Found), the
+/// most time first (namesByTime).
+template <typename Call>
+std::vector<std::string> callNamesByTime(const analysis::TraceIndex &Ctx,
+                                         const std::vector<Call> &Found) {
+  const model::Trace &T = Ctx.trace();
+  std::map<std::string, int64_t> TimeByName;
+  for (const Call &C : Found)
+    TimeByName[T.name(T.Events[C.Index]).str()] += C.Range.length();
+  return namesByTime(TimeByName);
+}
+
 } // namespace tracelint::rules::detect
 
 #endif

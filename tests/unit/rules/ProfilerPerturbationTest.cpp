@@ -25,7 +25,7 @@ template <typename F> model::Trace steps(F Extra) {
   return M.finish();
 }
 
-TEST(ProfilerPerturbationDetector, OverheadInsideStepsIsAWarning) {
+TEST(ProfilerPerturbation, OverheadInsideStepsIsAWarning) {
   // Steps 2-5 hold 40 us of buffer requests; step 3 also a 200 us flush
   // that overlaps the request by 20 us: unions 40, 220, 40, 40 us.
   model::Trace T = steps([](TraceMaker &M, int K, int64_t T0) {
@@ -53,7 +53,7 @@ TEST(ProfilerPerturbationDetector, OverheadInsideStepsIsAWarning) {
   EXPECT_DOUBLE_EQ(*F.Value, double(40 * Us));
 }
 
-TEST(ProfilerPerturbationDetector, ProfilerFramesCountOtherFramesDoNot) {
+TEST(ProfilerPerturbation, ProfilerFramesCountOtherFramesDoNot) {
   model::Trace T = steps([](TraceMaker &M, int, int64_t T0) {
     M.add(M.Host, EventKind::Python, "torch/profiler/profiler.py(832): step",
           T0 + 920 * Us, T0 + 970 * Us);
@@ -70,7 +70,7 @@ TEST(ProfilerPerturbationDetector, ProfilerFramesCountOtherFramesDoNot) {
       std::string::npos);
 }
 
-TEST(ProfilerPerturbationDetector, SmallOrOutsideOverheadIsQuiet) {
+TEST(ProfilerPerturbation, SmallOrOutsideOverheadIsQuiet) {
   // 10 us per step (1 %) is under the 2 % default; a long flush after the
   // last step is outside every steady step.
   model::Trace T = steps([](TraceMaker &M, int K, int64_t T0) {
@@ -89,7 +89,7 @@ TEST(ProfilerPerturbationDetector, SmallOrOutsideOverheadIsQuiet) {
   EXPECT_EQ(Out[0].ImpactNs, 10 * Us);
 }
 
-TEST(ProfilerPerturbationDetector, EdgeOverheadOfAWindowIsANote) {
+TEST(ProfilerPerturbation, EdgeOverheadOfAWindowIsANote) {
   // No steps: profiler initialization [0, 2) ms before the first launch and
   // a flush at exit [6, 7) ms after the last; the work is [2, 5) ms.
   TraceMaker M;
@@ -110,6 +110,29 @@ TEST(ProfilerPerturbationDetector, EdgeOverheadOfAWindowIsANote) {
   EXPECT_EQ(Out[0].Subject, "window edges");
   EXPECT_EQ(Out[0].ImpactNs, 3 * Ms);
   EXPECT_EQ(*Out[0].SeverityOverride, rules::Severity::Info);
+}
+
+TEST(ProfilerPerturbation, OverheadAmongTheWorkOfAWindowIsAWarning) {
+  // No steps: launches at 2, 3 and 4 ms and a 200 us buffer flush at
+  // [3.5, 3.7) ms between them, 4.1 % of the 4.905 ms window.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  for (int K = 0; K < 3; ++K) {
+    int64_t T0 = 2 * Ms + K * Ms;
+    M.launch(S, "k", T0, T0 + 5 * Us, T0 + 5 * Us, T0 + 905 * Us);
+  }
+  M.add(M.Host, EventKind::Overhead, "CUPTI Buffer flush", 3500 * Us,
+        3700 * Us);
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run("U004", Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out[0].Subject, "among the work");
+  EXPECT_EQ(Out[0].ImpactNs, 200 * Us);
+  EXPECT_EQ(*Out[0].SeverityOverride, rules::Severity::Warning);
+  EXPECT_EQ(Out[0].Values.at("example"),
+            "CUPTI Buffer flush at 3500.000 us (200 us)");
 }
 
 } // namespace

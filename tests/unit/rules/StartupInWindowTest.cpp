@@ -1,6 +1,5 @@
 //===- rules/StartupInWindowTest.cpp - U001 start-up in the window --------===//
 #include "../DetectorTestSupport.h"
-#include "analysis/Startup.h"
 
 #include "gtest/gtest.h"
 
@@ -28,7 +27,7 @@ model::Trace firstStepTrace() {
   return M.finish();
 }
 
-TEST(StartupArtifactsDetector, AFirstStepOutlierIsStartupOfASteadyTarget) {
+TEST(StartupInWindow, AFirstStepOutlierIsStartupOfASteadyTarget) {
   model::Trace T = firstStepTrace();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
@@ -51,7 +50,7 @@ TEST(StartupArtifactsDetector, AFirstStepOutlierIsStartupOfASteadyTarget) {
   EXPECT_DOUBLE_EQ(D.Confidence, 0.8);
 }
 
-TEST(StartupArtifactsDetector, AGraphCaptureWindowIsStartup) {
+TEST(StartupInWindow, AGraphCaptureWindowIsStartup) {
   // No steps: the host captures a graph ([1, 3) ms between Begin and End
   // capture) and instantiates it; the device does almost nothing.
   TraceMaker M;
@@ -71,16 +70,10 @@ TEST(StartupArtifactsDetector, AGraphCaptureWindowIsStartup) {
   EXPECT_EQ(*Out[0].SeverityOverride, rules::Severity::Warning);
   // The capture span and the instantiation: [1, 4) ms.
   EXPECT_EQ(Out[0].ImpactNs, 3 * Ms);
-  // The steady-state rules cannot judge this window.
-  Out.clear();
-  EXPECT_NE(run("S001", Ctx, Out).find("window is start-up"),
-            std::string::npos);
-  EXPECT_NE(run("L001", Ctx, Out).find("window is start-up"),
-            std::string::npos);
-  EXPECT_TRUE(Out.empty());
+  EXPECT_EQ(Out[0].Window, "whole window");
 }
 
-TEST(StartupArtifactsDetector, RecurringCallsAreNotStartup) {
+TEST(StartupInWindow, RecurringCallsAreNotStartup) {
   // cudaMalloc in every step is allocator churn, not start-up; the steps
   // are equal, so nothing fires.
   TraceMaker M;
@@ -100,28 +93,7 @@ TEST(StartupArtifactsDetector, RecurringCallsAreNotStartup) {
   EXPECT_TRUE(Out.empty());
 }
 
-TEST(StartupArtifactsDetector, CompiledCallsAreNotCompilation) {
-  // Names that run on every call of compiled code are not compilation;
-  // Dynamo's dynamo_timed ranges are.
-  TraceMaker M;
-  M.op("Torch-Compiled Region: 0/0", 0, 1 * Ms);
-  M.op("TorchDynamo Cache Lookup", 10 * Us, 20 * Us);
-  M.op("triton_poi_fused_add_0", 30 * Us, 40 * Us);
-  M.add(M.Host, EventKind::Annotation, "## Call CompiledFxGraph fxyz ##",
-        50 * Us, 900 * Us);
-  M.add(M.Host, EventKind::Annotation, "_compile.compile_inner (dynamo_timed)",
-        2 * Ms, 9 * Ms);
-  model::Trace T = M.finish();
-  TraceIndex Ctx(T);
-  const analysis::StartupWork &Scan = Ctx.startup();
-  ASSERT_EQ(Scan.Found.size(), 1u);
-  EXPECT_EQ(T.name(T.Events[Scan.Found[0].Index]),
-            "_compile.compile_inner (dynamo_timed)");
-  EXPECT_EQ(Scan.Found[0].Cat, analysis::Compilation);
-  EXPECT_TRUE(Scan.windowIsStartup()); // 7 of 9 ms
-}
-
-TEST(StartupArtifactsDetector, QuietOnASteadyWindow) {
+TEST(StartupInWindow, QuietOnASteadyWindow) {
   TraceMaker M;
   uint32_t S = M.stream(0, 7);
   for (int K = 0; K < 5; ++K) {
@@ -136,17 +108,106 @@ TEST(StartupArtifactsDetector, QuietOnASteadyWindow) {
   EXPECT_TRUE(Out.empty());
 }
 
-TEST(StartupArtifactsDetector, ASlowFirstLaunchLoadsItsModule) {
+TEST(StartupInWindow, StartupInAWindowWithoutStepsMixesTheTarget) {
+  // No steps: a launch every 1 ms from 0 to 9 ms and a 980 us cudaMalloc
+  // between two of them, 9.9 % of the 9.9 ms window: above the 5 % floor,
+  // below the 50 % at which the window is start-up.
   TraceMaker M;
   uint32_t S = M.stream(0, 7);
-  M.launch(S, "k", 0, 300 * Ms, 300 * Ms, 301 * Ms);
-  M.launch(S, "k", 302 * Ms, 302 * Ms + 5 * Us, 302 * Ms + 5 * Us, 303 * Ms);
+  for (int K = 0; K < 10; ++K)
+    M.launch(S, "k", K * Ms, K * Ms + 5 * Us, K * Ms + 5 * Us,
+             K * Ms + 900 * Us);
+  M.runtime("cudaMalloc", 2010 * Us, 2990 * Us);
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
-  const analysis::StartupWork &Scan = Ctx.startup();
-  ASSERT_EQ(Scan.Found.size(), 1u);
-  EXPECT_EQ(Scan.Found[0].Cat, analysis::ContextAndModules);
-  EXPECT_EQ(Scan.StartupNs, 300 * Ms);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run("U001", Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  const rules::Detection &D = Out.front();
+  EXPECT_EQ(D.Values.at("metric_kind"), "mixed");
+  EXPECT_EQ(D.ImpactNs, 980 * Us);
+  EXPECT_EQ(D.Window, "whole window");
+  EXPECT_EQ(*D.SeverityOverride, rules::Severity::Warning);
+  EXPECT_EQ(D.Values.at("step_comparison"),
+            "no step markers: the whole window is the target");
+}
+
+TEST(StartupInWindow, StartupInsideALaterStepIsSteadyState) {
+  // Five equal 1 ms steps; step 3 holds a 100 us cudaStreamCreate (10 % of
+  // the median step). The first step is no outlier; one steady step in
+  // four holds the call, so the median steady step holds none of it.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  for (int K = 0; K < 5; ++K) {
+    int64_t T0 = K * Ms;
+    M.step(K + 1, T0, T0 + Ms);
+    M.launch(S, "k", T0 + 5 * Us, T0 + 10 * Us, T0 + 10 * Us, T0 + 900 * Us);
+    if (K == 2)
+      M.runtime("cudaStreamCreate", T0 + 20 * Us, T0 + 120 * Us);
+  }
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run("U001", Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  const rules::Detection &D = Out.front();
+  EXPECT_EQ(D.Values.at("metric_kind"), "steady state");
+  EXPECT_NE(D.Values.at("classification")
+                .text()
+                .find("start-up calls lie inside the window"),
+            std::string::npos);
+  EXPECT_EQ(D.ImpactNs, 0);
+  EXPECT_EQ(D.Window, "steps");
+  EXPECT_EQ(*D.SeverityOverride, rules::Severity::Info);
+}
+
+TEST(StartupInWindow, ASlowFirstStepWithoutStartupCallsIsLessCertain) {
+  // Step 1 (4 ms) runs ten kernels, the later 1 ms steps one each: trial
+  // kernels, but no start-up call is recorded.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.step(1, 0, 4 * Ms);
+  for (int I = 0; I < 10; ++I)
+    M.launch(S, "trial", I * 300 * Us, I * 300 * Us + 5 * Us,
+             I * 300 * Us + 5 * Us, I * 300 * Us + 250 * Us);
+  for (int K = 1; K < 5; ++K) {
+    int64_t T0 = 3 * Ms + K * Ms;
+    M.step(K + 1, T0, T0 + Ms);
+    M.launch(S, "k", T0, T0 + 5 * Us, T0 + 5 * Us, T0 + 505 * Us);
+  }
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  ASSERT_TRUE(Ctx.startup().Found.empty());
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run("U001", Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  const rules::Detection &D = Out.front();
+  EXPECT_DOUBLE_EQ(D.Confidence, 0.5);
+  ASSERT_EQ(D.ConfidenceNotes.size(), 1u);
+  EXPECT_EQ(D.Values.at("example"), "the first step");
+  EXPECT_EQ(D.Values.at("top_names"), "none");
+  EXPECT_EQ(D.Window, "step 1");
+  ASSERT_EQ(D.ExtraEvidence.size(), 1u);
+  EXPECT_NE(D.ExtraEvidence[0].find("runs 10 device operations against a "
+                                    "median of 1"),
+            std::string::npos);
+}
+
+TEST(StartupInWindow, FreesAfterTheLastSubmissionAreTeardown) {
+  // No steps: five launches, then four 1 ms cudaFree calls from 5 ms (U003
+  // reports them): not start-up allocation.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  for (int K = 0; K < 5; ++K)
+    M.launch(S, "k", K * Ms + 5 * Us, K * Ms + 10 * Us, K * Ms + 10 * Us,
+             K * Ms + 910 * Us);
+  for (int I = 0; I < 4; ++I)
+    M.runtime("cudaFree", 5 * Ms + I * Ms, 6 * Ms + I * Ms);
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run("U001", Ctx, Out), "");
+  EXPECT_TRUE(Out.empty());
 }
 
 } // namespace

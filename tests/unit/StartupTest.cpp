@@ -1,0 +1,100 @@
+//===- StartupTest.cpp - Start-up and teardown work in the trace index ----===//
+//
+// What TraceIndex::startup() and teardown() find (analysis/Startup.h),
+// which U001, U003, the steady-state rules' "cannot judge" and `tracelint
+// diff` all read: which calls are start-up or teardown, and when a window
+// is start-up rather than steady state.
+//
+//===----------------------------------------------------------------------===//
+#include "analysis/Startup.h"
+#include "DetectorTestSupport.h"
+#include "model/NameClasses.h"
+
+#include "gtest/gtest.h"
+
+using namespace tracelint;
+using namespace tracelint::testing;
+using analysis::TraceIndex;
+using model::EventKind;
+
+namespace {
+
+TEST(Startup, CompiledCallsAreNotCompilation) {
+  // Names that run on every call of compiled code are not compilation;
+  // Dynamo's dynamo_timed ranges are.
+  TraceMaker M;
+  M.op("Torch-Compiled Region: 0/0", 0, 1 * Ms);
+  M.op("TorchDynamo Cache Lookup", 10 * Us, 20 * Us);
+  M.op("triton_poi_fused_add_0", 30 * Us, 40 * Us);
+  M.add(M.Host, EventKind::Annotation, "## Call CompiledFxGraph fxyz ##",
+        50 * Us, 900 * Us);
+  M.add(M.Host, EventKind::Annotation, "_compile.compile_inner (dynamo_timed)",
+        2 * Ms, 9 * Ms);
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  const analysis::StartupWork &Scan = Ctx.startup();
+  ASSERT_EQ(Scan.Found.size(), 1u);
+  EXPECT_EQ(T.name(T.Events[Scan.Found[0].Index]),
+            "_compile.compile_inner (dynamo_timed)");
+  EXPECT_EQ(Scan.Found[0].Cat, analysis::Compilation);
+  EXPECT_TRUE(Scan.windowIsStartup()); // 7 of 9 ms
+}
+
+TEST(Startup, ASlowFirstLaunchLoadsItsModule) {
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.launch(S, "k", 0, 300 * Ms, 300 * Ms, 301 * Ms);
+  M.launch(S, "k", 302 * Ms, 302 * Ms + 5 * Us, 302 * Ms + 5 * Us, 303 * Ms);
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  const analysis::StartupWork &Scan = Ctx.startup();
+  ASSERT_EQ(Scan.Found.size(), 1u);
+  EXPECT_EQ(Scan.Found[0].Cat, analysis::ContextAndModules);
+  EXPECT_EQ(Scan.StartupNs, 300 * Ms);
+}
+
+TEST(Startup, SteadyStateRulesCannotJudgeAStartupWindow) {
+  // No steps: the host captures a graph and instantiates it.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.launch(S, "k", 0, 5 * Us, 5 * Us, 15 * Us);
+  M.runtime("cudaStreamBeginCapture", 1 * Ms, 1010 * Us);
+  M.runtime("cudaLaunchKernel", 1500 * Us, 1505 * Us);
+  M.runtime("cudaStreamEndCapture", 2990 * Us, 3 * Ms);
+  M.runtime("cudaGraphInstantiate", 3 * Ms, 4 * Ms);
+  M.runtime("cudaDeviceSynchronize", 4 * Ms, 10 * Ms);
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  EXPECT_TRUE(Ctx.startup().HasCapture);
+  EXPECT_NE(Ctx.startupWindowReason().find("window is start-up"),
+            std::string::npos);
+  std::vector<rules::Detection> Out;
+  EXPECT_NE(run("S001", Ctx, Out).find("window is start-up"),
+            std::string::npos);
+  EXPECT_NE(run("L001", Ctx, Out).find("window is start-up"),
+            std::string::npos);
+  EXPECT_TRUE(Out.empty());
+}
+
+TEST(Startup, NamesTeardownCallsByCategory) {
+  using model::NameClass;
+  auto Is = [](llvm::StringRef Name, NameClass C) {
+    return model::NameClassifier::builtin()->matches(Name, C);
+  };
+  EXPECT_TRUE(Is("cudaFree", NameClass::Deallocation));
+  EXPECT_TRUE(Is("hipFree", NameClass::Deallocation));
+  EXPECT_TRUE(Is("cuMemFree_v2", NameClass::Deallocation));
+  EXPECT_TRUE(Is("cudaFreeHost", NameClass::Deallocation));
+  EXPECT_TRUE(Is("cuModuleUnload", NameClass::ModuleUnload));
+  EXPECT_TRUE(
+      Is("cuDevicePrimaryCtxRelease_v2", NameClass::ContextDestruction));
+  EXPECT_TRUE(Is("hipStreamDestroy", NameClass::HandleDestruction));
+  // Stream-ordered frees and allocations are not teardown.
+  for (NameClass C :
+       {NameClass::ModuleUnload, NameClass::Deallocation,
+        NameClass::ContextDestruction, NameClass::HandleDestruction})
+    for (llvm::StringRef N : {"cudaFreeAsync", "cudaMalloc", "aten::free"})
+      EXPECT_FALSE(Is(N, C)) << N.str();
+}
+
+} // namespace
