@@ -195,20 +195,22 @@ Detection describeReads(const TraceIndex &Ctx, const StepReads &S,
   V["top_count"] = Value::number(double(Top.Reads) / NumWindows, 1);
   V["top_wait"] = dur(int64_t(double(Top.Waits.Total) / NumWindows));
   V["max"] = dur(Top.Waits.Max);
-  V["example"] = nameAndTime(Ctx, Longest);
+  V["example"] = eventAt(Ctx, Longest);
   V["how"] = Top.Kind == ReadKind::ValueOp
                  ? "an op that returns a host value from device data"
                  : "a device-to-host copy the host waits for";
-  addSiteEvidence(Det, Ranked, [&](const std::string &Path, const ReadSite &G) {
-    return llvm::formatv("{0}: {1:f1} reads {2}, {3} blocked {2}; the longest "
-                         "wait {4} at {5:f3} us",
-                         Path, double(G.Reads) / NumWindows,
-                         Win.Steps ? "per step" : "in the window",
-                         dur(int64_t(double(G.Waits.Total) / NumWindows)),
-                         dur(G.Waits.Max),
-                         Ctx.traceTimestampUs(T.Events[G.Waits.Longest]))
-        .str();
-  });
+  addSiteEvidence(
+      Det, Ranked, 0, 3, [&](const std::string &Path, const ReadSite &G) {
+        return llvm::formatv(
+                   "{0}: {1:f1} reads {2}, {3} blocked {2}; the longest "
+                   "wait {4} at {5:f3} us",
+                   Path, double(G.Reads) / NumWindows,
+                   Win.Steps ? "per step" : "in the window",
+                   dur(int64_t(double(G.Waits.Total) / NumWindows)),
+                   dur(G.Waits.Max),
+                   Ctx.traceTimestampUs(T.Events[G.Waits.Longest]))
+            .str();
+      });
   Det.Examples.push_back(example(Ctx, Longest));
   Det.Confidence = 0.7;
   return Det;

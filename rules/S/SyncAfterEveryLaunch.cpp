@@ -204,12 +204,14 @@ Detection describeLaunches(const TraceIndex &Ctx, const LaunchWalk &Walk,
   V["wait"] = dur(F.WaitMedian);
   V["idle"] = dur(F.IdleMedian);
   V["top_names"] = joinNames(namesByCount(T, Walk.WaitEvents));
-  V["example"] = nameAndTime(Ctx, EL) + ", then " + nameAndTime(Ctx, EW);
-  addSiteEvidence(Det, Ranked, [](const std::string &Path, const WaitTally &G) {
-    return llvm::formatv("{0}: {1} wait{2} after a launch, {3} in total", Path,
-                         G.Count, G.Count == 1 ? "" : "s", dur(G.Total))
-        .str();
-  });
+  V["example"] = eventAt(Ctx, EL) + ", then " + eventAt(Ctx, EW);
+  addSiteEvidence(
+      Det, Ranked, 0, 3, [](const std::string &Path, const WaitTally &G) {
+        return llvm::formatv("{0}: {1} wait{2} after a launch, {3} in total",
+                             Path, G.Count, G.Count == 1 ? "" : "s",
+                             dur(G.Total))
+            .str();
+      });
   Det.Examples.push_back(example(Ctx, EL));
   Det.Examples.push_back(example(Ctx, EW));
   // The pattern is read directly from the host's own calls; what the

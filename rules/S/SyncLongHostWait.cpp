@@ -179,7 +179,7 @@ Outcome rules::runSyncLongHostWait(const TraceIndex &Ctx,
   Detection Det;
   auto &V = Det.Values;
   addSiteEvidence(
-      Det, Ranked, [&](const std::string &Path, const WaitSite &Site) {
+      Det, Ranked, 0, 3, [&](const std::string &Path, const WaitSite &Site) {
         const WaitTally &W = Site.Waits;
         return llvm::formatv(
                    "{0}: {1} wait{2}, {3} in total, the longest {4} at "
@@ -207,7 +207,7 @@ Outcome rules::runSyncLongHostWait(const TraceIndex &Ctx,
   V["flushes"] = count(int64_t(S.Flushes));
   const Event &Longest = T.Events[Top->second.Waits.Longest];
   V["max"] = dur(Top->second.Waits.Max);
-  V["example"] = nameAndTime(Ctx, Longest);
+  V["example"] = eventAt(Ctx, Longest);
   Det.Examples.push_back(example(Ctx, Longest));
 
   if (RevealsDeviceWork) {

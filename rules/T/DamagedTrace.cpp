@@ -90,7 +90,7 @@ std::string firstEarlyEvent(const TraceIndex &Ctx) {
     if (E.hasFlag(model::FlagBeforeLaunch) &&
         (!Early || E.Start < Early->Start))
       Early = &E;
-  return Early ? nameAndTime(Ctx, *Early) : "";
+  return Early ? eventAt(Ctx, *Early) : "";
 }
 
 std::optional<Problem> deviceBeforeLaunch(const TraceIndex &Ctx,

@@ -224,8 +224,8 @@ Detection describeOverhead(const TraceIndex &Ctx, const OverheadFigures &F,
   V["target"] = Ctx.describeTarget();
   describeWindows(Win, V);
   if (R.Longest) {
-    V["example"] = nameAndTime(Ctx, *R.Longest) + " (" +
-                   dur(R.Longest->Duration).text() + ")";
+    V["example"] =
+        eventAt(Ctx, *R.Longest) + " (" + dur(R.Longest->Duration).text() + ")";
     Det.Examples.push_back(example(Ctx, *R.Longest));
   } else {
     V["example"] = "none";

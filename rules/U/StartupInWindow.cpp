@@ -216,7 +216,7 @@ void describeStartup(const TraceIndex &Ctx, Detection &Det) {
                         : joinNames(Categories, 5);
   V["top_names"] = Names.empty() ? "none" : joinNames(Names);
   if (const Event *E = longestCall(Ctx, Scan.Found)) {
-    V["example"] = nameAndTime(Ctx, *E);
+    V["example"] = eventAt(Ctx, *E);
     Det.Examples.push_back(example(Ctx, *E));
   } else {
     V["example"] = "the first step";

@@ -125,7 +125,7 @@ Detection describeTeardown(const TraceIndex &Ctx, const TeardownWork &Scan,
       joinNames(categoryTimes(Scan.ByCategory, teardownCategoryName), 4);
   V["top_names"] = joinNames(callNamesByTime(Ctx, Scan.Found));
   V["count"] = count(int64_t(Scan.Found.size()));
-  V["example"] = nameAndTime(Ctx, Longest);
+  V["example"] = eventAt(Ctx, Longest);
   V["flushes"] = describeFlushes(Ctx);
   V["impact"] = dur(P.Impact);
   V["target"] = Ctx.describeTarget();

@@ -35,7 +35,7 @@ Outcome rules::runTeardownFlushSync(const TraceIndex &Ctx,
   V["count"] = count(int64_t(Flushes.Count));
   V["subject"] = Name;
   V["top_names"] = Name;
-  V["example"] = nameAndTime(Ctx, E);
+  V["example"] = eventAt(Ctx, E);
   V["where"] = Ctx.hasSteps() ? "after the last step"
                               : "after the last submission of the window";
   V["impact"] = dur(0);

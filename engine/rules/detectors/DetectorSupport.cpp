@@ -289,9 +289,7 @@ void detect::setGainVerdict(Detection &Det, int64_t ImpactNs, double MinGain,
 
 std::string detect::eventAt(const analysis::TraceIndex &Ctx,
                             const model::Event &E, llvm::StringRef Detail) {
-  return llvm::formatv("{0}{1} at {2:f3} us", Ctx.trace().name(E), Detail,
-                       Ctx.traceTimestampUs(E))
-      .str();
+  return nameAt(Ctx, (Ctx.trace().name(E) + Detail).str(), E);
 }
 
 // --- L and D families (launch and host overhead, input pipeline) ---------
@@ -308,18 +306,9 @@ std::string detect::deviceName(int32_t Device) {
   return llvm::formatv("device {0}", Device).str();
 }
 
-std::string detect::eventAt(const analysis::TraceIndex &Ctx,
-                            const model::Event &E) {
-  return llvm::formatv("{0} at {1:f3} us", Ctx.trace().name(E),
-                       Ctx.traceTimestampUs(E))
-      .str();
-}
-
 std::string detect::eventWithLengthAt(const analysis::TraceIndex &Ctx,
                                       const model::Event &E) {
-  return llvm::formatv("{0} ({1}) at {2:f3} us", Ctx.trace().name(E),
-                       dur(E.Duration), Ctx.traceTimestampUs(E))
-      .str();
+  return eventAt(Ctx, E, llvm::formatv(" ({0})", dur(E.Duration)).str());
 }
 
 analysis::IdleOptions detect::launchPathIdleOptions(const RuleOptions &Opts) {
@@ -446,13 +435,6 @@ uint64_t detect::forEachSteadyWait(
       Visit(W, Idx);
   }
   return Flushes;
-}
-
-std::string detect::nameAndTime(const analysis::TraceIndex &Ctx,
-                                const model::Event &E) {
-  return llvm::formatv("{0} at {1:f3} us", Ctx.trace().name(E),
-                       Ctx.traceTimestampUs(E))
-      .str();
 }
 
 void detect::describeSiteImpact(const analysis::TraceIndex &Ctx,

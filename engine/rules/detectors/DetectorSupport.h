@@ -244,9 +244,6 @@ std::vector<int32_t> streamDevices(const analysis::TraceIndex &Ctx);
 /// "device 3": the {device} and subject of a per-device finding.
 std::string deviceName(int32_t Device);
 
-/// "name at 12.345 us": an event in an evidence line, at its start in the
-/// trace file's own clock so that it can be found in Perfetto.
-std::string eventAt(const analysis::TraceIndex &Ctx, const model::Event &E);
 /// "name (1.2 ms) at 12.345 us": eventAt with the event's length.
 std::string eventWithLengthAt(const analysis::TraceIndex &Ctx,
                               const model::Event &E);
@@ -380,20 +377,6 @@ struct WaitTally {
 uint64_t forEachSteadyWait(
     const analysis::TraceIndex &Ctx,
     llvm::function_ref<void(const analysis::HostWait &, size_t)> Visit);
-
-/// Appends one evidence line per site, \p Line(name, group), for the first
-/// \p Max entries of \p Ranked (rankByKey's order): the sites that a
-/// finding lists after its subject.
-template <typename Entry, typename LineFn>
-void addSiteEvidence(Detection &Det, const std::vector<const Entry *> &Ranked,
-                     LineFn Line, size_t Max = 3) {
-  for (size_t I = 0; I < Ranked.size() && I < Max; ++I)
-    Det.ExtraEvidence.push_back(Line(Ranked[I]->first, Ranked[I]->second));
-}
-
-/// "cudaStreamSynchronize at 1700000010300.000 us": an event's name and its
-/// start in the trace file's clock, for users to find it in Perfetto.
-std::string nameAndTime(const analysis::TraceIndex &Ctx, const model::Event &E);
 
 /// What a steady-state finding about the waits at op path \p Site says of
 /// its subject and cost: {subject} and {top_op_path}, {impact} and
