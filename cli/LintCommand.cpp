@@ -111,7 +111,7 @@ cl::opt<unsigned>
     Jobs("j",
          cl::desc("Run the rules on N threads (default: $TRACELINT_JOBS, else "
                   "every core); the report is the same for every N"),
-         cl::value_desc("N"), cl::init(0), cl::sub(LintSubcommand),
+         cl::value_desc("N"), cl::init(0), cl::Prefix, cl::sub(LintSubcommand),
          cl::sub(CaptureSubcommand), cl::sub(baselineSubcommand()),
          cl::sub(diffSubcommand()), cl::cat(LintCategory));
 cl::list<std::string> RuleDirs(
