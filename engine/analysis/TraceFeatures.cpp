@@ -148,14 +148,6 @@ int64_t overlap(model::Interval A, model::Interval B) {
                            std::min(A.End, B.End) - std::max(A.Begin, B.Begin));
 }
 
-bool isDeviceCopy(const model::Trace &T, const Event &E) {
-  if (E.Kind == EventKind::Memcpy) {
-    const model::EventArgs *A = T.args(E);
-    return A && A->Copy == model::CopyKind::DtoD;
-  }
-  return E.Kind == EventKind::Kernel && T.name(E).contains_insensitive("copy");
-}
-
 FeatureValue unmeasurable(std::string Why) {
   FeatureValue V;
   V.WhyNot = std::move(Why);
@@ -250,7 +242,7 @@ FeatureValue analysis::measureFeature(const TraceIndex &Ctx, Feature F,
             B.add(E.Start, 1);
           break;
         case Feature::DeviceCopyTime:
-          if (isDeviceCopy(T, E))
+          if (Ctx.isDeviceCopy(E))
             B.add(E.Start, double(E.Duration));
           break;
         default:

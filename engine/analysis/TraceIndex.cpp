@@ -131,6 +131,14 @@ bool TraceIndex::isDataLoaderRange(const Event &E) const {
          is(E, NC::DataLoader);
 }
 
+bool TraceIndex::isDeviceCopy(const Event &E) const {
+  if (E.Kind == EventKind::Memcpy) {
+    const model::EventArgs *A = T.args(E);
+    return A && A->Copy == model::CopyKind::DtoD;
+  }
+  return E.Kind == EventKind::Kernel && is(E, NC::CopyKernel);
+}
+
 AllocatorCall TraceIndex::allocatorCall(const Event &E) const {
   if (E.Kind != EventKind::Runtime && E.Kind != EventKind::Driver)
     return AllocatorCall::None;

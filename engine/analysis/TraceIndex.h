@@ -215,6 +215,9 @@ public:
   bool isDataLoaderRange(const model::Event &E) const;
   /// What a runtime or driver call does to device memory.
   AllocatorCall allocatorCall(const model::Event &E) const;
+  /// Device work that copies memory on the device: a device-to-device
+  /// memcpy, or a kernel of class CopyKernel.
+  bool isDeviceCopy(const model::Event &E) const;
 
   // --- Target ------------------------------------------------------------
   TargetKind targetKind() const { return Target; }

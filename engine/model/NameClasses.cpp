@@ -113,6 +113,7 @@ const StringRef MultiTensorKernels[] = {
     "(?i)*multi_tensor_apply*", "(?i)*multitensorapply*", "(?i)*fused_adam*",
     "(?i)*fusedadam*",          "(?i)*fused_sgd*",        "(?i)*fusedsgd*",
     "(?i)*fused_adagrad*",      "(?i)*fused_lamb*"};
+const StringRef CopyKernels[] = {"(?i)*copy*"};
 
 const NameClassInfo Catalogue[] = {
     {NameClass::StepMarker,
@@ -246,6 +247,12 @@ const NameClassInfo Catalogue[] = {
      "a fused or multi-tensor optimizer kernel (one launch for many "
      "parameters)",
      MultiTensorKernels,
+     {}},
+    {NameClass::CopyKernel,
+     "copy-kernel",
+     "a device kernel that copies memory on the device (direct_copy_kernel, "
+     "elementwise copy instantiations, batched copies)",
+     CopyKernels,
      {}},
 };
 static_assert(std::size(Catalogue) == NumNameClasses,

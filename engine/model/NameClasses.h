@@ -60,9 +60,10 @@ enum class NameClass : uint8_t {
   ProfilerFrame,       ///< a Python frame of the profiler itself
   OptimizerStep,       ///< torch.optim's Optimizer.step#... range
   MultiTensorKernel,   ///< a fused or multi-tensor optimizer kernel
+  CopyKernel,          ///< a device kernel that copies memory
 };
 constexpr unsigned NumNameClasses =
-    static_cast<unsigned>(NameClass::MultiTensorKernel) + 1;
+    static_cast<unsigned>(NameClass::CopyKernel) + 1;
 
 /// A class's built-in definition.
 struct NameClassInfo {

@@ -32,19 +32,6 @@ using model::Interval;
 
 namespace {
 
-/// Device work that copies memory on the device: a DtoD memcpy, or a kernel
-/// whose name says it copies (direct_copy_kernel, copy_kernel, elementwise
-/// copy instantiations, batched copies).
-bool isDeviceCopy(const model::Trace &T, const Event &E) {
-  if (E.Kind == EventKind::Memcpy) {
-    const model::EventArgs *A = T.args(E);
-    return A && A->Copy == model::CopyKind::DtoD;
-  }
-  if (E.Kind != EventKind::Kernel)
-    return false;
-  return T.name(E).contains_insensitive("copy");
-}
-
 /// Ops that materialize a tensor (a view that could not stay a view, a
 /// dtype/device conversion, an explicit copy).
 bool isCopyOpName(llvm::StringRef Name) {
@@ -147,7 +134,7 @@ Copies collectCopies(const TraceIndex &Ctx) {
       continue;
     for (uint32_t I : Ctx.deviceWork(D)) {
       const Event &E = T.Events[I];
-      if (!isDeviceCopy(T, E))
+      if (!Ctx.isDeviceCopy(E))
         continue;
       size_t Window = Win.indexOf(E.Start);
       if (Window == Win.Ranges.size())

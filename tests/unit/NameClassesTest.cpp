@@ -73,6 +73,12 @@ TEST(NameClasses, SynchronizationAndCopies) {
   EXPECT_TRUE(is("cuMemcpyDtoH_v2", NameClass::BlockingCopyCall));
   EXPECT_FALSE(is("cudaMemcpyAsync", NameClass::BlockingCopyCall));
   EXPECT_TRUE(is("cudaMemcpyAsync", NameClass::CopyCall));
+  // Device copy kernels, which M001 and diff's device-copy-time read alike.
+  EXPECT_TRUE(
+      is("void at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)",
+         NameClass::CopyKernel));
+  EXPECT_TRUE(is("BatchedCopy", NameClass::CopyKernel));
+  EXPECT_FALSE(is("void gemm<float>(float *)", NameClass::CopyKernel));
 }
 
 TEST(NameClasses, OneListOfOpsThatReadDeviceValues) {
