@@ -31,13 +31,19 @@ int64_t IntervalSet::length() const {
   return N;
 }
 
+/// The first part of \p Parts that ends after \p T: a binary search, so that
+/// a question about a short window costs the window's parts, not the set's.
+static const Interval *firstEndingAfter(llvm::ArrayRef<Interval> Parts,
+                                        int64_t T) {
+  return std::upper_bound(
+      Parts.begin(), Parts.end(), T,
+      [](int64_t V, const Interval &I) { return V < I.End; });
+}
+
 int64_t IntervalSet::lengthWithin(Interval W) const {
-  // First part that ends after the window begins.
-  auto It =
-      std::upper_bound(Parts.begin(), Parts.end(), W.Begin,
-                       [](int64_t V, const Interval &I) { return V < I.End; });
   int64_t N = 0;
-  for (; It != Parts.end() && It->Begin < W.End; ++It)
+  for (const Interval *It = firstEndingAfter(Parts, W.Begin);
+       It != Parts.data() + Parts.size() && It->Begin < W.End; ++It)
     N += std::max<int64_t>(0, std::min(It->End, W.End) -
                                   std::max(It->Begin, W.Begin));
   return N;
@@ -46,14 +52,11 @@ int64_t IntervalSet::lengthWithin(Interval W) const {
 std::vector<Interval> IntervalSet::gapsWithin(Interval W) const {
   std::vector<Interval> Gaps;
   int64_t Cursor = W.Begin;
-  for (const Interval &I : Parts) {
-    if (I.End <= Cursor)
-      continue;
-    if (I.Begin >= W.End)
-      break;
-    if (I.Begin > Cursor)
-      Gaps.push_back({Cursor, std::min(I.Begin, W.End)});
-    Cursor = std::max(Cursor, I.End);
+  for (const Interval *It = firstEndingAfter(Parts, W.Begin);
+       It != Parts.data() + Parts.size() && It->Begin < W.End; ++It) {
+    if (It->Begin > Cursor)
+      Gaps.push_back({Cursor, It->Begin});
+    Cursor = std::max(Cursor, It->End);
   }
   if (Cursor < W.End)
     Gaps.push_back({Cursor, W.End});
@@ -61,18 +64,21 @@ std::vector<Interval> IntervalSet::gapsWithin(Interval W) const {
 }
 
 IntervalSet IntervalSet::intersect(const IntervalSet &Other) const {
+  // Walk the smaller set and search the larger one for each of its parts:
+  // rules intersect a device's busy union (a part per kernel) with the
+  // ranges of one step, once per step.
+  const IntervalSet &Small = Parts.size() <= Other.Parts.size() ? *this : Other;
+  const IntervalSet &Large = &Small == this ? Other : *this;
+  llvm::ArrayRef<Interval> L = Large.Parts;
   IntervalSet Out;
-  size_t I = 0, J = 0;
-  while (I < Parts.size() && J < Other.Parts.size()) {
-    int64_t B = std::max(Parts[I].Begin, Other.Parts[J].Begin);
-    int64_t E = std::min(Parts[I].End, Other.Parts[J].End);
-    if (B < E)
-      Out.Parts.push_back({B, E});
-    if (Parts[I].End < Other.Parts[J].End)
-      ++I;
-    else
-      ++J;
-  }
+  for (const Interval &S : Small.Parts)
+    for (const Interval *It = firstEndingAfter(L, S.Begin);
+         It != L.end() && It->Begin < S.End; ++It) {
+      int64_t B = std::max(S.Begin, It->Begin);
+      int64_t E = std::min(S.End, It->End);
+      if (B < E)
+        Out.Parts.push_back({B, E});
+    }
   return Out;
 }
 
