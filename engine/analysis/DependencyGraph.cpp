@@ -3,10 +3,12 @@
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MemAlloc.h"
 
 #include <algorithm>
 #include <cassert>
 #include <limits>
+#include <new>
 #include <queue>
 
 using namespace tracelint;
@@ -43,7 +45,6 @@ DependencyGraph::DependencyGraph(const TraceIndex &Ctx) : C(Ctx) {
   // more costs no resident memory (untouched pages), while growing the
   // vectors by doubling would hold the old and the new array at once.
   Time.reserve(2 * T.Events.size());
-  Pending.reserve(4 * T.Events.size());
   PendingTo.reserve(4 * T.Events.size());
   for (const model::Step &S : T.Steps)
     if (S.Event != NoIndex &&
@@ -516,32 +517,25 @@ void DependencyGraph::addHostWaitEdges() {
 void DependencyGraph::finish() {
   size_t N = Time.size();
   // Group edges by target (counting sort keeps insertion order per node),
-  // in place: the edges are the graph's largest part, and a second copy of
-  // them would set the peak memory of `lint`.
+  // freeing the pending blocks as they are copied: the edges are the
+  // graph's largest part, and a second copy of them would set the peak
+  // memory of `lint`.
   InBegin.assign(N + 1, 0);
   for (uint32_t To : PendingTo)
     ++InBegin[To + 1];
   for (size_t I = 0; I < N; ++I)
     InBegin[I + 1] += InBegin[I];
+  static_assert(std::is_trivially_copyable_v<GraphEdge>);
+  const size_t NumEdges = Pending.size();
+  EdgeStore.reset(static_cast<GraphEdge *>(
+      llvm::safe_malloc(std::max<size_t>(1, NumEdges) * sizeof(GraphEdge))));
+  Edges = llvm::MutableArrayRef<GraphEdge>(EdgeStore.get(), NumEdges);
   {
-    std::vector<uint32_t> Dest(Pending.size());
-    {
-      std::vector<uint32_t> Fill(InBegin.begin(), InBegin.end() - 1);
-      for (size_t I = 0; I < Pending.size(); ++I)
-        Dest[I] = Fill[PendingTo[I]]++;
-    }
-    // Each swap puts one edge where it belongs: linear in the edges.
-    for (size_t I = 0; I < Pending.size(); ++I)
-      while (Dest[I] != I) {
-        uint32_t J = Dest[I];
-        std::swap(Pending[I], Pending[J]);
-        std::swap(Dest[I], Dest[J]);
-      }
+    std::vector<uint32_t> Fill(InBegin.begin(), InBegin.end() - 1);
+    Pending.drain([&](size_t I, const GraphEdge &E) {
+      new (&Edges[Fill[PendingTo[I]]++]) GraphEdge(E);
+    });
   }
-  // No shrink_to_fit: it would copy the edges, and the reserved room they
-  // never used was never touched, so it holds no resident memory.
-  Edges = std::move(Pending);
-  Pending = {};
   PendingTo = {};
 
   // Weights: the latest predecessor binds and carries whatever delay its

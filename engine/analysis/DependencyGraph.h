@@ -49,7 +49,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
+#include <memory>
 #include <vector>
 
 namespace tracelint::analysis {
@@ -123,7 +125,14 @@ public:
 private:
   const TraceIndex &C;
   std::vector<int64_t> Time;
-  std::vector<GraphEdge> Edges; ///< grouped by To
+  /// The edges grouped by target, in memory that finish() fills in target
+  /// order without touching it first (a vector would write every edge
+  /// once before the copy, holding both copies at once).
+  struct FreeEdges {
+    void operator()(GraphEdge *P) const { std::free(P); }
+  };
+  std::unique_ptr<GraphEdge[], FreeEdges> EdgeStore;
+  llvm::MutableArrayRef<GraphEdge> Edges; ///< EdgeStore's edges
   std::vector<uint32_t> InBegin;
   std::vector<uint32_t> Order;
   /// Node ids are made lane by lane: [begin, end) of each lane's nodes.
@@ -135,9 +144,42 @@ private:
   /// Per string id: 1 when it names a data-loader range, 0 not, -1 unknown.
   uint64_t Dropped = 0;
 
-  /// Edges as they are made, and the node each goes to (Pending[I] goes to
-  /// PendingTo[I]); finish() groups them by target into Edges.
-  std::vector<GraphEdge> Pending;
+  /// Edges as they are made, in blocks, so that finish() can move them
+  /// into target order block by block and free each block as it goes: the
+  /// graph never holds two copies of its edges, its largest part.
+  class EdgeBlocks {
+  public:
+    void push_back(const GraphEdge &E) {
+      if ((N & (BlockSize - 1)) == 0)
+        Blocks.push_back(std::make_unique<GraphEdge[]>(BlockSize));
+      Blocks.back()[N++ & (BlockSize - 1)] = E;
+    }
+    GraphEdge &operator[](size_t I) {
+      return Blocks[I >> BlockShift][I & (BlockSize - 1)];
+    }
+    size_t size() const { return N; }
+    /// Calls \p Fn(I, Edge) for every edge in order, freeing each block
+    /// once it has been visited; the blocks are empty afterwards.
+    template <typename Fn> void drain(Fn &&F) {
+      for (size_t B = 0; B < Blocks.size(); ++B) {
+        size_t Begin = B << BlockShift, End = std::min(N, Begin + BlockSize);
+        for (size_t I = Begin; I < End; ++I)
+          F(I, Blocks[B][I - Begin]);
+        Blocks[B].reset();
+      }
+      Blocks.clear();
+      N = 0;
+    }
+
+  private:
+    static constexpr unsigned BlockShift = 16; // 64 Ki edges, 1 MiB
+    static constexpr size_t BlockSize = size_t(1) << BlockShift;
+    std::vector<std::unique_ptr<GraphEdge[]>> Blocks;
+    size_t N = 0;
+  };
+  /// Pending[I] goes to node PendingTo[I]; finish() groups them by target
+  /// into Edges.
+  EdgeBlocks Pending;
   std::vector<uint32_t> PendingTo;
   void addEdge(uint32_t To, const GraphEdge &E) {
     Pending.push_back(E);
