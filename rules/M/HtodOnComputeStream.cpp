@@ -75,10 +75,10 @@ model::IntervalSet otherWorkOf(const TraceIndex &Ctx, int32_t D,
   return model::IntervalSet::unionOf(std::move(Parts));
 }
 
-/// Adds the HtoD copy \p I, cut to \p InWindow, with \p ExposedNs of it
+/// Adds the HtoD copy \p I, \p ExposedNs of whose time in its window ran
 /// beside no other device work.
-void addCopy(const TraceIndex &Ctx, uint32_t I, Interval InWindow,
-             int64_t ExposedNs, bool OnCompute, HtoDCopies &S) {
+void addCopy(const TraceIndex &Ctx, uint32_t I, int64_t ExposedNs,
+             bool OnCompute, HtoDCopies &S) {
   const model::Trace &T = Ctx.trace();
   const Event &E = T.Events[I];
   ++S.Count;
@@ -113,7 +113,7 @@ DeviceCopies collectDevice(const TraceIndex &Ctx, int32_t D, HtoDCopies &S) {
       continue;
     Interval C{E.Start, std::min(E.end(), Win.Ranges[R].End)};
     DC.PerWindow[R].push_back(C);
-    addCopy(Ctx, I, C, C.length() - DC.Other.lengthWithin(C),
+    addCopy(Ctx, I, C.length() - DC.Other.lengthWithin(C),
             KernelLanes.count(E.Lane) > 0, S);
   }
   return DC;
