@@ -21,23 +21,15 @@ int64_t CriticalPath::run(const TargetInterval &X, const WhatIfQuery *Q,
   uint32_t Sink = G.endNodeOf(X.LastWork);
   if (Sink == NoIndex)
     return -1;
-  size_t N = G.numNodes();
-  if (Dist.size() != N) {
-    Dist.assign(N, 0);
-    Stamp.assign(N, 0);
-    Pred.assign(N, NoIndex);
-    Epoch = 0;
-  }
-  if (++Epoch == 0) {
-    std::fill(Stamp.begin(), Stamp.end(), 0);
-    Epoch = 1;
-  }
   int64_t S = X.Range.Begin, E = G.time(Sink);
+  First = G.orderLowerBound(S);
+  Dist.clear();
+  Pred.clear();
   std::optional<WhatIfMatcher> M;
   if (Q && !Q->empty())
     M.emplace(C.trace(), *Q);
   llvm::ArrayRef<uint32_t> Order = G.order();
-  for (size_t P = G.orderLowerBound(S); P < Order.size(); ++P) {
+  for (size_t P = First; P < Order.size(); ++P) {
     uint32_t V = Order[P];
     if (G.time(V) > E)
       break;
@@ -47,7 +39,9 @@ int64_t CriticalPath::run(const TargetInterval &X, const WhatIfQuery *Q,
     for (size_t K = 0; K < In.size(); ++K) {
       const GraphEdge &Ed = In[K];
       int64_t From = G.time(Ed.From);
-      int64_t D = Stamp[Ed.From] == Epoch ? Dist[Ed.From] : From;
+      // A predecessor before the step's first node keeps its recorded time.
+      std::optional<size_t> Seen = visited(Ed.From);
+      int64_t D = Seen ? Dist[*Seen] : From;
       int64_t W = Ed.Weight;
       if (M) {
         EdgeFate F = M->fate(Ed);
@@ -69,21 +63,23 @@ int64_t CriticalPath::run(const TargetInterval &X, const WhatIfQuery *Q,
     // earlier than the step's start.
     if (BestEdge == NoIndex)
       Best = In.empty() ? G.time(V) : S;
-    Dist[V] = Best;
-    Stamp[V] = Epoch;
+    Dist.push_back(Best);
     if (KeepPred)
-      Pred[V] = BestEdge == NoIndex
-                    ? NoIndex
-                    : G.inEdges(V).data() - G.edges().data() + BestEdge;
+      Pred.push_back(BestEdge == NoIndex
+                         ? NoIndex
+                         : G.inEdges(V).data() - G.edges().data() + BestEdge);
   }
-  if (Stamp[Sink] != Epoch)
+  std::optional<size_t> SinkAt = visited(Sink);
+  if (!SinkAt)
     return -1;
   // Without some time, other work of the step may end last.
-  int64_t End = Dist[Sink];
+  int64_t End = Dist[*SinkAt];
   for (uint32_t W : X.Work) {
     uint32_t N = G.endNodeOf(W);
-    if (N != NoIndex && Stamp[N] == Epoch)
-      End = std::max(End, Dist[N]);
+    if (N == NoIndex)
+      continue;
+    if (std::optional<size_t> At = visited(N))
+      End = std::max(End, Dist[*At]);
   }
   return End - S;
 }
@@ -126,7 +122,8 @@ StepPath CriticalPath::analyze(const TargetInterval &X) const {
   };
   uint32_t V = G.endNodeOf(X.LastWork);
   while (G.time(V) > S) {
-    uint32_t EI = Stamp[V] == Epoch ? Pred[V] : NoIndex;
+    std::optional<size_t> At = visited(V);
+    uint32_t EI = At ? Pred[*At] : NoIndex;
     if (EI == NoIndex) {
       // Nothing recorded explains when this instant could start.
       P.ByCategory[unsigned(PathCategory::Unlinked)] += G.time(V) - S;

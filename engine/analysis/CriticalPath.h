@@ -21,6 +21,7 @@
 #include "analysis/WhatIf.h"
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,9 +69,19 @@ public:
 private:
   const TraceIndex &C;
   const DependencyGraph &G;
+  /// The last run's distances (and, when kept, best in-edges) of the nodes
+  /// it visited, by position in the graph's order from First: one step's
+  /// nodes, not arrays over the whole graph.
   mutable std::vector<int64_t> Dist;
-  mutable std::vector<uint32_t> Stamp, Pred;
-  mutable uint32_t Epoch = 0;
+  mutable std::vector<uint32_t> Pred;
+  mutable size_t First = 0;
+  /// Where the last run visited \p Node: its index into Dist and Pred.
+  std::optional<size_t> visited(uint32_t Node) const {
+    size_t P = G.orderPosition(Node);
+    if (P < First || P - First >= Dist.size())
+      return std::nullopt;
+    return P - First;
+  }
 
   /// Longest-path pass; returns the sink's distance, or -1.
   int64_t run(const TargetInterval &X, const WhatIfQuery *Q,

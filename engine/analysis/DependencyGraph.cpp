@@ -530,12 +530,13 @@ void DependencyGraph::finish() {
   EdgeStore.reset(static_cast<GraphEdge *>(
       llvm::safe_malloc(std::max<size_t>(1, NumEdges) * sizeof(GraphEdge))));
   Edges = llvm::MutableArrayRef<GraphEdge>(EdgeStore.get(), NumEdges);
-  {
-    std::vector<uint32_t> Fill(InBegin.begin(), InBegin.end() - 1);
-    Pending.drain([&](size_t I, const GraphEdge &E) {
-      new (&Edges[Fill[PendingTo[I]]++]) GraphEdge(E);
-    });
-  }
+  // InBegin itself is the fill cursor (no second array per node): each
+  // node's entry advances to the next node's start, then all shift back.
+  Pending.drain([&](size_t I, const GraphEdge &E) {
+    new (&Edges[InBegin[PendingTo[I]]++]) GraphEdge(E);
+  });
+  std::move_backward(InBegin.begin(), InBegin.end() - 1, InBegin.end());
+  InBegin[0] = 0;
   PendingTo = {};
 
   // Weights: the latest predecessor binds and carries whatever delay its
@@ -681,6 +682,8 @@ void DependencyGraph::order() {
     }
     B = E;
   }
+  // Pos is kept up to date above: the critical path reads it.
+  PositionOf = std::move(Ids);
 }
 
 size_t DependencyGraph::orderLowerBound(int64_t T) const {

@@ -110,6 +110,8 @@ public:
   llvm::ArrayRef<uint32_t> order() const { return Order; }
   /// Position of the first node in order() at or after \p Time.
   size_t orderLowerBound(int64_t Time) const;
+  /// Position of \p Node in order().
+  uint32_t orderPosition(uint32_t Node) const { return PositionOf[Node]; }
   /// The node at the end of device work \p Event, or NoIndex.
   uint32_t endNodeOf(uint32_t Event) const;
   /// The host segments of a host lane, in time order: K in
@@ -135,6 +137,7 @@ private:
   llvm::MutableArrayRef<GraphEdge> Edges; ///< EdgeStore's edges
   std::vector<uint32_t> InBegin;
   std::vector<uint32_t> Order;
+  std::vector<uint32_t> PositionOf; ///< per node, its index in Order
   /// Node ids are made lane by lane: [begin, end) of each lane's nodes.
   std::vector<std::pair<uint32_t, uint32_t>> Runs;
   /// Device work event -> its start node (the end node is the next).
