@@ -126,46 +126,15 @@ WaitFigures measureWaits(const TraceIndex &Ctx, StepWaits &S) {
   return F;
 }
 
-/// Names ordered by the time blocked in them, most first.
-std::vector<std::string>
-byBlockedTime(const std::map<std::string, int64_t> &M) {
-  std::vector<std::pair<int64_t, std::string>> Sorted;
-  for (auto &[Name, Ns] : M)
-    Sorted.push_back({Ns, Name});
-  llvm::sort(Sorted, [](const auto &A, const auto &B) {
-    return A.first > B.first || (A.first == B.first && A.second < B.second);
-  });
-  std::vector<std::string> Out;
-  for (auto &P : Sorted)
-    Out.push_back(P.second);
-  return Out;
-}
-
-} // namespace
-
-Outcome rules::runSyncLongHostWait(const TraceIndex &Ctx,
-                                   const RuleOptions &Opts,
-                                   std::vector<Detection> &Out) {
+/// The finding: the op path that costs the most is its subject; when the
+/// waits only reveal device-bound work, the one that blocks the longest,
+/// kept at info severity.
+Detection describeWaits(const TraceIndex &Ctx, const StepWaits &S,
+                        const WaitFigures &F, double MinShare,
+                        bool RevealsDeviceWork) {
   const model::Trace &T = Ctx.trace();
-  const double MinShare = Opts.number("min-share-of-step");
-  const double DeviceBound = Opts.number("device-bound-share");
   const int64_t Target = Ctx.targetNs();
-  if (Target <= 0)
-    return Outcome::ran();
   const MeasureWindows &Win = Ctx.measureWindows();
-
-  StepWaits S = collectWaits(Ctx);
-  if (S.Count == 0)
-    return Outcome::ran();
-  WaitFigures F = measureWaits(Ctx, S);
-  if (double(F.BlockedMedian) < MinShare * double(Target))
-    return Outcome::ran();
-
-  // The op path that costs the most is the subject; when the waits only
-  // reveal device-bound work, the one that blocks the longest.
-  const bool RevealsDeviceWork =
-      F.BusyShare >= DeviceBound &&
-      double(F.GainMedian) < MinShare * double(Target);
   auto Ranked = rankByKey(S.Sites, [&](const WaitSite &Site) {
     return std::make_pair(RevealsDeviceWork ? Site.Waits.Total
                                             : Site.GainPerWindow,
@@ -196,7 +165,7 @@ Outcome rules::runSyncLongHostWait(const TraceIndex &Ctx,
   V["impact_share"] = pct(double(F.GainMedian) / double(Target));
   V["count"] = count(int64_t(S.Count));
   V["total"] = dur(S.Total);
-  V["top_names"] = joinNames(byBlockedTime(S.BlockedByName));
+  V["top_names"] = joinNames(namesByTime(S.BlockedByName));
   V["kinds"] = joinNames(Kinds, 3);
   V["top_op_path"] = Top->first;
   V["subject"] = Top->first;
@@ -244,6 +213,31 @@ Outcome rules::runSyncLongHostWait(const TraceIndex &Ctx,
       S.ByKind.count(analysis::WaitKind::ImplicitOp) && S.ByKind.size() == 1
           ? 0.6
           : 0.75;
-  Out.push_back(std::move(Det));
+  return Det;
+}
+
+} // namespace
+
+Outcome rules::runSyncLongHostWait(const TraceIndex &Ctx,
+                                   const RuleOptions &Opts,
+                                   std::vector<Detection> &Out) {
+  const double MinShare = Opts.number("min-share-of-step");
+  const double DeviceBound = Opts.number("device-bound-share");
+  const int64_t Target = Ctx.targetNs();
+  if (Target <= 0)
+    return Outcome::ran();
+
+  StepWaits S = collectWaits(Ctx);
+  if (S.Count == 0)
+    return Outcome::ran();
+  WaitFigures F = measureWaits(Ctx, S);
+  if (double(F.BlockedMedian) < MinShare * double(Target))
+    return Outcome::ran();
+
+  // Waits that only reveal device-bound work gain little: said, not hidden.
+  const bool RevealsDeviceWork =
+      F.BusyShare >= DeviceBound &&
+      double(F.GainMedian) < MinShare * double(Target);
+  Out.push_back(describeWaits(Ctx, S, F, MinShare, RevealsDeviceWork));
   return Outcome::ran();
 }
