@@ -173,5 +173,3 @@ StringRef tracelint::import::nsys::normaliseApiName(StringRef Name) {
     return Name;
   return Name.take_front(Pos);
 }
-
-
