@@ -156,7 +156,7 @@ case "${1:-}" in
     # for the reports.
     configure build-asan -DCMAKE_BUILD_TYPE=Debug -DTRACELINT_BUILD_BENCH=OFF \
       -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DCMAKE_C_FLAGS_DEBUG="-O1 -g1" \
-      -DTRACELINT_SANITIZE=address,undefined
+      -DTRACELINT_SANITIZE=address,undefined -DTRACELINT_DISCOVER_UNIT_TESTS=OFF
     ninja -C build-asan -j "$JOBS"
     test_tools
     run_tests build-asan
