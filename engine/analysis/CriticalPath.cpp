@@ -44,13 +44,24 @@ int64_t CriticalPath::run(const TargetInterval &X, const WhatIfQuery *Q,
       int64_t D = Seen ? Dist[*Seen] : From;
       int64_t W = Ed.Weight;
       if (M) {
-        EdgeFate F = M->fate(Ed);
+        const DelaySplit *Split =
+            G.delaySplit(In.data() - G.edges().data() + K);
+        EdgeFate F = M->fate(Ed, Split != nullptr);
         if (F == EdgeFate::Drop)
           continue;
         // Time before the step's start is history: only the part of a
         // stretch inside the step can be removed.
-        if (F == EdgeFate::Zero)
+        if (F == EdgeFate::Zero) {
           W = From < S ? std::min(W, S - From) : 0;
+        } else if (Split) {
+          int64_t Cut = 0;
+          for (PathCategory Cat :
+               {PathCategory::LaunchLatency, PathCategory::Queued,
+                PathCategory::UnrecordedDependency})
+            if (M->removes(Cat))
+              Cut += Split->of(Cat);
+          W = std::max<int64_t>(0, W - Cut);
+        }
       }
       if (D + W > Best || (D + W == Best && BestEdge != NoIndex &&
                            From > G.time(In[BestEdge].From))) {
@@ -120,24 +131,58 @@ StepPath CriticalPath::analyze(const TargetInterval &X) const {
         return T.Events[W].Name;
     return model::EmptyString;
   };
+  // Once the path has entered ready work through a queue edge, its time
+  // after that work was ready is time the work waited on a full device:
+  // queued, whatever ran in front of it.
+  int64_t QueuedAfter = std::numeric_limits<int64_t>::max();
+  auto Add = [&](PathCategory Cat, int64_t Lo, int64_t Hi, uint32_t Subject,
+                 EdgeType Type) {
+    if (Hi <= Lo)
+      return;
+    if (Hi > QueuedAfter && Cat != PathCategory::Queued) {
+      int64_t Cut = std::max(Lo, QueuedAfter);
+      P.ByCategory[unsigned(PathCategory::Queued)] += Hi - Cut;
+      P.Stretches.push_back({{Cut, Hi}, PathCategory::Queued, Subject, Type});
+      Hi = Cut;
+      if (Hi <= Lo)
+        return;
+    }
+    P.ByCategory[unsigned(Cat)] += Hi - Lo;
+    P.Stretches.push_back({{Lo, Hi}, Cat, Subject, Type});
+  };
   uint32_t V = G.endNodeOf(X.LastWork);
   while (G.time(V) > S) {
     std::optional<size_t> At = visited(V);
     uint32_t EI = At ? Pred[*At] : NoIndex;
     if (EI == NoIndex) {
       // Nothing recorded explains when this instant could start.
-      P.ByCategory[unsigned(PathCategory::Unlinked)] += G.time(V) - S;
-      P.Stretches.push_back(
-          {{S, G.time(V)}, PathCategory::Unlinked, NoIndex, EdgeType::Work});
+      Add(PathCategory::Unlinked, S, G.time(V), NoIndex, EdgeType::Work);
       break;
     }
     const GraphEdge &Ed = Edges[EI];
     int64_t From = std::max(S, G.time(Ed.From));
     int64_t Ns = G.time(V) - From;
     if (Ns > 0) {
-      P.ByCategory[unsigned(Ed.Category)] += Ns;
-      P.Stretches.push_back(
-          {{From, G.time(V)}, Ed.Category, Ed.Subject, Ed.Type});
+      // A delay split by the device's state, in time order: latency,
+      // then queued and unrecorded in proportion (the step's start may
+      // cut the delay's beginning).
+      if (const DelaySplit *Sp = G.delaySplit(EI)) {
+        // Stretches are collected backwards: the latest part first.
+        int64_t T0 = G.time(Ed.From), T1 = G.time(V);
+        int64_t LatEnd = std::min(T1, T0 + Sp->LatencyNs);
+        int64_t Lo = std::max(From, LatEnd);
+        int64_t Rest = Sp->QueuedNs + Sp->UnrecordedNs;
+        int64_t Q =
+            Rest > 0
+                ? int64_t(double(T1 - Lo) * double(Sp->QueuedNs) / double(Rest))
+                : 0;
+        Add(PathCategory::Queued, T1 - Q, T1, Ed.Subject, Ed.Type);
+        Add(PathCategory::UnrecordedDependency, Lo, T1 - Q, Ed.Subject,
+            Ed.Type);
+        Add(PathCategory::LaunchLatency, From, Lo, Ed.Subject, Ed.Type);
+      } else {
+        Add(Ed.Category, From, G.time(V), Ed.Subject, Ed.Type);
+      }
       if (Ed.Subject != NoIndex) {
         model::StringId Op = model::EmptyString, Call = model::EmptyString,
                         Work = model::EmptyString;
@@ -166,12 +211,16 @@ StepPath CriticalPath::analyze(const TargetInterval &X) const {
         Ch.Work = Work;
         if (isDeviceCategory(Ed.Category))
           Ch.DeviceNs += Ns;
-        else if (Ed.Category == PathCategory::LaunchLatency ||
-                 Ed.Category == PathCategory::DeviceGap)
+        else if (isDelayCategory(Ed.Category))
           Ch.LatencyNs += Ns;
         else
           Ch.HostNs += Ns;
       }
+    }
+    if (Ed.Type == EdgeType::Queue) {
+      int64_t Ready = G.readyTime(V);
+      if (Ready >= 0)
+        QueuedAfter = std::min(QueuedAfter, std::max(S, Ready));
     }
     V = Ed.From;
   }

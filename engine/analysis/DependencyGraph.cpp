@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <climits>
 #include <limits>
 #include <new>
 #include <queue>
@@ -59,6 +60,7 @@ DependencyGraph::DependencyGraph(const TraceIndex &Ctx) : C(Ctx) {
   addLaunchEdges();
   addEventWaitEdges();
   addHostWaitEdges();
+  addQueueEdges();
   finish();
 }
 
@@ -157,6 +159,7 @@ void DependencyGraph::buildHost(uint32_t LI) {
     addNode(P);
   HostNodes[LI] = {First, uint32_t(Time.size())};
   Runs.push_back(HostNodes[LI]);
+  RunLane.push_back(LI);
   // Another thread than the steps' own: its start and its resumptions after
   // idle stretches wait for the step thread (addWakeUpEdges).
   const bool StepThread = llvm::is_contained(StepLanes, LI);
@@ -295,7 +298,8 @@ void DependencyGraph::addJoinEdges() {
 
 void DependencyGraph::buildDevice() {
   const model::Trace &T = C.trace();
-  for (const model::Lane &L : T.Lanes) {
+  for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI) {
+    const model::Lane &L = T.Lanes[LI];
     if (L.Kind != model::LaneKind::DeviceStream)
       continue;
     uint32_t PrevEnd = NoIndex;
@@ -318,15 +322,17 @@ void DependencyGraph::buildDevice() {
         GraphEdge D;
         D.From = PrevEnd;
         D.Subject = I;
-        D.Category = PathCategory::DeviceGap;
+        D.Category = PathCategory::UnrecordedDependency;
         D.Type = EdgeType::Stream;
         addEdge(S, D);
       }
       if (PrevEnd == NoIndex || Time[PrevEnd] <= E.end())
         PrevEnd = S + 1;
     }
-    if (Time.size() > First)
+    if (Time.size() > First) {
       Runs.push_back({First, uint32_t(Time.size())});
+      RunLane.push_back(LI);
+    }
   }
 }
 
@@ -438,7 +444,7 @@ void DependencyGraph::addEventWaitEdges() {
       D.From = WorkNodeOf[Awaited] + 1;
       const uint32_t To = WorkNodeOf[Waiter];
       D.Subject = I;
-      D.Category = PathCategory::DeviceGap;
+      D.Category = PathCategory::UnrecordedDependency;
       D.Type = EdgeType::EventWait;
       if (Time[D.From] > Time[To]) {
         ++Dropped;
@@ -514,6 +520,118 @@ void DependencyGraph::addHostWaitEdges() {
   }
 }
 
+int32_t DependencyGraph::deviceOfNode(uint32_t Node) const {
+  // Runs are made in ascending node order.
+  auto It =
+      llvm::partition_point(Runs, [&](const std::pair<uint32_t, uint32_t> &R) {
+        return R.second <= Node;
+      });
+  if (It == Runs.end() || It->first > Node)
+    return INT32_MIN;
+  const model::Lane &L = C.trace().Lanes[RunLane[It - Runs.begin()]];
+  return L.Kind == model::LaneKind::DeviceStream ? L.Device : INT32_MIN;
+}
+
+void DependencyGraph::addQueueEdges() {
+  const model::Trace &T = C.trace();
+  // Per device, its work by end time.
+  std::map<int32_t, std::vector<std::pair<int64_t, uint32_t>>> ByEnd;
+  for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI) {
+    const model::Lane &L = T.Lanes[LI];
+    if (L.Kind != model::LaneKind::DeviceStream)
+      continue;
+    auto &V = ByEnd[L.Device];
+    for (uint32_t I = L.Begin; I < L.End; ++I)
+      if (WorkNodeOf[I] != NoIndex)
+        V.push_back({T.Events[I].end(), I});
+  }
+  for (auto &Entry : ByEnd)
+    llvm::sort(Entry.second);
+  constexpr unsigned MaxScan = 16;
+  for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI) {
+    const model::Lane &L = T.Lanes[LI];
+    if (L.Kind != model::LaneKind::DeviceStream)
+      continue;
+    const auto &Ends = ByEnd[L.Device];
+    for (uint32_t I = L.Begin; I < L.End; ++I) {
+      if (WorkNodeOf[I] == NoIndex)
+        continue;
+      const Event &K = T.Events[I];
+      int64_t Ready = C.readyTime(I);
+      if (Ready < 0 || K.Start - Ready <= LaunchLatencyBoundNs)
+        continue;
+      // The work in front: the latest to end by K's start on another
+      // stream of the device, ending after K was ready and just before K
+      // started, with the device busy for most of the wait.
+      auto It = llvm::partition_point(
+          Ends, [&](const std::pair<int64_t, uint32_t> &P) {
+            return P.first <= K.Start;
+          });
+      uint32_t Front = NoIndex;
+      for (unsigned N = 0; It != Ends.begin() && N < MaxScan; ++N) {
+        --It;
+        if (T.Events[It->second].Lane != LI) {
+          Front = It->second;
+          break;
+        }
+      }
+      if (Front == NoIndex)
+        continue;
+      int64_t FrontEnd = T.Events[Front].end();
+      if (FrontEnd <= Ready || K.Start - FrontEnd > LaunchLatencyBoundNs)
+        continue;
+      int64_t Idle = C.deviceBusy(L.Device).idleWithin({Ready, K.Start});
+      if (Idle > std::max(LaunchLatencyBoundNs, (K.Start - Ready) / 4))
+        continue;
+      GraphEdge Q;
+      Q.From = WorkNodeOf[Front] + 1;
+      Q.Subject = Front;
+      Q.Category = PathCategory::Queued;
+      Q.Type = EdgeType::Queue;
+      addEdge(WorkNodeOf[I], Q);
+    }
+  }
+}
+
+int64_t DependencyGraph::readyTime(uint32_t Node) const {
+  int64_t Ready = -1;
+  for (const GraphEdge &E : inEdges(Node))
+    if (E.Type != EdgeType::Queue && E.Type != EdgeType::Work)
+      Ready = std::max(Ready, Time[E.From]);
+  return Ready;
+}
+
+void DependencyGraph::classifyDelays() {
+  // A delay edge that binds keeps the time its work waited beyond its
+  // recorded dependencies; what the device did meanwhile says why.
+  for (size_t V = 0; V + 1 < InBegin.size(); ++V) {
+    for (uint32_t K = InBegin[V]; K < InBegin[V + 1]; ++K) {
+      GraphEdge &E = Edges[K];
+      bool Delay = (E.Type == EdgeType::Launch &&
+                    E.Category == PathCategory::LaunchLatency) ||
+                   E.Type == EdgeType::Stream || E.Type == EdgeType::EventWait;
+      if (!Delay)
+        continue;
+      if (E.Weight <= LaunchLatencyBoundNs) {
+        E.Category = PathCategory::LaunchLatency;
+        continue;
+      }
+      E.Category = PathCategory::UnrecordedDependency;
+      int32_t Dev = deviceOfNode(uint32_t(V));
+      DelaySplit S;
+      S.LatencyNs = LaunchLatencyBoundNs;
+      int64_t Rest = E.Weight - S.LatencyNs;
+      if (Dev != INT32_MIN)
+        S.QueuedNs = std::min<int64_t>(
+            Rest, C.deviceBusy(Dev).lengthWithin({Time[V] - Rest, Time[V]}));
+      S.UnrecordedNs = Rest - S.QueuedNs;
+      if (S.QueuedNs > S.UnrecordedNs)
+        E.Category = PathCategory::Queued;
+      Splits[K] = S;
+    }
+  }
+}
+
 void DependencyGraph::finish() {
   size_t N = Time.size();
   // Group edges by target (counting sort keeps insertion order per node),
@@ -581,6 +699,7 @@ void DependencyGraph::finish() {
       }
     }
   }
+  classifyDelays();
 
   order();
 }

@@ -13,6 +13,17 @@
 //    work on a stream -> the next, recorded event waits across streams
 //    (cuda_sync with wait_on_cuda_event_record_corr_id), and the awaited
 //    device work -> the end of a host wait (synchronization, blocking copy).
+//  - Queue edges: work that was ready (launched, its stream predecessor
+//    done) but started only when work on another stream of the same device
+//    ended, with the device busy in between, waited for that work: the
+//    device was full. The edge makes the wait elastic, so removing the work
+//    in front (a compute what-if) lets the queued work start earlier.
+//
+// After the weights are set, a delay edge that binds (a launch, stream or
+// event-wait edge with time left) is classified by the device's state over
+// its delay: up to LaunchLatencyBoundNs it is launch latency; beyond that,
+// the time the device was busy with other work is queued and the time it
+// was free is an unrecorded dependency (delaySplit()).
 //  - Wake-up edges: a host thread other than the steps' own (the autograd
 //    thread, a helper thread) that resumes after at least MinJoinNs with
 //    nothing recorded, while the step thread was active, was idle, not busy:
@@ -46,6 +57,7 @@
 #include "analysis/TraceIndex.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -62,6 +74,22 @@ enum class EdgeType : uint8_t {
   Stream,    ///< previous work on the stream -> next work
   EventWait, ///< recorded work on one stream -> next work on another
   HostWait,  ///< awaited device work -> end of the host wait
+  Queue,     ///< work on another stream -> ready work queued behind it
+};
+
+/// How a delay edge's time splits by what the device was doing (see
+/// DependencyGraph::delaySplit): the first LaunchLatencyBoundNs is launch
+/// latency, then the part with the device busy is queued, the rest (the
+/// device free and the work held back) an unrecorded dependency.
+struct DelaySplit {
+  int64_t LatencyNs = 0, QueuedNs = 0, UnrecordedNs = 0;
+  int64_t totalNs() const { return LatencyNs + QueuedNs + UnrecordedNs; }
+  int64_t of(PathCategory C) const {
+    return C == PathCategory::LaunchLatency          ? LatencyNs
+           : C == PathCategory::Queued               ? QueuedNs
+           : C == PathCategory::UnrecordedDependency ? UnrecordedNs
+                                                     : 0;
+  }
 };
 
 /// An in-edge of a node (its target is the node whose in-edges hold it).
@@ -120,6 +148,17 @@ public:
   HostSegment hostSegment(uint32_t Lane, size_t K) const;
   /// The first segment of the lane that ends after \p Time.
   size_t firstHostSegmentAfter(uint32_t Lane, int64_t Time) const;
+  /// The split of a binding delay edge longer than LaunchLatencyBoundNs
+  /// (by its index in edges()); nullptr for every other edge (its time is
+  /// all its category's).
+  const DelaySplit *delaySplit(size_t EdgeIndex) const {
+    auto It = Splits.find(uint32_t(EdgeIndex));
+    return It == Splits.end() ? nullptr : &It->second;
+  }
+  /// The latest recorded time at which the work starting at \p Node was
+  /// ready: the latest origin of its in-edges other than queue edges
+  /// (its launch, its stream predecessor, an event wait); -1 for none.
+  int64_t readyTime(uint32_t Node) const;
   /// Graph edges that could not be placed (a dependency that would run
   /// backwards in time: clock skew between host and device).
   uint64_t droppedEdges() const { return Dropped; }
@@ -138,8 +177,13 @@ private:
   std::vector<uint32_t> InBegin;
   std::vector<uint32_t> Order;
   std::vector<uint32_t> PositionOf; ///< per node, its index in Order
-  /// Node ids are made lane by lane: [begin, end) of each lane's nodes.
+  /// Node ids are made lane by lane: [begin, end) of each lane's nodes,
+  /// and the lane of each run.
   std::vector<std::pair<uint32_t, uint32_t>> Runs;
+  std::vector<uint32_t> RunLane;
+  llvm::DenseMap<uint32_t, DelaySplit> Splits;
+  /// The device of a device node, or INT32_MIN for a host node.
+  int32_t deviceOfNode(uint32_t Node) const;
   /// Device work event -> its start node (the end node is the next).
   std::vector<uint32_t> WorkNodeOf;
   /// Per host lane: its node ids [begin, end), in time order.
@@ -220,6 +264,8 @@ private:
   void addLaunchEdges();
   void addEventWaitEdges();
   void addHostWaitEdges();
+  void addQueueEdges();
+  void classifyDelays();
   void finish();
   void order();
 };

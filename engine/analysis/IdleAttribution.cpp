@@ -54,7 +54,12 @@ IdleBreakdown TraceIndex::computeIdle(int32_t Device, Interval Window,
     }
     const Event &L = T.Events[LI];
     if (L.end() <= Gap.Begin) {
-      Out.QueuedNs += Gap.length();
+      // Submitted before the device went idle: the ordinary latency after
+      // the call, then a dependency the trace does not record.
+      int64_t Latency = std::clamp<int64_t>(
+          L.end() + Opts.MaxLaunchLatencyNs - Gap.Begin, 0, Gap.length());
+      Out.LaunchNs += Latency;
+      Out.UnrecordedNs += Gap.length() - Latency;
       continue;
     }
     // The host was late: walk the gap in pieces cut at the launching
@@ -83,10 +88,15 @@ IdleBreakdown TraceIndex::computeIdle(int32_t Device, Interval Window,
 
     bool LIsWait = waitKind(L) != WaitKind::None;
     int64_t LaunchBefore = Out.LaunchNs, WaitBefore = Out.HostWaitNs,
-            OtherBefore = Out.HostOtherNs;
+            OtherBefore = Out.HostOtherNs + Out.DataLoadingNs;
     std::vector<Interval> OtherPieces;
+    const model::IntervalSet &Loading = dataLoaderRanges();
     auto Other = [&](const Interval &Piece) {
-      Out.HostOtherNs += Piece.length();
+      // Other host work inside a data-loader range is data loading (D001's
+      // cause), so that the causes stay exclusive.
+      int64_t Load = Loading.lengthWithin(Piece);
+      Out.DataLoadingNs += Load;
+      Out.HostOtherNs += Piece.length() - Load;
       if (Opts.KeepGaps) {
         if (!OtherPieces.empty() && OtherPieces.back().End == Piece.Begin)
           OtherPieces.back().End = Piece.End;
@@ -100,7 +110,7 @@ IdleBreakdown TraceIndex::computeIdle(int32_t Device, Interval Window,
       // After L returned (plus the usual launch latency) the work was
       // submitted but did not start: the device held it back.
       if (P >= L.end() + Opts.MaxLaunchLatencyNs) {
-        Out.QueuedNs += Piece.length();
+        Out.UnrecordedNs += Piece.length();
         continue;
       }
       // Inside L or just after it: the device waits for this very call.
@@ -150,7 +160,7 @@ IdleBreakdown TraceIndex::computeIdle(int32_t Device, Interval Window,
     int64_t Launch = Out.LaunchNs - LaunchBefore;
     if (Opts.KeepGaps)
       Out.GapList.push_back({Gap, W, LI, Launch, Out.HostWaitNs - WaitBefore,
-                             Out.HostOtherNs - OtherBefore,
+                             Out.HostOtherNs + Out.DataLoadingNs - OtherBefore,
                              std::move(OtherPieces)});
     if (2 * Launch > Gap.length()) {
       ++Out.LaunchGaps;
@@ -160,5 +170,96 @@ IdleBreakdown TraceIndex::computeIdle(int32_t Device, Interval Window,
       }
     }
   }
+  return Out;
+}
+
+const TargetIdle &TraceIndex::targetIdle() const {
+  return IdleOfTarget.get([&] {
+    TargetIdle Out;
+    // The device with the most busy time stands for the target.
+    int64_t Most = -1;
+    for (int32_t D : devices()) {
+      int64_t B = deviceBusy(D).lengthWithin(window());
+      if (B > Most) {
+        Most = B;
+        Out.Device = D;
+      }
+    }
+    if (Out.Device < 0 || Windows.Ranges.empty())
+      return Out;
+    std::vector<int64_t> Span, Idle, Launch, Other, Wait, Loading, Unrec,
+        Unlinked;
+    for (const Interval &R : Windows.Ranges) {
+      const IdleBreakdown &B = attributeIdle(Out.Device, R);
+      Span.push_back(R.length());
+      Idle.push_back(B.IdleNs);
+      Launch.push_back(B.LaunchNs);
+      Other.push_back(B.HostOtherNs);
+      Wait.push_back(B.HostWaitNs);
+      Loading.push_back(B.DataLoadingNs);
+      Unrec.push_back(B.UnrecordedNs);
+      Unlinked.push_back(B.UnlinkedNs);
+    }
+    auto Median = [](std::vector<int64_t> &V) {
+      std::sort(V.begin(), V.end());
+      return V[(V.size() - 1) / 2];
+    };
+    Out.SpanNs = Median(Span);
+    Out.IdleNs = Median(Idle);
+    Out.LaunchNs = Median(Launch);
+    Out.HostOtherNs = Median(Other);
+    Out.HostWaitNs = Median(Wait);
+    Out.DataLoadingNs = Median(Loading);
+    Out.UnrecordedNs = Median(Unrec);
+    Out.UnlinkedNs = Median(Unlinked);
+    return Out;
+  });
+}
+
+int64_t TraceIndex::readyTime(uint32_t Work) const {
+  const Event &K = T.Events[Work];
+  int64_t Ready = -1;
+  uint32_t Call = T.launchOf(K);
+  if (Call != model::NoIndex) {
+    const Event &CE = T.Events[Call];
+    Ready = CE.end() <= K.Start ? CE.end() : CE.Start;
+  }
+  const model::Lane &L = T.laneOf(K);
+  for (uint32_t I = Work; I > L.Begin; --I) {
+    const Event &P = T.Events[I - 1];
+    if (model::isDeviceWork(P.Kind)) {
+      if (P.end() <= K.Start)
+        Ready = std::max(Ready, P.end());
+      break;
+    }
+  }
+  return Ready;
+}
+
+std::vector<DeviceStall> TraceIndex::unrecordedStalls(Interval Range) const {
+  std::vector<DeviceStall> Out;
+  for (const model::Lane &L : T.Lanes) {
+    if (L.Kind != model::LaneKind::DeviceStream)
+      continue;
+    const model::IntervalSet &Busy = deviceBusy(L.Device);
+    for (uint32_t I = L.Begin; I < L.End; ++I) {
+      const Event &K = T.Events[I];
+      if (!model::isDeviceWork(K.Kind) || K.Start < Range.Begin ||
+          K.Start >= Range.End)
+        continue;
+      int64_t Ready = readyTime(I);
+      if (Ready < 0 || K.Start - Ready <= LaunchLatencyBoundNs)
+        continue;
+      Interval Held{std::max(Range.Begin, Ready + LaunchLatencyBoundNs),
+                    K.Start};
+      int64_t Idle = Held.length() > 0 ? Busy.idleWithin(Held) : 0;
+      if (Idle <= 0)
+        continue;
+      Out.push_back({I, T.launchOf(K), Ready, Idle});
+    }
+  }
+  llvm::sort(Out, [](const DeviceStall &A, const DeviceStall &B) {
+    return A.IdleNs != B.IdleNs ? A.IdleNs > B.IdleNs : A.Work < B.Work;
+  });
   return Out;
 }

@@ -62,6 +62,22 @@ int64_t PathModel::medianLength() const {
   return median(std::move(V));
 }
 
+const std::array<int64_t, NumPathCategories> &
+PathModel::medianCategories() const {
+  return Categories.get([&] {
+    std::array<std::vector<int64_t>, NumPathCategories> Per;
+    for (size_t I : steadyTargets()) {
+      StepPath P = CP.analyze(Targets[I]);
+      for (unsigned K = 0; K < NumPathCategories; ++K)
+        Per[K].push_back(P.ByCategory[K]);
+    }
+    std::array<int64_t, NumPathCategories> Out{};
+    for (unsigned K = 0; K < NumPathCategories; ++K)
+      Out[K] = std::max<int64_t>(0, median(std::move(Per[K])));
+    return Out;
+  });
+}
+
 PathAnalysis PathModel::analyze(const PathOptions &Opts) const {
   PathAnalysis A;
   A.Targets = Targets;

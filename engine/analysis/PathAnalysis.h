@@ -18,6 +18,7 @@
 #include "analysis/WhatIf.h"
 #include "support/Lazy.h"
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -66,6 +67,10 @@ public:
   int64_t medianGain(const WhatIfQuery &Q) const;
   /// The median path length over the steady steps (-1 without a path).
   int64_t medianLength() const;
+  /// Per category, the median over the steady steps of the path's time in
+  /// it (all zero without a path): where lint says the path shows time
+  /// that a capped finding's query does not remove.
+  const std::array<int64_t, NumPathCategories> &medianCategories() const;
 
   PathAnalysis analyze(const PathOptions &Opts) const;
 
@@ -75,6 +80,7 @@ private:
   CriticalPath CP;
   std::vector<TargetInterval> Targets;
   support::Lazy<std::vector<int64_t>> Lengths; ///< computed on first use
+  support::Lazy<std::array<int64_t, NumPathCategories>> Categories;
   const std::vector<int64_t> &lengths() const;
 };
 

@@ -27,8 +27,10 @@ llvm::StringRef tracelint::analysis::pathCategoryName(PathCategory C) {
     return "host-untraced";
   case PathCategory::LaunchLatency:
     return "launch-latency";
-  case PathCategory::DeviceGap:
-    return "device-gap";
+  case PathCategory::Queued:
+    return "queued";
+  case PathCategory::UnrecordedDependency:
+    return "unrecorded-dependency";
   case PathCategory::Unlinked:
     return "unlinked";
   }
@@ -56,9 +58,11 @@ llvm::StringRef tracelint::analysis::pathCategoryTitle(PathCategory C) {
   case PathCategory::HostUntraced:
     return "host: nothing recorded";
   case PathCategory::LaunchLatency:
-    return "launch latency";
-  case PathCategory::DeviceGap:
-    return "device: start later than recorded dependencies";
+    return "launch latency (free device)";
+  case PathCategory::Queued:
+    return "device: queued behind other work";
+  case PathCategory::UnrecordedDependency:
+    return "device idle: unrecorded dependency";
   case PathCategory::Unlinked:
     return "before work without recorded dependencies";
   }

@@ -15,19 +15,21 @@
 namespace tracelint::analysis {
 
 enum class PathCategory : uint8_t {
-  Compute,       ///< device kernels (not communication)
-  Copy,          ///< device copies
-  Memset,        ///< device memsets
-  Communication, ///< collective (NCCL/RCCL) kernels
-  Launch,        ///< host inside a launch (submission) API call
-  Wait,          ///< host blocked in a wait beyond the work it awaited
-  DataLoading,   ///< host inside a data-loader range
-  HostOther,     ///< other host work, named by the innermost event
-  HostUntraced,  ///< host time with no event recorded on the thread
-  LaunchLatency, ///< from a launch call's return to its work's start
-  DeviceGap,     ///< device work started later than its recorded
-                 ///< dependencies allow (an unrecorded dependency)
-  Unlinked,      ///< before work that has no recorded dependency at all
+  Compute,              ///< device kernels (not communication)
+  Copy,                 ///< device copies
+  Memset,               ///< device memsets
+  Communication,        ///< collective (NCCL/RCCL) kernels
+  Launch,               ///< host inside a launch (submission) API call
+  Wait,                 ///< host blocked in a wait beyond the work it awaited
+  DataLoading,          ///< host inside a data-loader range
+  HostOther,            ///< other host work, named by the innermost event
+  HostUntraced,         ///< host time with no event recorded on the thread
+  LaunchLatency,        ///< the ordinary delay from ready to start on a free
+                        ///< device, up to LaunchLatencyBoundNs
+  Queued,               ///< ready work waiting while the device ran other work
+  UnrecordedDependency, ///< device work started later than its recorded
+                        ///< dependencies and a free device allow
+  Unlinked,             ///< before work that has no recorded dependency
 };
 constexpr unsigned NumPathCategories =
     static_cast<unsigned>(PathCategory::Unlinked) + 1;
@@ -38,6 +40,20 @@ llvm::StringRef pathCategoryName(PathCategory C);
 llvm::StringRef pathCategoryTitle(PathCategory C);
 /// Parses a machine name; false when \p Name is none.
 bool parsePathCategory(llvm::StringRef Name, PathCategory &C);
+
+/// The longest delay between device work becoming ready (its launch call
+/// returned, its stream predecessor ended) and its start that counts as
+/// ordinary launch latency: submission and scheduling take a few to tens of
+/// microseconds. The part of a delay beyond it, on a free device, is an
+/// unrecorded dependency. The idle split uses the same bound.
+constexpr int64_t LaunchLatencyBoundNs = 50'000;
+
+/// Delay categories: time the path spends between a dependency and the
+/// device work that waited for it.
+inline bool isDelayCategory(PathCategory C) {
+  return C == PathCategory::LaunchLatency || C == PathCategory::Queued ||
+         C == PathCategory::UnrecordedDependency;
+}
 
 inline bool isDeviceCategory(PathCategory C) {
   return C <= PathCategory::Communication;

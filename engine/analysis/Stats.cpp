@@ -84,6 +84,8 @@ static void computeDevices(const TraceIndex &Ctx, TraceStats &S) {
     if (DS.HasWork) {
       DS.IdleNs = Busy.idleWithin(Window);
       DS.BusyShare = shareOf(Busy.lengthWithin(Window), Window.length());
+      DS.ActiveBusyShare =
+          shareOf(Busy.lengthWithin(DS.Active), DS.Active.length());
       if (HasSteps) {
         DS.StepBusyNs = Busy.lengthWithin(S.Steps.Span);
         DS.StepBusyShare = shareOf(*DS.StepBusyNs, S.Steps.Span.length());

@@ -60,6 +60,10 @@ struct DeviceStats {
   /// only when the trace has steps.
   std::optional<int64_t> StepBusyNs;
   std::optional<double> StepBusyShare;
+  /// BusyNs / Active.length(): the share of its own active span (first to
+  /// last device work) that the device was busy, the figure HTA and
+  /// TraceLens report as GPU utilization; unset when the span is empty.
+  std::optional<double> ActiveBusyShare;
 };
 
 /// Events grouped by name (kernels, OS runtime calls) or by kind and name

@@ -18,6 +18,7 @@
 #ifndef TRACELINT_ANALYSIS_TRACEINDEX_H
 #define TRACELINT_ANALYSIS_TRACEINDEX_H
 
+#include "analysis/PathCategory.h"
 #include "analysis/Startup.h"
 #include "model/Intervals.h"
 #include "model/NameClasses.h"
@@ -107,9 +108,10 @@ struct IdleOptions {
   int64_t MaxLaunchIntervalNs = 200'000;
   /// Work normally starts within a few microseconds of its launch call
   /// returning. Idle time later than this after the call returned is
-  /// counted as Queued: the work was submitted and something on the device
-  /// side (or missing from the trace) held it back.
-  int64_t MaxLaunchLatencyNs = 50'000;
+  /// counted as Unrecorded: the work was submitted and something on the
+  /// device side (or missing from the trace) held it back. The critical
+  /// path's launch-latency bound is the same (PathCategory.h).
+  int64_t MaxLaunchLatencyNs = LaunchLatencyBoundNs;
   /// Keep one AttributedGap per host-late gap in IdleBreakdown::GapList.
   bool KeepGaps = false;
 };
@@ -128,9 +130,11 @@ struct AttributedGap {
 /// idle gap. For a gap [A, B) on a device, W is the first device work that
 /// starts at or after B (after B when the window cut the gap) and L the host
 /// call that submitted it (by correlation):
-///  - Queued: L had returned before A, so W was already submitted when the
-///    device went idle; the gap is a device-side dependency (stream or event
-///    wait, a collective's peer, submission latency), not the host.
+///  - Unrecorded: L had returned before A, so W was already submitted when
+///    the device went idle, and nothing recorded held it: a device-side
+///    dependency the trace does not show (an event wait, a peer rank,
+///    another process on the device, lost records). The device was free,
+///    so this is never "queued" (queued work keeps the device busy).
 ///  - Unlinked: W has no host call in the trace (no correlation), or the
 ///    device does no more work after the gap.
 ///  - otherwise the host was late, and each instant of the gap is attributed
@@ -143,18 +147,47 @@ struct AttributedGap {
 ///      module loading inside the call) or up to MaxLaunchLatencyNs after it
 ///      returned, or in a stretch between two submissions no longer than
 ///      MaxLaunchIntervalNs (per-launch host cost); idle later than that
-///      after L returned is Queued;
+///      after L returned is Unrecorded;
+///    - DataLoading: what would be HostOther, inside a data-loader range
+///      (dataLoaderRanges());
 ///    - HostOther: in a longer stretch without submissions.
 struct IdleBreakdown {
   int64_t IdleNs = 0; ///< the window minus the device's busy union
-  int64_t LaunchNs = 0, HostWaitNs = 0, HostOtherNs = 0, QueuedNs = 0,
-          UnlinkedNs = 0;
+  int64_t LaunchNs = 0, HostWaitNs = 0, HostOtherNs = 0, DataLoadingNs = 0,
+          UnrecordedNs = 0, UnlinkedNs = 0;
   uint64_t Gaps = 0;
   /// Host-late gaps that were mostly launch-attributed, and the longest.
   uint64_t LaunchGaps = 0;
   model::Interval LongestLaunchGap;
   uint32_t LongestLaunchGapWork = model::NoIndex; ///< W of that gap
   std::vector<AttributedGap> GapList; ///< with IdleOptions::KeepGaps
+};
+
+/// Device work that started later than its recorded dependencies and a
+/// free device allow: it was ready (launched, its stream predecessor done),
+/// the ordinary launch latency passed, and the device sat idle while the
+/// work waited. Something the trace does not record held it: another rank,
+/// another process on the device, an event wait the profiler missed, lost
+/// device records.
+struct DeviceStall {
+  uint32_t Work = model::NoIndex;   ///< the stalled work
+  uint32_t Launch = model::NoIndex; ///< the call that submitted it
+  int64_t ReadyNs = 0;              ///< see TraceIndex::readyTime()
+  /// Device idle time from ReadyNs + LaunchLatencyBoundNs to the work's
+  /// start (the unrecorded-dependency time).
+  int64_t IdleNs = 0;
+};
+
+/// The one split of device idle time in the target: the median over the
+/// steady steps (or the window) of attributeIdle() on the device with the
+/// most busy time, with the default options. lint's target block, `path`
+/// and `stats` show it; the rules that read idle causes read the same
+/// attributeIdle() results.
+struct TargetIdle {
+  int32_t Device = -1; ///< -1: no device work
+  int64_t SpanNs = 0;  ///< the median window's length
+  int64_t IdleNs = 0, LaunchNs = 0, HostOtherNs = 0, HostWaitNs = 0,
+          DataLoadingNs = 0, UnrecordedNs = 0, UnlinkedNs = 0;
 };
 
 /// Facts about a trace's completeness (computed from ImportStats and links).
@@ -351,6 +384,19 @@ public:
   const IdleBreakdown &attributeIdle(int32_t Device, model::Interval Window,
                                      const IdleOptions &Opts = {}) const;
 
+  /// When device work \p Work could have started by its recorded
+  /// dependencies: its launch call's end (its start, when the work began
+  /// inside the call) and the end of the previous work on its stream; -1
+  /// when neither is recorded. The dependency graph's queue edges and
+  /// delay split and unrecordedStalls() use this one definition.
+  int64_t readyTime(uint32_t Work) const;
+  /// The stalls (DeviceStall) of device work starting inside \p Range,
+  /// longest idle first, each with its idle time clipped to the range.
+  std::vector<DeviceStall> unrecordedStalls(model::Interval Range) const;
+
+  /// The target's idle split (see TargetIdle), computed once.
+  const TargetIdle &targetIdle() const;
+
   // --- Quality -----------------------------------------------------------
   bool truncated() const { return T.Stats.TruncatedAtByte >= 0; }
   /// Facts about the trace's completeness that lower the confidence of
@@ -407,6 +453,7 @@ private:
   support::Lazy<StartupWork> Startup;
   support::Lazy<std::string> StartupReason;
   support::Lazy<TeardownWork> Teardown;
+  support::Lazy<TargetIdle> IdleOfTarget;
   mutable std::array<support::Lazy<std::vector<uint32_t>>, model::NumEventKinds>
       ByKind;
   using IdleKey = std::tuple<int32_t, int64_t, int64_t, int64_t, int64_t, bool>;

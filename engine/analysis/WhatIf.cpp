@@ -86,8 +86,8 @@ bool WhatIfMatcher::eventMatches(uint32_t Event) {
   return hostMatches(T.launchOf(E));
 }
 
-EdgeFate WhatIfMatcher::fate(const GraphEdge &E) {
-  bool ByCategory = Q.Categories.test(unsigned(E.Category));
+EdgeFate WhatIfMatcher::fate(const GraphEdge &E, bool IgnoreCategory) {
+  bool ByCategory = !IgnoreCategory && Q.Categories.test(unsigned(E.Category));
   switch (E.Type) {
   case EdgeType::Work:
     return ByCategory || eventMatches(E.Subject) ? EdgeFate::Zero
@@ -102,6 +102,8 @@ EdgeFate WhatIfMatcher::fate(const GraphEdge &E) {
   case EdgeType::EventWait:
     // Device order stays; only the unexplained delay can be removed.
     return ByCategory ? EdgeFate::Zero : EdgeFate::Keep;
+  case EdgeType::Queue:
+    return ByCategory ? EdgeFate::Drop : EdgeFate::Keep;
   }
   return EdgeFate::Keep;
 }

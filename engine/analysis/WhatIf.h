@@ -11,7 +11,10 @@
 //  - a matching stretch of host work or device work takes no time;
 //  - a matching wait no longer waits: its dependency on the awaited work is
 //    dropped (the host continues at once);
-//  - the delay between a matching launch and its work vanishes.
+//  - the delay between a matching launch and its work vanishes;
+//  - removing `queued` drops the queue edges (the work no longer waits for
+//    other streams' work in front of it); a delay edge split by the
+//    device's state loses the parts of the removed categories.
 // An event matches a name when it, or an enclosing host event, has that
 // name; device work also matches through the call that launched it, so
 // naming an op removes its host time, its waits and the work it launched.
@@ -50,7 +53,10 @@ enum class EdgeFate : uint8_t { Keep, Zero, Drop };
 class WhatIfMatcher {
 public:
   WhatIfMatcher(const model::Trace &T, const WhatIfQuery &Q);
-  EdgeFate fate(const GraphEdge &E);
+  /// With \p IgnoreCategory, only names decide (for an edge whose time
+  /// the caller splits by category, DependencyGraph::delaySplit()).
+  EdgeFate fate(const GraphEdge &E, bool IgnoreCategory = false);
+  bool removes(PathCategory C) const { return Q.Categories.test(unsigned(C)); }
 
 private:
   const model::Trace &T;

@@ -5,6 +5,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
+
 using namespace tracelint;
 using namespace tracelint::support;
 using namespace tracelint::report;
@@ -86,6 +88,39 @@ std::string producerLine(const model::Trace &T) {
   return sanitize(llvm::join(Parts, ", "), 200);
 }
 
+/// "where the device idle went": the target's idle split, a few lines
+/// under the target line (the same split `path` and `stats` read).
+void writeIdleSplit(llvm::raw_ostream &OS, const analysis::TargetIdle &I) {
+  if (I.Device < 0 || I.SpanNs <= 0 || I.IdleNs <= 0)
+    return;
+  OS << Indent << "device " << I.Device << " idle " << formatDuration(I.IdleNs)
+     << " (" << formatShare(double(I.IdleNs) / double(I.SpanNs))
+     << " of the target); where the device idle went:\n";
+  std::vector<std::pair<int64_t, const char *>> Parts = {
+      {I.LaunchNs, "launch path (L001)"},
+      {I.HostOtherNs, "host work between submissions (L002)"},
+      {I.HostWaitNs, "host waits (S001)"},
+      {I.DataLoadingNs, "data loading (D001)"},
+      {I.UnrecordedNs, "unrecorded dependency (S004)"},
+      {I.UnlinkedNs, "not linked to a host call"}};
+  std::stable_sort(
+      Parts.begin(), Parts.end(),
+      [](const auto &A, const auto &B) { return A.first > B.first; });
+  std::string Line;
+  for (const auto &[Ns, What] : Parts) {
+    if (Ns <= 0)
+      continue;
+    std::string Item = (llvm::Twine(What) + " " + formatDuration(Ns)).str();
+    if (!Line.empty() && Line.size() + Item.size() > 70) {
+      OS << Indent << "  " << Line << "\n";
+      Line.clear();
+    }
+    Line += (Line.empty() ? "" : ", ") + Item;
+  }
+  if (!Line.empty())
+    OS << Indent << "  " << Line << "\n";
+}
+
 void writeHeader(llvm::raw_ostream &OS, Painter &P, const LintedTrace &L) {
   const model::Trace &T = L.Trace;
   P.paint("tracelint lint", Bold);
@@ -94,6 +129,7 @@ void writeHeader(llvm::raw_ostream &OS, Painter &P, const LintedTrace &L) {
   OS << producerLine(T) << "\n";
   P.label("target");
   OS << L.Result.Target.Description << "\n";
+  writeIdleSplit(OS, L.Result.Target.Idle);
 
   P.label("devices");
   const analysis::TraceStats &S = L.Stats;

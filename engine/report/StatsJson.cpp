@@ -137,6 +137,8 @@ static void writeDevices(llvm::json::OStream &J, const TraceStats &S) {
         J.attribute("idle_ns", D.IdleNs);
         if (D.BusyShare)
           J.attribute("busy_share", *D.BusyShare);
+        if (D.ActiveBusyShare)
+          J.attribute("active_busy_share", *D.ActiveBusyShare);
         J.attributeObject("busy_by_category", [&] {
           J.attribute("compute_ns", D.ComputeNs);
           J.attribute("copy_ns", D.CopyNs);

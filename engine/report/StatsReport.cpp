@@ -188,8 +188,13 @@ static void writeDevices(llvm::raw_ostream &OS, Painter &P, const Trace &T,
         ", {0}, active {1} .. {2}\n", count(D.NumWorkEvents, "event"),
         formatDuration(D.Active.Begin), formatDuration(D.Active.End));
     OS << "    busy " << formatDuration(D.BusyNs);
-    if (D.BusyShare)
-      OS << " (" << formatShare(*D.BusyShare) << " of window)";
+    if (D.BusyShare) {
+      OS << " (" << formatShare(*D.BusyShare) << " of window";
+      // The figure HTA and TraceLens call GPU utilization.
+      if (D.ActiveBusyShare)
+        OS << ", " << formatShare(*D.ActiveBusyShare) << " of active span";
+      OS << ")";
+    }
     OS << ", idle " << formatDuration(D.IdleNs) << "\n";
     OS << "    compute " << formatDuration(D.ComputeNs) << ", copy "
        << formatDuration(D.CopyNs) << ", memset " << formatDuration(D.MemsetNs)

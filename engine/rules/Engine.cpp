@@ -269,10 +269,37 @@ std::string formatFactor(double F) {
   return S;
 }
 
+/// The largest categories of the steady steps' paths that \p Q does not
+/// remove, in words ("463 ms unrecorded-dependency (see S004), 2 ms
+/// compute"); empty when there are none.
+std::string whereThePathShows(const analysis::PathModel &Path,
+                              const analysis::WhatIfQuery &Q) {
+  const auto &Cats = Path.medianCategories();
+  std::vector<std::pair<int64_t, unsigned>> Rest;
+  for (unsigned K = 0; K < analysis::NumPathCategories; ++K)
+    if (!Q.Categories.test(K) && Cats[K] > 0)
+      Rest.push_back({Cats[K], K});
+  llvm::sort(Rest, [](const auto &A, const auto &B) {
+    return A.first != B.first ? A.first > B.first : A.second < B.second;
+  });
+  std::string Out;
+  for (size_t I = 0; I < Rest.size() && I < 2; ++I) {
+    auto Cat = analysis::PathCategory(Rest[I].second);
+    Out += (I ? ", " : "") + support::formatDuration(Rest[I].first) + " " +
+           analysis::pathCategoryName(Cat).str();
+    if (Cat == analysis::PathCategory::UnrecordedDependency)
+      Out += " (see S004)";
+    else if (Cat == analysis::PathCategory::Queued)
+      Out += " (work waiting on a busy device)";
+  }
+  return Out;
+}
+
 Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec,
                     const Config &Cfg, const RuleOptions &Opts, Detection D,
                     llvm::ArrayRef<Penalty> Penalties, int64_t PathBound,
-                    std::string PathQuery) {
+                    std::string PathQuery, const analysis::PathModel *Path,
+                    const analysis::WhatIfQuery *Query) {
   Finding F;
   F.Code = Spec.Code;
   F.Name = Spec.Name;
@@ -292,6 +319,7 @@ Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec,
     F.ImpactNs = std::min(F.ImpactNs, Target);
   // The critical path bounds what removing the blamed time can gain.
   bool Capped = false;
+  const int64_t DetectorImpact = F.ImpactNs;
   if (PathBound >= 0) {
     F.PathBoundNs = PathBound;
     F.PathQuery = std::move(PathQuery);
@@ -348,6 +376,20 @@ Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec,
                                           support::formatShare(Floor))
                                 .str())
             .str());
+    // A cap lowers the impact only by time that the path shows elsewhere:
+    // say where, so that the detector's larger figure in the same finding
+    // does not read as a contradiction.
+    if (Path && Query && DetectorImpact > 2 * F.ImpactNs) {
+      std::string Where = whereThePathShows(*Path, *Query);
+      if (!Where.empty())
+        D.ExtraEvidence.push_back(
+            llvm::formatv("the detector's own figure ({0}) is more than "
+                          "twice the impact because the critical path "
+                          "keeps that time without {1}: it shows {2}",
+                          support::formatDuration(DetectorImpact), F.PathQuery,
+                          Where)
+                .str());
+    }
   }
   V.emplace("impact", Value::duration(F.ImpactNs));
   V.emplace("impact_share", Value::share(F.ImpactShare));
@@ -462,7 +504,7 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
                            DetectorLookup Lookup) {
   LintResult R;
   R.Target = {Ctx.targetKind(), Ctx.targetNs(), Ctx.steps().size(),
-              Ctx.describeTarget()};
+              Ctx.describeTarget(), Ctx.targetIdle()};
   std::vector<Penalty> Penalties = qualityPenalties(Ctx, R.QualityNotes);
 
   // Each need is checked once per trace (some scan every event), before
@@ -537,7 +579,8 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
       int64_t B = D.ImpactNs > 0 ? Bound(Q) : -1;
       std::string Described = B >= 0 ? Q.describe() : std::string();
       R.Findings.push_back(makeFinding(Ctx, Spec, Cfg, Run.Opts, std::move(D),
-                                       Penalties, B, std::move(Described)));
+                                       Penalties, B, std::move(Described),
+                                       B >= 0 && Path ? &*Path : nullptr, &Q));
     }
   }
 

@@ -20,6 +20,9 @@ struct LintTarget {
   int64_t Ns = 0;          ///< the median step time, or the window's length
   size_t Steps = 0;        ///< steps in the trace
   std::string Description; ///< "median step time 10 ms (5 steps)"
+  /// Where the device's idle time in the target went (the one split that
+  /// `path` and `stats` show too).
+  analysis::TargetIdle Idle;
 };
 
 struct LintResult {

@@ -55,7 +55,8 @@ void addFigures(IdleBreakdown &Sum, const IdleBreakdown &B) {
   Sum.LaunchNs += B.LaunchNs;
   Sum.HostWaitNs += B.HostWaitNs;
   Sum.HostOtherNs += B.HostOtherNs;
-  Sum.QueuedNs += B.QueuedNs;
+  Sum.UnrecordedNs += B.UnrecordedNs;
+  Sum.DataLoadingNs += B.DataLoadingNs;
   Sum.UnlinkedNs += B.UnlinkedNs;
   Sum.Gaps += B.Gaps;
   Sum.LaunchGaps += B.LaunchGaps;

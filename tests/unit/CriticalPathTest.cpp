@@ -133,7 +133,88 @@ TEST(CriticalPathTest, UnexplainedDelaysStayOnThePath) {
   EXPECT_FALSE(RW.A.Targets[0].FromStep);
   EXPECT_EQ(RW.A.Path.LengthNs, 300 * Us);
   EXPECT_EQ(cat(RW.A.Path, PathCategory::Compute), 100 * Us + 20 * Us);
-  EXPECT_EQ(cat(RW.A.Path, PathCategory::DeviceGap), 140 * Us);
+  // The orphan starts 140 us after "late" ends on an idle device: the
+  // first 50 us are ordinary launch latency, the other 90 us an
+  // unrecorded dependency.
+  EXPECT_EQ(cat(RW.A.Path, PathCategory::LaunchLatency), 30 * Us + 50 * Us);
+  EXPECT_EQ(cat(RW.A.Path, PathCategory::UnrecordedDependency), 90 * Us);
+}
+
+/// Case 1 of issue 17, scaled: kernel K is launched at [10, 15) us but
+/// starts at 463 ms with nothing in front of it (the device idle); a
+/// blocking cudaMemcpy [20 us, 464.5 ms) waits for its copy [464, 464.4),
+/// which follows K on the stream; then a last kernel [464.62, 470) ms.
+model::Trace stalledKernel() {
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.step(1, 0, 474 * Ms);
+  M.launch(S, "stalled", 10 * Us, 15 * Us, 463 * Ms, 464 * Ms);
+  model::EventArgs A;
+  A.Copy = model::CopyKind::DtoH;
+  M.launch(S, "Memcpy DtoH (Device -> Pageable)", 20 * Us, 464500 * Us,
+           464 * Ms, 464400 * Us, "cudaMemcpy", model::EventKind::Memcpy, &A);
+  M.launch(S, "last", 464600 * Us, 464610 * Us, 464620 * Us, 470 * Ms);
+  return M.finish();
+}
+
+TEST(CriticalPathTest, AStallOnAnIdleDeviceIsAnUnrecordedDependency) {
+  PathRun R(stalledKernel());
+  ASSERT_TRUE(R.A.Path.HasPath);
+  EXPECT_EQ(R.A.Path.LengthNs, 470 * Ms);
+  // 463 ms - 15 us of delay: 50 us launch latency, the rest unrecorded.
+  EXPECT_EQ(cat(R.A.Path, PathCategory::UnrecordedDependency),
+            463 * Ms - 15 * Us - 50 * Us);
+  EXPECT_EQ(cat(R.A.Path, PathCategory::Queued), 0);
+  // The last kernel's 10 us delay is launch latency too.
+  EXPECT_EQ(cat(R.A.Path, PathCategory::LaunchLatency), 60 * Us);
+  // Removing the unrecorded dependency gains exactly its path time: one
+  // fact, which S004 reports as its impact.
+  EXPECT_EQ(R.M.medianGain(category(PathCategory::UnrecordedDependency)),
+            463 * Ms - 65 * Us);
+  // Removing the wait cannot move the stalled kernel: the copy and the
+  // last kernel follow it on the stream. Only the 0.22 ms of host time
+  // after the copy (0.1 ms wait past it, 0.1 ms untraced, the launch and
+  // its latency, minus what runs anyway) can be saved.
+  EXPECT_EQ(R.M.medianGain(category(PathCategory::Wait)), 220 * Us);
+  // The where-the-path-shows split that lint's cap sentence reads.
+  EXPECT_EQ(
+      R.M.medianCategories()[unsigned(PathCategory::UnrecordedDependency)],
+      463 * Ms - 65 * Us);
+}
+
+/// Case 2 of issue 17, scaled: five 10 ms kernels back to back on stream 7
+/// keep the device busy from 1 us to 50.001 ms; kernel K on stream 8 is
+/// launched at [20, 25) us and starts only at 50.003 ms, when they are
+/// done.
+model::Trace saturatedDevice() {
+  TraceMaker M;
+  uint32_t A = M.stream(0, 7), B = M.stream(0, 8);
+  M.step(1, 0, 30 * Us);
+  for (int I = 0; I < 5; ++I)
+    M.launch(A, "gemm", 2 * I * Us, (2 * I + 1) * Us, 1 * Us + I * 10 * Ms,
+             1 * Us + (I + 1) * 10 * Ms);
+  M.launch(B, "embedding", 20 * Us, 25 * Us, 50003 * Us, 52003 * Us);
+  return M.finish();
+}
+
+TEST(CriticalPathTest, WorkWaitingOnABusyDeviceIsQueued) {
+  PathRun R(saturatedDevice());
+  ASSERT_TRUE(R.A.Path.HasPath);
+  EXPECT_EQ(R.A.Path.LengthNs, 52003 * Us);
+  // From K's ready time (25 us) to its start the path runs through the
+  // work in front of it: queued, not launch latency.
+  EXPECT_EQ(cat(R.A.Path, PathCategory::Queued), 50003 * Us - 25 * Us);
+  EXPECT_EQ(cat(R.A.Path, PathCategory::LaunchLatency), 0);
+  EXPECT_EQ(cat(R.A.Path, PathCategory::UnrecordedDependency), 0);
+  EXPECT_EQ(cat(R.A.Path, PathCategory::Compute), 2 * Ms + 24 * Us);
+  EXPECT_EQ(cat(R.A.Path, PathCategory::Launch), 1 * Us);
+  // Removing all compute saves nearly everything: the queue was compute.
+  // K then starts when its launch returns (25 us), the gemms end at 10 us.
+  EXPECT_EQ(R.M.medianGain(category(PathCategory::Compute)),
+            52003 * Us - 25 * Us);
+  // Without the queue (a device with room for K) K ends at 2.025 ms, but
+  // the gemms still end at 50.001 ms.
+  EXPECT_EQ(R.M.medianGain(category(PathCategory::Queued)), 2002 * Us);
 }
 
 TEST(CriticalPathTest, SyncRevealingDeviceWorkPredictsNoGain) {

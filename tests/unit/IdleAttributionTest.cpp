@@ -17,7 +17,7 @@ using model::EventKind;
 
 namespace {
 
-TEST(IdleAttribution, AttributesIdleToWaitsQueuesAndMissingLinks) {
+TEST(IdleAttribution, AttributesIdleToWaitsStallsAndMissingLinks) {
   TraceMaker M;
   uint32_t S = M.stream(0, 7);
   // Wait: kernel A [0, 500) us; the host waits in cudaStreamSynchronize
@@ -26,8 +26,10 @@ TEST(IdleAttribution, AttributesIdleToWaitsQueuesAndMissingLinks) {
   M.launch(S, "A", 0, 5 * Us, 5 * Us, 500 * Us);
   M.runtime("cudaStreamSynchronize", 10 * Us, 500 * Us);
   M.launch(S, "B", 520 * Us, 525 * Us, 525 * Us, 600 * Us);
-  // Queued: C is launched at [560, 565) but starts at 700 (it waited for
-  // another stream): the gap [600, 700) began after the call returned.
+  // Unrecorded: C is launched at [560, 565) but starts at 700 (it waited
+  // for something the trace does not show): the gap [600, 700) began after
+  // the call returned; its first 15 us, up to 50 us after the call's
+  // return, are ordinary launch latency, the other 85 us unrecorded.
   M.launch(S, "C", 560 * Us, 565 * Us, 700 * Us, 710 * Us);
   // Unlinked: D has no correlation; gap [710, 800).
   M.add(S, EventKind::Kernel, "D", 800 * Us, 810 * Us);
@@ -41,16 +43,17 @@ TEST(IdleAttribution, AttributesIdleToWaitsQueuesAndMissingLinks) {
   TraceIndex Ctx(T);
   IdleBreakdown B = Ctx.attributeIdle(0, {0, 2910 * Us});
   EXPECT_EQ(B.HostWaitNs, 20 * Us);
-  EXPECT_EQ(B.QueuedNs, 100 * Us);
+  EXPECT_EQ(B.UnrecordedNs, 85 * Us);
   EXPECT_EQ(B.UnlinkedNs, 90 * Us);
-  EXPECT_EQ(B.LaunchNs, 5 * Us + 5 * Us);
+  EXPECT_EQ(B.LaunchNs, 5 * Us + 5 * Us + 15 * Us);
   EXPECT_EQ(B.HostOtherNs, 90 * Us + 2000 * Us);
   EXPECT_EQ(B.IdleNs, 5 * Us + 25 * Us + 100 * Us + 90 * Us + 2090 * Us);
 }
 
 TEST(IdleAttribution, WorkStartingLongAfterItsLaunchIsHeldBack) {
   // The launch returns at 15 us but its kernel starts at 8 ms (an excerpt,
-  // or clock skew): after the 50 us launch latency the gap is queued.
+  // or clock skew): after the 50 us launch latency the gap is an
+  // unrecorded dependency.
   TraceMaker M;
   uint32_t S = M.stream(0, 7);
   M.launch(S, "k", 10 * Us, 15 * Us, 8 * Ms, 8 * Ms + 10 * Us);
@@ -60,7 +63,7 @@ TEST(IdleAttribution, WorkStartingLongAfterItsLaunchIsHeldBack) {
   // [0, 10) us: before the only launch, no earlier submission: other work.
   EXPECT_EQ(B.HostOtherNs, 10 * Us);
   EXPECT_EQ(B.LaunchNs, 55 * Us); // [10, 65): the call and its latency
-  EXPECT_EQ(B.QueuedNs, 8 * Ms - 65 * Us);
+  EXPECT_EQ(B.UnrecordedNs, 8 * Ms - 65 * Us);
 }
 
 TEST(IdleAttribution, LongHostWorkAfterAWaitIsNotRefill) {
@@ -79,6 +82,28 @@ TEST(IdleAttribution, LongHostWorkAfterAWaitIsNotRefill) {
   EXPECT_EQ(B.HostWaitNs, 0);
   EXPECT_EQ(B.HostOtherNs, 1000 * Us);
   EXPECT_EQ(B.LaunchNs, 5 * Us);
+}
+
+TEST(IdleAttribution, HostWorkInsideADataLoaderRangeIsDataLoading) {
+  // Kernel A [0, 100) us; the host then sits 1 ms in a data-loader range
+  // [105, 1105) before launching B at 1200 (starts 1205). Of the gap
+  // [100, 1205): [100, 1200) is a stretch without submissions, 1000 us of
+  // it inside the loader range (data loading) and 100 us outside (other
+  // host work); [1200, 1205) is B's launch.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.launch(S, "A", 0, 5 * Us, 5 * Us, 100 * Us);
+  M.add(M.Host, EventKind::Annotation,
+        "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 105 * Us,
+        1105 * Us);
+  M.launch(S, "B", 1200 * Us, 1205 * Us, 1205 * Us, 1300 * Us);
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  IdleBreakdown B = Ctx.attributeIdle(0, {5 * Us, 1300 * Us});
+  EXPECT_EQ(B.DataLoadingNs, 1000 * Us);
+  EXPECT_EQ(B.HostOtherNs, 100 * Us);
+  EXPECT_EQ(B.LaunchNs, 5 * Us);
+  EXPECT_EQ(B.IdleNs, 1105 * Us);
 }
 
 } // namespace

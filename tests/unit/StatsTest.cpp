@@ -484,7 +484,7 @@ TEST(StatsTest, TextHasTheKeyLines) {
            ", idle 49 ms\n",
            "compute 24 ms, copy 3 ms, memset 1 ms, communication 3 ms",
            "in steps: busy 28 ms (40.0 % of step span)\n",
-           "busy 4 ms (5.0 % of window), idle 76 ms\n",
+           "busy 4 ms (5.0 % of window, 100.0 % of active span), idle 76 ms\n",
            "device 2: 1 stream, no device work recorded; cannot judge\n",
            "top kernels 3 of 3 distinct names, 5 events",
            "top runtime/driver calls  3 of 3 distinct, 5 calls",

@@ -323,7 +323,7 @@ void IdleSplits::add(const analysis::IdleBreakdown &B) {
   Launch.push_back(B.LaunchNs);
   HostWait.push_back(B.HostWaitNs);
   HostOther.push_back(B.HostOtherNs);
-  Queued.push_back(B.QueuedNs);
+  Unrecorded.push_back(B.UnrecordedNs);
   Unlinked.push_back(B.UnlinkedNs);
 }
 
@@ -333,7 +333,7 @@ analysis::IdleBreakdown IdleSplits::medians() const {
   M.LaunchNs = median(Launch);
   M.HostWaitNs = median(HostWait);
   M.HostOtherNs = median(HostOther);
-  M.QueuedNs = median(Queued);
+  M.UnrecordedNs = median(Unrecorded);
   M.UnlinkedNs = median(Unlinked);
   return M;
 }
@@ -343,7 +343,7 @@ void detect::describeIdleSplit(const analysis::IdleBreakdown &B, int64_t Of,
   Values["idle"] = dur(B.IdleNs);
   Values["idle_share"] = pct(double(B.IdleNs) / double(Of));
   Values["wait_idle"] = dur(B.HostWaitNs);
-  Values["queued_idle"] = dur(B.QueuedNs);
+  Values["queued_idle"] = dur(B.UnrecordedNs);
   Values["unlinked_idle"] = dur(B.UnlinkedNs);
 }
 

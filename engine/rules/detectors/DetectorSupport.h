@@ -278,7 +278,7 @@ analysis::IdleOptions launchPathIdleOptions(const RuleOptions &Opts);
 /// Device idle time by cause (IdleBreakdown's figures) in each measured
 /// window, parallel to MeasureWindows::Ranges.
 struct IdleSplits {
-  std::vector<int64_t> Idle, Launch, HostWait, HostOther, Queued, Unlinked;
+  std::vector<int64_t> Idle, Launch, HostWait, HostOther, Unrecorded, Unlinked;
   void add(const analysis::IdleBreakdown &B);
   /// The median of each figure over the windows (no gaps).
   analysis::IdleBreakdown medians() const;
