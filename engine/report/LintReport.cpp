@@ -436,8 +436,9 @@ void report::writeLintText(llvm::raw_ostream &OS, const LintedTrace &L,
       Out.wrapped(
           llvm::formatv("  {0}. {1} [{2}]: ", I + 1, Fs[I].Code, Fs[I].Name)
               .str(),
-          Out.show(Fs[I].Hypothesis) + " Impact 0: " + zeroImpactReason(Fs[I]) +
-              Folded + ". (fingerprint " + Fs[I].Fingerprint + ")",
+          Out.show(Fs[I].Hypothesis) +
+              "; impact 0: " + zeroImpactReason(Fs[I]) + Folded +
+              ". (fingerprint " + Fs[I].Fingerprint + ")",
           6);
     }
   }

@@ -93,7 +93,7 @@ std::string cutMiddle(llvm::StringRef S) {
   size_t W = support::displayWidth(S);
   if (W <= MaxShortName)
     return S.str();
-  const size_t Head = 64, Tail = MaxShortName - Head - 1;
+  const size_t Head = 80, Tail = MaxShortName - Head - 1;
   size_t HeadBytes = bytesForColumns(S, Head);
   size_t TailStart = bytesForColumns(S, W - Tail);
   return (S.take_front(HeadBytes) + Ellipsis + S.drop_front(TailStart)).str();

@@ -19,7 +19,7 @@
 namespace tracelint::report {
 
 /// Longest short name, in columns; a longer one is cut in the middle.
-constexpr size_t MaxShortName = 96;
+constexpr size_t MaxShortName = 120;
 
 /// The short form of one kernel or op name: the leading return type and the
 /// parameter list dropped, template arguments elided as "<…>" (a wrapper
