@@ -155,7 +155,8 @@ void writeTargetLine(llvm::raw_ostream &OS, Painter &P, const LintedTrace &L) {
   OS << L.Result.Target.Description << "\n";
 }
 
-void writeDeviceLines(llvm::raw_ostream &OS, Painter &P, const LintedTrace &L) {
+void writeDeviceLines(llvm::raw_ostream &OS, Painter &P, Lines &Out,
+                      const LintedTrace &L) {
   const model::Trace &T = L.Trace;
   P.label("devices");
   const analysis::TraceStats &S = L.Stats;
@@ -171,24 +172,23 @@ void writeDeviceLines(llvm::raw_ostream &OS, Painter &P, const LintedTrace &L) {
   }
   bool First = true;
   for (const analysis::DeviceStats &D : S.Devices) {
-    if (!First)
-      OS << Indent;
-    First = false;
-    OS << "device " << D.Device;
+    std::string Line = "device " + std::to_string(D.Device);
     for (const model::DeviceInfo &Info : T.Devices)
       if (Info.Id == D.Device && !Info.Name.empty())
-        OS << " (" << sanitize(Info.Name, MaxName) << ")";
+        Line += " (" + sanitize(Info.Name, MaxName) + ")";
     if (!D.HasWork) {
-      OS << ": no device work recorded; cannot judge\n";
-      continue;
+      Line += ": no device work recorded; cannot judge";
+    } else {
+      Line += ": busy " + formatDuration(D.BusyNs);
+      if (D.BusyShare)
+        Line += " (" + formatShare(*D.BusyShare) + " of window)";
+      Line += ", idle " + formatDuration(D.IdleNs);
+      if (D.StepBusyShare)
+        Line += "; in steps " + formatShare(*D.StepBusyShare) + " busy";
     }
-    OS << ": busy " << formatDuration(D.BusyNs);
-    if (D.BusyShare)
-      OS << " (" << formatShare(*D.BusyShare) << " of window)";
-    OS << ", idle " << formatDuration(D.IdleNs);
-    if (D.StepBusyShare)
-      OS << "; in steps " << formatShare(*D.StepBusyShare) << " busy";
-    OS << "\n";
+    Out.wrapped(First ? "" : Indent, Line, Indent.size(),
+                First ? Indent.size() : 0);
+    First = false;
   }
 }
 
@@ -219,7 +219,7 @@ void writeHeader(llvm::raw_ostream &OS, Painter &P, Lines &Out,
   writeInputLine(OS, P, L);
   writeProducerLine(OS, P, L);
   writeTargetLine(OS, P, L);
-  writeDeviceLines(OS, P, L);
+  writeDeviceLines(OS, P, Out, L);
   writeQualityLines(P, Out, L);
   writeTimesLine(P, Out, L);
 }
