@@ -197,6 +197,12 @@ cl::opt<bool> Verbose(
              "be, every example, verify, refuted if, confidence notes) and "
              "the rules that do not apply"),
     cl::sub(LintSubcommand), cl::sub(CaptureSubcommand), cl::cat(LintCategory));
+cl::opt<unsigned> Width(
+    "width",
+    cl::desc("Text: wrap lines at N columns (at most 240; default: the "
+             "terminal's width, 100 into a file or a pipe; 0: never wrap)"),
+    cl::value_desc("N"), cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
+    cl::cat(LintCategory));
 cl::opt<bool> LongNames(
     "long-names",
     cl::desc("Text and Markdown: kernel and op names as the trace writes "
@@ -345,7 +351,9 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
   TextOpts.Top = Top;
   TextOpts.MinSeverity = MinSeverity;
   TextOpts.Width =
-      textWidth(OutputPath, report::DefaultWidth, report::MaxLineWidth);
+      Width.getNumOccurrences()
+          ? std::min<size_t>(Width, report::MaxLineWidth)
+          : textWidth(OutputPath, report::DefaultWidth, report::MaxLineWidth);
   std::vector<std::string> Reports; // text reports or JSON objects
   std::vector<report::InputError> Errors;
   std::vector<report::LintOutcome> Outcomes;

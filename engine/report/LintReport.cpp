@@ -110,6 +110,10 @@ public:
   /// \p Used: columns already written on the line (a label).
   void wrapped(llvm::StringRef Lead, llvm::StringRef Text,
                size_t Hang = std::string::npos, size_t Used = 0) {
+    if (!O.Width) { // --width 0: one line per text, for scripts and tests
+      OS << Lead << Text << "\n";
+      return;
+    }
     size_t LeadW = Used + displayWidth(Lead);
     if (Hang == std::string::npos)
       Hang = LeadW;
@@ -128,6 +132,10 @@ public:
   }
   /// \p Lead and \p Text on one line, \p Text cut to fit.
   void cut(llvm::StringRef Lead, llvm::StringRef Text) {
+    if (!O.Width) {
+      OS << Lead << Text << "\n";
+      return;
+    }
     size_t Width = std::min(O.Width, MaxLineWidth);
     size_t LeadW = displayWidth(Lead);
     OS << Lead << sanitize(Text, LeadW + 20 > Width ? 20 : Width - LeadW)
@@ -244,7 +252,7 @@ void writeHeadline(llvm::raw_ostream &OS, Painter &P, const LintedTrace &L,
   OS << " [" << F.Name << "] ";
   P.severity(F.Sev);
   OS << ", confidence " << formatConfidence(F.Confidence);
-  if (Used + Head.size() + 2 + Impact.size() <= Width)
+  if (!Width || Used + Head.size() + 2 + Impact.size() <= Width)
     OS << ", " << Impact;
   else
     OS << ",\n   " << Impact;
@@ -465,7 +473,8 @@ void report::writeLintText(llvm::raw_ostream &OS, const LintedTrace &L,
       std::vector<std::string> Codes;
       for (size_t J = I; J < R.Skipped.size(); ++J)
         if (!Done[J] && R.Skipped[J].Kind == K &&
-            R.Skipped[J].Reason == R.Skipped[I].Reason) {
+            R.Skipped[J].Reason == R.Skipped[I].Reason &&
+            (J == I || !O.Verbose)) {
           Done[J] = true;
           Codes.push_back(R.Skipped[J].Code + " [" + R.Skipped[J].Name + "]");
         }

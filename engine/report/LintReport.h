@@ -56,7 +56,8 @@ struct TextOptions {
   bool Verbose = false;
   /// Kernel and op names as the trace writes them, not shortName()'s form.
   bool LongNames = false;
-  /// Lines wrap at this many columns (at most MaxLineWidth).
+  /// Lines wrap at this many columns (at most MaxLineWidth); 0: never
+  /// (one line per text, for scripts and tests that match whole lines).
   size_t Width = DefaultWidth;
   /// Findings shown as cards; the others take one line each. 0: all.
   size_t Top = 5;
