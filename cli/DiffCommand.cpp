@@ -85,7 +85,9 @@ int tracelint::cli::runDiff() {
   analysis::TraceDiff D = analysis::diffTraces(*Before.Ctx, SB, *After.Ctx, SA);
   std::vector<rules::PredictionCheck> Checks = rules::checkPredictions(
       Setup->Rules, *Before.Ctx, Before.Result, *After.Ctx, After.Result, D);
-  report::DiffResult R{Inputs[0], Inputs[1], D, Checks};
+  rules::FindingChanges Changes =
+      rules::compareFindings(Before.Result, After.Result);
+  report::DiffResult R{Inputs[0], Inputs[1], D, Checks, Changes};
   bool UseColor = useColor(Color, OutputPath);
   auto Write = OutputFormat == Format::Json ? writeJsonOutput : writeOutput;
   if (llvm::Error E = Write(OutputPath, [&](llvm::raw_ostream &OS) {

@@ -173,6 +173,41 @@ cl::opt<std::string> ImpactTolerance(
              "baseline's by more than this (default 100%: it doubled)"),
     cl::value_desc("SHARE"), cl::init("100%"), cl::sub(LintSubcommand),
     cl::cat(LintCategory));
+cl::opt<unsigned> Top(
+    "top",
+    cl::desc("Text: show the N highest-ranked findings as cards and one line "
+             "for each other finding (default 5; 0: every finding a card)"),
+    cl::value_desc("N"), cl::init(5), cl::sub(LintSubcommand),
+    cl::sub(CaptureSubcommand), cl::cat(LintCategory));
+cl::opt<rules::Severity> MinSeverity(
+    "min-severity",
+    cl::desc("Text: show only findings of this severity or higher (the "
+             "others are counted in the summary)"),
+    cl::values(clEnumValN(rules::Severity::Info, "info",
+                          "every finding "
+                          "(default)"),
+               clEnumValN(rules::Severity::Warning, "warning",
+                          "warnings and errors"),
+               clEnumValN(rules::Severity::Error, "error", "errors only")),
+    cl::init(rules::Severity::Info), cl::sub(LintSubcommand),
+    cl::sub(CaptureSubcommand), cl::cat(LintCategory));
+cl::opt<bool> Verbose(
+    "verbose",
+    cl::desc("Text: the whole report: every finding a full card (could also "
+             "be, every example, verify, refuted if, confidence notes) and "
+             "the rules that do not apply"),
+    cl::sub(LintSubcommand), cl::sub(CaptureSubcommand), cl::cat(LintCategory));
+cl::opt<unsigned> Width(
+    "width",
+    cl::desc("Text: wrap lines at N columns (at most 240; default: the "
+             "terminal's width, 100 into a file or a pipe; 0: never wrap)"),
+    cl::value_desc("N"), cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
+    cl::cat(LintCategory));
+cl::opt<bool> LongNames(
+    "long-names",
+    cl::desc("Text and Markdown: kernel and op names as the trace writes "
+             "them, not shortened (JSON and SARIF always keep them whole)"),
+    cl::sub(LintSubcommand), cl::sub(CaptureSubcommand), cl::cat(LintCategory));
 cl::opt<std::string> DocsUrl(
     "docs-url",
     cl::desc("SARIF: base URL of the rule pages (a published docs/rules/); "
@@ -309,7 +344,16 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
   }
 
   int Exit = ExitOk;
-  bool UseColor = useColor(Color, OutputPath);
+  report::TextOptions TextOpts;
+  TextOpts.Color = useColor(Color, OutputPath);
+  TextOpts.Verbose = Verbose;
+  TextOpts.LongNames = LongNames;
+  TextOpts.Top = Top;
+  TextOpts.MinSeverity = MinSeverity;
+  TextOpts.Width =
+      Width.getNumOccurrences()
+          ? std::min<size_t>(Width, report::MaxLineWidth)
+          : textWidth(OutputPath, report::DefaultWidth, report::MaxLineWidth);
   std::vector<std::string> Reports; // text reports or JSON objects
   std::vector<report::InputError> Errors;
   std::vector<report::LintOutcome> Outcomes;
@@ -354,7 +398,7 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
     } else if (OutputFormat == Format::Text) {
       std::string Text;
       llvm::raw_string_ostream OS(Text);
-      report::writeLintText(OS, L, UseColor);
+      report::writeLintText(OS, L, TextOpts);
       if (O.KnownInBaseline)
         OS << "baseline    " << O.KnownInBaseline << " known finding"
            << (O.KnownInBaseline == 1 ? "" : "s") << " not shown ("
@@ -389,6 +433,7 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
   report::WriterOptions WOpts;
   WOpts.ToolVersion = TRACELINT_VERSION;
   WOpts.DocsUrl = DocsUrl;
+  WOpts.LongNames = LongNames;
   WOpts.FailAt = std::nullopt;
   for (rules::Severity S : {rules::Severity::Info, rules::Severity::Warning,
                             rules::Severity::Error})

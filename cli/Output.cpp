@@ -8,6 +8,7 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 using namespace tracelint::cli;
@@ -75,6 +76,18 @@ bool tracelint::cli::useColor(ColorMode Mode, llvm::StringRef OutputPath) {
     return false;
   return llvm::sys::Process::StandardOutIsDisplayed() &&
          llvm::sys::Process::StandardOutHasColors();
+}
+
+size_t tracelint::cli::textWidth(llvm::StringRef OutputPath, size_t Default,
+                                 size_t Max) {
+  if (!OutputPath.empty() && OutputPath != "-")
+    return Default;
+  if (!llvm::sys::Process::StandardOutIsDisplayed())
+    return Default;
+  unsigned Columns = llvm::sys::Process::StandardOutColumns();
+  if (!Columns)
+    return Default;
+  return std::clamp<size_t>(Columns, 80, Max);
 }
 
 std::string tracelint::cli::sanitizeMessage(llvm::StringRef Message) {

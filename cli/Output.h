@@ -43,6 +43,11 @@ enum class ColorMode { Auto, Always, Never };
 /// pipe, never with NO_COLOR. Always/Never: as asked.
 bool useColor(ColorMode Mode, llvm::StringRef OutputPath);
 
+/// The width text reports wrap at: the terminal's when standard output is
+/// one (at least 80, at most \p Max columns), \p Default otherwise (a file,
+/// a pipe, CI logs).
+size_t textWidth(llvm::StringRef OutputPath, size_t Default, size_t Max);
+
 /// \p Message with control characters and escape sequences (which may come
 /// from file names or trace contents) shown as escapes; line breaks kept.
 std::string sanitizeMessage(llvm::StringRef Message);

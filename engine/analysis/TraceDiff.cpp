@@ -2,6 +2,7 @@
 #include "analysis/TraceDiff.h"
 #include "support/Statistics.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -140,15 +141,27 @@ void compareArgs(const model::Trace &B, const model::Trace &A, bool Types,
                          .str());
 }
 
+/// "8 x NVIDIA H100 80GB HBM3": each device name once, with its count.
 std::string deviceList(const model::Trace &T) {
+  std::vector<std::pair<std::string, size_t>> Names;
+  for (const model::DeviceInfo &D : T.Devices) {
+    auto It =
+        llvm::find_if(Names, [&](const auto &N) { return N.first == D.Name; });
+    if (It == Names.end())
+      Names.push_back({D.Name, 1});
+    else
+      ++It->second;
+  }
   std::string Out;
-  for (const model::DeviceInfo &D : T.Devices)
-    Out += (Out.empty() ? "" : ", ") + D.Name;
+  for (const auto &[Name, N] : Names)
+    Out += (Out.empty() ? "" : ", ") +
+           (N > 1 ? std::to_string(N) + " x " + Name : Name);
   return Out;
 }
 
 void compareSettings(const model::Trace &B, const model::Trace &A,
-                     std::vector<std::string> &Warnings) {
+                     std::vector<std::string> &Warnings,
+                     std::vector<std::string> &Unfair) {
   const model::Producer &PB = B.Source, &PA = A.Source;
   if (PB.Format != PA.Format)
     Warnings.push_back("the traces come from different producers (" +
@@ -179,6 +192,9 @@ void compareSettings(const model::Trace &B, const model::Trace &A,
                                      "before, {1} after)",
                                      PB.WorldSize, PA.WorldSize)
                            .str());
+  if (!Warnings.empty() && PB.WorldSize != PA.WorldSize && PB.WorldSize > 0 &&
+      PA.WorldSize > 0)
+    Unfair.push_back(Warnings.back());
 }
 
 } // namespace
@@ -248,21 +264,30 @@ TraceDiff analysis::diffTraces(const TraceIndex &Before, const TraceStats &SB,
 
   // Fairness warnings.
   std::string DB = deviceList(TB), DA = deviceList(TA);
-  if (DB != DA && !DB.empty() && !DA.empty())
+  if (DB != DA && !DB.empty() && !DA.empty()) {
     D.Warnings.push_back("the devices differ (" + DB + " before, " + DA +
                          " after): times are not comparable");
-  else if (SB.Devices.size() != SA.Devices.size() && SB.hasDeviceActivity() &&
-           SA.hasDeviceActivity())
+    D.NotComparable.push_back(D.Warnings.back());
+  } else if (SB.Devices.size() != SA.Devices.size() && SB.hasDeviceActivity() &&
+             SA.hasDeviceActivity())
     D.Warnings.push_back(llvm::formatv("the traces use {0} and {1} devices",
                                        SB.Devices.size(), SA.Devices.size())
                              .str());
-  if (Before.hasSteps() != After.hasSteps())
+  if (Before.hasSteps() != After.hasSteps()) {
     D.Warnings.push_back(
         llvm::formatv("only the {0} trace has steps: the metric cannot be "
                       "compared step for step",
                       Before.hasSteps() ? "before" : "after")
             .str());
-  else if (Before.steps().size() != After.steps().size())
+  } else if (Before.hasSteps() && TB.StepsFrom != TA.StepsFrom) {
+    // Steps cut at other markers measure another interval.
+    D.Warnings.push_back(llvm::formatv("the steps are defined differently "
+                                       "({0} before, {1} after)",
+                                       model::stepSourceName(TB.StepsFrom),
+                                       model::stepSourceName(TA.StepsFrom))
+                             .str());
+    D.NotComparable.push_back(D.Warnings.back());
+  } else if (Before.steps().size() != After.steps().size())
     D.Warnings.push_back(
         llvm::formatv("the traces hold {0} and {1} steps: whole-trace counts "
                       "below are not per step",
@@ -270,7 +295,7 @@ TraceDiff analysis::diffTraces(const TraceIndex &Before, const TraceStats &SB,
             .str());
   compareArgs(TB, TA, /*Types=*/false, D.Warnings);
   compareArgs(TB, TA, /*Types=*/true, D.Warnings);
-  compareSettings(TB, TA, D.Warnings);
+  compareSettings(TB, TA, D.Warnings, D.NotComparable);
   if (Before.hasDeviceActivity() != After.hasDeviceActivity())
     D.Warnings.push_back(
         llvm::formatv("only the {0} trace recorded device "

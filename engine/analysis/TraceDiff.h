@@ -62,6 +62,10 @@ struct TraceDiff {
   std::vector<CountChange> Counts;
   /// Why the comparison may be unfair.
   std::vector<std::string> Warnings;
+  /// The warnings that make it unfair outright (other devices, another
+  /// world size, steps cut at other markers): no finding's prediction can be
+  /// judged, each is "not comparable" with the first of these.
+  std::vector<std::string> NotComparable;
 };
 
 /// \p SB and \p SA must be computed with StatsOptions::TopN = 0 (every

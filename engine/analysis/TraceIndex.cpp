@@ -359,6 +359,14 @@ double TraceIndex::traceTimestampUs(const Event &E) const {
   return double(T.OriginNs + E.Start) / 1000.0;
 }
 
+int64_t TraceIndex::traceOffsetNs(const Event &E) const {
+  return E.Start - T.WindowStart;
+}
+
+double TraceIndex::firstEventTimestampUs() const {
+  return double(T.OriginNs + T.WindowStart) / 1000.0;
+}
+
 std::string TraceIndex::opPath(const Event &E, unsigned MaxDepth) const {
   llvm::SmallVector<llvm::StringRef, 8> Path;
   const Event *Cur = &E;

@@ -305,6 +305,12 @@ public:
   /// The event's start in the trace file's own clock, in microseconds, so
   /// that users can find it in Perfetto.
   double traceTimestampUs(const model::Event &E) const;
+  /// The event's start from the trace's first event, in ns: where Perfetto's
+  /// timeline shows it, and what the reports print ("+1.234567 s").
+  int64_t traceOffsetNs(const model::Event &E) const;
+  /// The trace's first event in the file's own clock, in microseconds: the
+  /// point the offsets count from.
+  double firstEventTimestampUs() const;
   /// Path of op names from the outermost ancestor to \p E, joined by " > ",
   /// skipping step annotations: "aten::to > aten::_to_copy > aten::copy_".
   std::string opPath(const model::Event &E, unsigned MaxDepth = 6) const;

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "report/DiffReport.h"
+#include "report/ShortNames.h"
 #include "support/Escape.h"
 #include "support/Format.h"
 
@@ -91,6 +92,22 @@ std::string countValue(const analysis::CountChange &C, int64_t V) {
   return std::to_string(V);
 }
 
+/// "held", "did not hold", "inconclusive", or "not comparable: REASON".
+std::string verdictText(const PredictionCheck &C) {
+  if (!C.NotComparable.empty())
+    return "not comparable: " + C.NotComparable;
+  return overallName(C.Overall).str();
+}
+
+/// "S001 [sync-long-host-wait] warning, impact up to 1.2 ms: HYPOTHESIS".
+std::string findingLine(const rules::Finding &F) {
+  return llvm::formatv("{0} [{1}] {2}, impact up to {3} ({4}): {5}", F.Code,
+                       F.Name, rules::severityName(F.Sev),
+                       formatDuration(F.ImpactNs), formatShare(F.ImpactShare),
+                       shortenNamesIn(F.Hypothesis))
+      .str();
+}
+
 std::string afterText(const PredictionCheck &C) {
   if (!C.StillFound)
     return "the finding is gone from the after trace";
@@ -123,6 +140,20 @@ void report::writeDiffText(llvm::raw_ostream &OS, const DiffResult &R,
     Label("warning");
     OS << sanitize(W) << "\n";
   }
+  // What the change added or removed, by name, before the verdicts.
+  auto Listed = [&](llvm::StringRef Title,
+                    const std::vector<rules::Finding> &List) {
+    OS << "\n" << Title << " (" << List.size() << ")\n";
+    if (List.empty())
+      OS << "  none\n";
+    for (const rules::Finding &F : List) {
+      std::vector<std::string> Lines = wrapText(sanitize(findingLine(F)), 96);
+      for (size_t I = 0; I < Lines.size(); ++I)
+        OS << (I ? "    " : "  - ") << Lines[I] << "\n";
+    }
+  };
+  Listed("findings new in AFTER", R.Findings.New);
+  Listed("findings gone from BEFORE", R.Findings.Gone);
   OS << "\npredictions of the before trace's findings\n";
   if (R.Checks.empty())
     OS << "  none: the before trace has no findings\n";
@@ -130,10 +161,10 @@ void report::writeDiffText(llvm::raw_ostream &OS, const DiffResult &R,
     const PredictionCheck &C = R.Checks[I];
     OS << llvm::formatv("  {0}. {1} [{2}] ", I + 1, C.Before.Code,
                         C.Before.Name);
-    Verd(C.Overall, overallName(C.Overall));
+    Verd(C.Overall, verdictText(C));
     if (!C.Before.Subject.empty())
-      OS << " (" << sanitize(C.Before.Subject, 100) << ")";
-    if (!D.Warnings.empty())
+      OS << " (" << sanitize(shortenNamesIn(C.Before.Subject), 100) << ")";
+    if (!D.Warnings.empty() && C.NotComparable.empty())
       OS << "; see the warnings above";
     OS << "\n";
     OS << "     feature  ";
@@ -162,7 +193,7 @@ void report::writeDiffText(llvm::raw_ostream &OS, const DiffResult &R,
                         kernelChangeName(K.Change), K.CountBefore, K.CountAfter,
                         formatDuration(K.TimeBefore),
                         formatDuration(K.TimeAfter))
-       << sanitize(K.Name, 100) << "\n";
+       << sanitize(shortName(K.Name), 100) << "\n";
   }
   if (D.Kernels.size() > 20)
     OS << "  ... " << D.Kernels.size() - 20 << " more\n";
@@ -203,6 +234,27 @@ void report::writeDiffJson(llvm::raw_ostream &OS, const DiffResult &R) {
       for (const std::string &W : D.Warnings)
         J.value(jsonText(W));
     });
+    J.attributeArray("not_comparable", [&] {
+      for (const std::string &W : D.NotComparable)
+        J.value(jsonText(W));
+    });
+    auto Findings = [&](llvm::StringRef Key,
+                        const std::vector<rules::Finding> &List) {
+      J.attributeArray(Key, [&] {
+        for (const rules::Finding &F : List)
+          J.object([&] {
+            J.attribute("code", F.Code);
+            J.attribute("name", F.Name);
+            J.attribute("severity", rules::severityName(F.Sev));
+            J.attribute("impact_ns", F.ImpactNs);
+            J.attribute("hypothesis", jsonText(F.Hypothesis));
+            J.attribute("subject", jsonText(F.Subject));
+            J.attribute("fingerprint", F.Fingerprint);
+          });
+      });
+    };
+    Findings("new_findings", R.Findings.New);
+    Findings("gone_findings", R.Findings.Gone);
     J.attributeArray("predictions", [&] {
       for (const PredictionCheck &C : R.Checks)
         J.object([&] {
@@ -211,7 +263,10 @@ void report::writeDiffJson(llvm::raw_ostream &OS, const DiffResult &R) {
           J.attribute("subject", jsonText(C.Before.Subject));
           J.attribute("fingerprint", C.Before.Fingerprint);
           J.attribute("impact_ns", C.Before.ImpactNs);
-          J.attribute("verdict", overallName(C.Overall));
+          J.attribute("verdict", C.NotComparable.empty()
+                                     ? overallName(C.Overall)
+                                     : llvm::StringRef("not comparable"));
+          J.attribute("not_comparable", jsonText(C.NotComparable));
           J.attributeObject("feature", [&] {
             J.attribute("name", C.Feature);
             J.attribute("change", C.Change);
@@ -279,6 +334,19 @@ void report::writeDiffMarkdown(llvm::raw_ostream &OS, const DiffResult &R) {
     for (const std::string &W : D.Warnings)
       OS << "- " << markdownText(W) << "\n";
   }
+  auto Listed = [&](llvm::StringRef Title,
+                    const std::vector<rules::Finding> &List) {
+    OS << "\n## " << Title << "\n\n";
+    if (List.empty())
+      OS << "None.\n";
+    for (const rules::Finding &F : List)
+      OS << "- **" << F.Code << "** " << markdownCode(F.Name) << " "
+         << rules::severityName(F.Sev) << ", impact up to "
+         << markdownText(formatDuration(F.ImpactNs)) << ": "
+         << markdownText(shortenNamesIn(F.Hypothesis)) << "\n";
+  };
+  Listed("Findings new in AFTER", R.Findings.New);
+  Listed("Findings gone from BEFORE", R.Findings.Gone);
   OS << "\n## Predictions\n\n";
   if (R.Checks.empty())
     OS << "The before trace has no findings.\n";
@@ -286,9 +354,9 @@ void report::writeDiffMarkdown(llvm::raw_ostream &OS, const DiffResult &R) {
     const PredictionCheck &C = R.Checks[I];
     OS << "- [" << (C.Overall == Verdict::Inconclusive ? " " : "x") << "] **"
        << I + 1 << ". " << C.Before.Code << "** " << markdownCode(C.Before.Name)
-       << ": **" << overallName(C.Overall) << "**";
+       << ": **" << markdownText(verdictText(C)) << "**";
     if (!C.Before.Subject.empty())
-      OS << " (" << markdownCode(C.Before.Subject) << ")";
+      OS << " (" << markdownCode(shortenNamesIn(C.Before.Subject)) << ")";
     OS << "\n  - Feature: ";
     if (!C.Feature.empty())
       OS << "`" << C.Feature << "` should " << C.Change << ", "
@@ -309,9 +377,10 @@ void report::writeDiffMarkdown(llvm::raw_ostream &OS, const DiffResult &R) {
     for (size_t I = 0; I < D.Kernels.size() && I < 30; ++I) {
       const KernelChange &K = D.Kernels[I];
       OS << "| " << kernelChangeName(K.Change) << " | "
-         << markdownCode(K.Name, true) << " | " << K.CountBefore << " | "
-         << K.CountAfter << " | " << markdownText(formatDuration(K.TimeBefore))
-         << " | " << markdownText(formatDuration(K.TimeAfter)) << " |\n";
+         << markdownCode(shortName(K.Name), true) << " | " << K.CountBefore
+         << " | " << K.CountAfter << " | "
+         << markdownText(formatDuration(K.TimeBefore)) << " | "
+         << markdownText(formatDuration(K.TimeAfter)) << " |\n";
     }
     if (D.Kernels.size() > 30)
       OS << "\n" << D.Kernels.size() - 30 << " more changes are not listed.\n";

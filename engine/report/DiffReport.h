@@ -16,13 +16,17 @@ struct DiffResult {
   std::string BeforeInput, AfterInput;
   const analysis::TraceDiff &Diff;
   llvm::ArrayRef<rules::PredictionCheck> Checks;
+  /// Findings new in the after trace and gone from the before trace.
+  const rules::FindingChanges &Findings;
 };
 
 /// "held", "did not hold", "inconclusive".
 llvm::StringRef overallName(rules::Verdict V);
 
-/// The metric, the warnings, each prediction, the kernel inventory and the
-/// counts. Colour only when \p Color is set.
+/// The metric, the warnings, the findings new in AFTER and gone from
+/// BEFORE, each prediction ("not comparable: REASON" when the traces cannot
+/// be compared), the kernel inventory and the counts. Names are shortened
+/// (ShortNames.h). Colour only when \p Color is set.
 void writeDiffText(llvm::raw_ostream &OS, const DiffResult &R, bool Color);
 /// The same as JSON: keys in a fixed order, times in integer ns.
 void writeDiffJson(llvm::raw_ostream &OS, const DiffResult &R);

@@ -3,11 +3,13 @@
 // Keys come in a fixed order so that two runs over the same trace give
 // byte-identical output. Times are integer ns in fields ending in `_ns`,
 // shares are fractions in [0, 1], example timestamps are the trace's own
-// microseconds (`ts_us`), as Perfetto shows them.
+// microseconds (`ts_us`, absolute) and their offset from the trace's first
+// event (`offset_ns`, what the text report prints).
 //
 //===----------------------------------------------------------------------===//
 #include "report/JsonSupport.h"
 #include "report/LintReport.h"
+#include "report/SameClaim.h"
 #include "report/StatsReport.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -33,7 +35,8 @@ static void writeStrings(llvm::json::OStream &J, llvm::StringRef Key,
   });
 }
 
-static void writeFinding(llvm::json::OStream &J, const rules::Finding &F) {
+static void writeFinding(llvm::json::OStream &J, const rules::Finding &F,
+                         llvm::ArrayRef<std::string> SeeAlso) {
   J.object([&] {
     J.attribute("code", F.Code);
     J.attribute("name", F.Name);
@@ -60,12 +63,15 @@ static void writeFinding(llvm::json::OStream &J, const rules::Finding &F) {
           J.attribute("name", text(E.Name));
           J.attribute("lane", text(E.Lane));
           J.attribute("ts_us", E.TraceTimestampUs);
+          J.attribute("offset_ns", E.OffsetNs);
           J.attribute("duration_ns", E.DurationNs);
         });
     });
     writeStrings(J, "confidence_notes", F.ConfidenceNotes);
     J.attribute("subject", text(F.Subject));
     J.attribute("fingerprint", F.Fingerprint);
+    // The other findings about the same host wait or copy (SameClaim.h).
+    writeStrings(J, "see_also", SeeAlso);
   });
 }
 
@@ -141,9 +147,12 @@ std::string report::lintJsonObject(const LintedTrace &L, unsigned Indent) {
     });
     writeDevices(J, L);
     writeStrings(J, "quality", L.Result.QualityNotes);
+    J.attribute("first_event_ts_us", L.Result.FirstEventUs);
+    const auto &Fs = L.Result.Findings;
+    std::vector<size_t> Leads = claimLeads(Fs);
     J.attributeArray("findings", [&] {
-      for (const rules::Finding &F : L.Result.Findings)
-        writeFinding(J, F);
+      for (size_t I = 0; I < Fs.size(); ++I)
+        writeFinding(J, Fs[I], seeAlso(Fs, Leads, I));
     });
     J.attributeArray("skipped", [&] {
       for (const rules::Skipped &S : L.Result.Skipped)

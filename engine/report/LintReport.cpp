@@ -1,11 +1,14 @@
 //===- report/LintReport.cpp - Text form of `tracelint lint` --------------===//
 #include "report/LintReport.h"
+#include "report/SameClaim.h"
+#include "report/ShortNames.h"
 #include "support/Format.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <numeric>
 
 using namespace tracelint;
 using namespace tracelint::support;
@@ -121,16 +124,83 @@ void writeIdleSplit(llvm::raw_ostream &OS, const analysis::TargetIdle &I) {
     OS << Indent << "  " << Line << "\n";
 }
 
-void writeHeader(llvm::raw_ostream &OS, Painter &P, const LintedTrace &L) {
-  const model::Trace &T = L.Trace;
+/// One report line at a time: names shortened (unless --long-names),
+/// sanitized, and wrapped under a hanging indent so that no line is wider
+/// than Opts.Width.
+class Lines {
+public:
+  Lines(llvm::raw_ostream &OS, const TextOptions &O) : OS(OS), O(O) {}
+
+  /// \p S as the report shows a trace-derived text.
+  std::string show(llvm::StringRef S) const {
+    return sanitize(O.LongNames ? S.str() : shortenNamesIn(S));
+  }
+  /// One kernel or op name.
+  std::string name(llvm::StringRef S) const {
+    return sanitize(O.LongNames ? S.str() : shortName(S));
+  }
+  /// \p Lead, then \p Text wrapped; continuation lines indented to the
+  /// text's column (or \p Hang columns when given).
+  /// \p Used: columns already written on the line (a label).
+  void wrapped(llvm::StringRef Lead, llvm::StringRef Text,
+               size_t Hang = std::string::npos, size_t Used = 0) {
+    if (!O.Width) { // --width 0: one line per text, for scripts and tests
+      OS << Lead << Text << "\n";
+      return;
+    }
+    size_t LeadW = Used + displayWidth(Lead);
+    if (Hang == std::string::npos)
+      Hang = LeadW;
+    size_t Width = std::min(O.Width, MaxLineWidth);
+    // A lead wider than the line starts the text on a line of its own.
+    size_t First = LeadW + 20 > Width ? 20 : Width - LeadW;
+    std::vector<std::string> Parts = wrapText(Text, First);
+    OS << Lead << Parts.front() << "\n";
+    if (Parts.size() == 1)
+      return;
+    std::string Rest =
+        llvm::join(llvm::ArrayRef<std::string>(Parts).drop_front(), " ");
+    size_t Avail = Hang + 20 > Width ? 20 : Width - Hang;
+    for (const std::string &P : wrapText(Rest, Avail))
+      OS << std::string(Hang, ' ') << P << "\n";
+  }
+  /// \p Lead and \p Text on one line, \p Text cut to fit.
+  void cut(llvm::StringRef Lead, llvm::StringRef Text) {
+    if (!O.Width) {
+      OS << Lead << Text << "\n";
+      return;
+    }
+    size_t Width = std::min(O.Width, MaxLineWidth);
+    size_t LeadW = displayWidth(Lead);
+    OS << Lead << sanitize(Text, LeadW + 20 > Width ? 20 : Width - LeadW)
+       << "\n";
+  }
+
+private:
+  llvm::raw_ostream &OS;
+  const TextOptions &O;
+};
+
+void writeInputLine(llvm::raw_ostream &OS, Painter &P, const LintedTrace &L) {
   P.paint("tracelint lint", Bold);
-  OS << ": " << sanitize(L.Input) << "\n";
+  OS << ": " << sanitize(L.Input, 200) << "\n";
+}
+
+void writeProducerLine(llvm::raw_ostream &OS, Painter &P,
+                       const LintedTrace &L) {
   P.label("producer");
-  OS << producerLine(T) << "\n";
+  OS << producerLine(L.Trace) << "\n";
+}
+
+void writeTargetLine(llvm::raw_ostream &OS, Painter &P, const LintedTrace &L) {
   P.label("target");
   OS << L.Result.Target.Description << "\n";
   writeIdleSplit(OS, L.Result.Target.Idle);
+}
 
+void writeDeviceLines(llvm::raw_ostream &OS, Painter &P, Lines &Out,
+                      const LintedTrace &L) {
+  const model::Trace &T = L.Trace;
   P.label("devices");
   const analysis::TraceStats &S = L.Stats;
   if (!S.hasDeviceActivity()) {
@@ -141,87 +211,197 @@ void writeHeader(llvm::raw_ostream &OS, Painter &P, const LintedTrace &L) {
       OS << " (" << plural(S.NumLaunchCalls, "launch call")
          << " without device events)";
     OS << "\n";
-  } else {
-    bool First = true;
-    for (const analysis::DeviceStats &D : S.Devices) {
-      if (!First)
-        OS << Indent;
-      First = false;
-      OS << "device " << D.Device;
-      for (const model::DeviceInfo &Info : T.Devices)
-        if (Info.Id == D.Device && !Info.Name.empty())
-          OS << " (" << sanitize(Info.Name, MaxName) << ")";
-      if (!D.HasWork) {
-        OS << ": no device work recorded; cannot judge\n";
-        continue;
-      }
-      OS << ": busy " << formatDuration(D.BusyNs);
-      if (D.BusyShare)
-        OS << " (" << formatShare(*D.BusyShare) << " of window)";
-      OS << ", idle " << formatDuration(D.IdleNs);
-      if (D.StepBusyShare)
-        OS << "; in steps " << formatShare(*D.StepBusyShare) << " busy";
-      OS << "\n";
-    }
+    return;
   }
-  if (!L.Result.QualityNotes.empty()) {
-    P.label("quality");
-    for (size_t I = 0; I < L.Result.QualityNotes.size(); ++I)
-      OS << (I ? Indent : "") << sanitize(L.Result.QualityNotes[I]) << "\n";
+  bool First = true;
+  for (const analysis::DeviceStats &D : S.Devices) {
+    std::string Line = "device " + std::to_string(D.Device);
+    for (const model::DeviceInfo &Info : T.Devices)
+      if (Info.Id == D.Device && !Info.Name.empty())
+        Line += " (" + sanitize(Info.Name, MaxName) + ")";
+    if (!D.HasWork) {
+      Line += ": no device work recorded; cannot judge";
+    } else {
+      Line += ": busy " + formatDuration(D.BusyNs);
+      if (D.BusyShare)
+        Line += " (" + formatShare(*D.BusyShare) + " of window)";
+      Line += ", idle " + formatDuration(D.IdleNs);
+      if (D.StepBusyShare)
+        Line += "; in steps " + formatShare(*D.StepBusyShare) + " busy";
+    }
+    Out.wrapped(First ? "" : Indent, Line, Indent.size(),
+                First ? Indent.size() : 0);
+    First = false;
   }
 }
 
-void writeFinding(llvm::raw_ostream &OS, Painter &P, const LintedTrace &L,
-                  const Finding &F, size_t Rank) {
-  OS << "\n" << Rank << ". ";
+void writeQualityLines(Painter &P, Lines &Out, const LintedTrace &L) {
+  if (L.Result.QualityNotes.empty())
+    return;
+  P.label("quality");
+  for (size_t I = 0; I < L.Result.QualityNotes.size(); ++I)
+    Out.wrapped(I ? Indent : "", Out.show(L.Result.QualityNotes[I]),
+                Indent.size(), I ? 0 : Indent.size());
+}
+
+/// Where the report's times count from, said once.
+void writeTimesLine(Painter &P, Lines &Out, const LintedTrace &L) {
+  P.label("times");
+  Out.wrapped("",
+              llvm::formatv("+s from the first event (ts {0:F3} us), as in "
+                            "Perfetto's timeline",
+                            L.Result.FirstEventUs)
+                  .str(),
+              Indent.size(), Indent.size());
+}
+
+/// What the findings are measured against, one small function per line so
+/// that a new line is one more call.
+void writeHeader(llvm::raw_ostream &OS, Painter &P, Lines &Out,
+                 const LintedTrace &L) {
+  writeInputLine(OS, P, L);
+  writeProducerLine(OS, P, L);
+  writeTargetLine(OS, P, L);
+  writeDeviceLines(OS, P, Out, L);
+  writeQualityLines(P, Out, L);
+  writeTimesLine(P, Out, L);
+}
+
+llvm::StringRef targetWord(const LintedTrace &L) {
+  return L.Result.Target.Kind == analysis::TargetKind::MedianStep ? "step"
+                                                                  : "window";
+}
+
+/// "S001 [sync-long-host-wait] warning, confidence 0.8, impact up to 1 ms
+/// (10.0 % of step)", the severity coloured; the impact goes on a line of
+/// its own when the whole would be wider than \p Width.
+void writeHeadline(llvm::raw_ostream &OS, Painter &P, const LintedTrace &L,
+                   const Finding &F, size_t Used, size_t Width) {
+  std::string Head = F.Code + " [" + F.Name + "] " +
+                     rules::severityName(F.Sev).str() + ", confidence " +
+                     formatConfidence(F.Confidence);
+  std::string Impact = "impact up to " + formatDuration(F.ImpactNs) + " (" +
+                       formatShare(F.ImpactShare) + " of " +
+                       targetWord(L).str() + ")";
   P.paint(F.Code, Bold);
   OS << " [" << F.Name << "] ";
   P.severity(F.Sev);
-  OS << ", confidence " << formatConfidence(F.Confidence) << ", impact up to "
-     << formatDuration(F.ImpactNs) << " (" << formatShare(F.ImpactShare)
-     << " of "
-     << (L.Result.Target.Kind == analysis::TargetKind::MedianStep ? "step"
-                                                                  : "window")
-     << ")\n";
+  OS << ", confidence " << formatConfidence(F.Confidence);
+  if (!Width || Used + Head.size() + 2 + Impact.size() <= Width)
+    OS << ", " << Impact;
+  else
+    OS << ",\n   " << Impact;
+}
+
+std::string exampleText(const Lines &Out, const rules::ExampleEvent &E) {
+  return Out.name(E.Name) + " on " + sanitize(E.Lane, MaxName) + " at " +
+         formatOffset(E.OffsetNs) + ", " + formatDuration(E.DurationNs);
+}
+
+/// How many of a list a default card shows; --verbose shows all.
+constexpr size_t CardEvidence = 2, CardExamples = 2;
+
+/// \p Title and at most \p Max of \p Items; the title counts the others
+/// ("evidence (steps 2-5; 3 more with --verbose):").
+void writeList(Lines &Out, llvm::StringRef Pad, llvm::StringRef Title,
+               llvm::StringRef Where, llvm::ArrayRef<std::string> Items,
+               size_t Max, bool Names) {
+  if (Items.empty())
+    return;
+  size_t N = std::min(Items.size(), Max);
+  std::vector<std::string> Notes;
+  if (!Where.empty())
+    Notes.push_back(Out.show(Where));
+  if (N < Items.size())
+    Notes.push_back(
+        llvm::formatv("{0} more with --verbose", Items.size() - N).str());
+  std::string Head = Title.str();
+  if (!Notes.empty())
+    Head += " (" + llvm::join(Notes, "; ") + ")";
+  Out.wrapped((Pad + Head + ":").str(), "");
+  std::string Lead = (Pad + "  - ").str();
+  for (size_t I = 0; I < N; ++I)
+    Out.wrapped(Lead, Names ? Out.show(Items[I]) : sanitize(Items[I]));
+}
+
+/// The findings the card of \p Lead folds in: one line each.
+void writeFolded(Lines &Out, const LintedTrace &L, llvm::ArrayRef<size_t> Leads,
+                 size_t Lead, llvm::ArrayRef<size_t> Shown) {
+  const auto &Fs = L.Result.Findings;
+  for (size_t J : Shown) {
+    if (J == Lead || Leads[J] != Lead)
+      continue;
+    const Finding &G = Fs[J];
+    Out.cut(llvm::formatv(
+                "   same wait: {0}. {1} [{2}] {3}, impact up to {4}: ", J + 1,
+                G.Code, G.Name, rules::severityName(G.Sev),
+                formatDuration(G.ImpactNs))
+                .str(),
+            Out.show(G.Hypothesis));
+  }
+}
+
+/// A finding's card. By default: the hypothesis, evidence (at most
+/// CardEvidence lines, headed by where it comes from), the change and its
+/// predicted gain, the examples, the findings folded in, the fingerprint.
+/// --verbose: every section, as the rule wrote it.
+void writeCard(llvm::raw_ostream &OS, Painter &P, Lines &Out,
+               const LintedTrace &L, const TextOptions &O, size_t Rank,
+               llvm::ArrayRef<size_t> Leads, llvm::ArrayRef<size_t> Shown) {
+  const Finding &F = L.Result.Findings[Rank];
+  std::string Number = std::to_string(Rank + 1) + ". ";
+  OS << "\n" << Number;
+  writeHeadline(OS, P, L, F, Number.size(), std::min(O.Width, MaxLineWidth));
+  OS << "\n";
   const std::string Pad = "   ";
-  OS << Pad << sanitize(F.Hypothesis) << "\n";
+  Out.wrapped(Pad, Out.show(F.Hypothesis));
+  const size_t All = std::string::npos;
+  std::vector<std::string> Examples;
+  for (const rules::ExampleEvent &E : F.Examples)
+    Examples.push_back(exampleText(Out, E));
+  if (!O.Verbose) {
+    writeList(Out, Pad, "evidence", F.Window, F.Evidence, CardEvidence, true);
+    if (!F.Next.Change.empty())
+      Out.wrapped(Pad + "experiment: ", Out.show(F.Next.Change));
+    if (!F.Next.PredictMetric.empty())
+      Out.wrapped(Pad + "expect:     ", Out.show(F.Next.PredictMetric));
+    if (Examples.size() == 1)
+      Out.wrapped(Pad + "example: ", Examples.front());
+    else
+      writeList(Out, Pad, "examples", "", Examples, CardExamples, false);
+    writeFolded(Out, L, Leads, Rank, Shown);
+    OS << Pad << "fingerprint " << F.Fingerprint << "\n";
+    return;
+  }
   if (!F.Window.empty())
-    OS << Pad << "where: " << sanitize(F.Window) << "\n";
-  if (!F.Evidence.empty()) {
-    OS << Pad << "evidence:\n";
-    for (const std::string &E : F.Evidence)
-      OS << Pad << "  - " << sanitize(E) << "\n";
-  }
-  if (!F.Alternatives.empty()) {
-    OS << Pad << "could also be:\n";
-    for (const std::string &A : F.Alternatives)
-      OS << Pad << "  - " << sanitize(A) << "\n";
-  }
-  OS << Pad << "next experiment:\n";
+    Out.wrapped(Pad + "where: ", Out.show(F.Window));
+  writeList(Out, Pad, "evidence", "", F.Evidence, All, true);
+  writeList(Out, Pad, "could also be", "", F.Alternatives, All, true);
+  Out.wrapped(Pad + "next experiment:", "");
   auto Step = [&](llvm::StringRef Label, const std::string &Text) {
     if (!Text.empty())
-      OS << Pad << "  " << llvm::formatv("{0,-18}", Label) << sanitize(Text)
-         << "\n";
+      Out.wrapped(Pad + "  " + llvm::formatv("{0,-18}", Label).str(),
+                  Out.show(Text));
   };
   Step("change:", F.Next.Change);
   Step("expect in trace:", F.Next.PredictTrace);
   Step("expect in metric:", F.Next.PredictMetric);
   Step("verify:", F.Next.Verify);
   Step("refuted if:", F.Next.RefutedIf);
-  if (!F.Examples.empty()) {
-    OS << Pad << "examples (Perfetto timestamps):\n";
-    for (const rules::ExampleEvent &E : F.Examples)
-      OS << Pad << "  - " << sanitize(E.Name, MaxName) << " on "
-         << sanitize(E.Lane, MaxName)
-         << llvm::formatv(" at {0:F3} us, ", E.TraceTimestampUs)
-         << formatDuration(E.DurationNs) << "\n";
-  }
-  if (!F.ConfidenceNotes.empty()) {
-    OS << Pad << "confidence:\n";
-    for (const std::string &N : F.ConfidenceNotes)
-      OS << Pad << "  - " << sanitize(N) << "\n";
-  }
+  writeList(Out, Pad, "examples", "", Examples, All, false);
+  writeList(Out, Pad, "confidence", "", F.ConfidenceNotes, All, true);
   OS << Pad << "fingerprint " << F.Fingerprint << "\n";
+}
+
+/// Why a finding with no impact does not delay completion.
+std::string zeroImpactReason(const Finding &F) {
+  if (F.PathBoundNs == 0 && !F.PathQuery.empty())
+    return "the critical path says the steps would not complete earlier "
+           "without " +
+           F.PathQuery;
+  if (!F.Code.empty() && F.Code[0] == 'T')
+    return "it describes the trace's quality, not a delay";
+  return "the rule bounds what removing it would gain at 0";
 }
 
 } // namespace
@@ -237,39 +417,114 @@ std::string report::formatConfidence(double C) {
 
 void report::writeLintText(llvm::raw_ostream &OS, const LintedTrace &L,
                            bool Color) {
-  Painter P(OS, Color);
-  writeHeader(OS, P, L);
+  TextOptions O;
+  O.Color = Color;
+  writeLintText(OS, L, O);
+}
+
+void report::writeLintText(llvm::raw_ostream &OS, const LintedTrace &L,
+                           const TextOptions &O) {
+  Painter P(OS, O.Color);
+  Lines Out(OS, O);
+  writeHeader(OS, P, Out, L);
   const rules::LintResult &R = L.Result;
-  for (size_t I = 0; I < R.Findings.size(); ++I)
-    writeFinding(OS, P, L, R.Findings[I], I + 1);
-  // Rules that lack data the trace does not record, then rules whose
-  // subject the trace does not have.
+  const auto &Fs = R.Findings;
+  // One card per host wait or copy; --verbose shows every card.
+  std::vector<size_t> Leads = claimLeads(Fs);
+  if (O.Verbose)
+    std::iota(Leads.begin(), Leads.end(), 0);
+  std::vector<size_t> Shown, Cards, Rest, Notes;
+  size_t Hidden = 0;
+  for (size_t I = 0; I < Fs.size(); ++I) {
+    if (Fs[I].Sev < O.MinSeverity) {
+      ++Hidden;
+      continue;
+    }
+    Shown.push_back(I);
+  }
+  for (size_t I : Shown) {
+    if (Leads[I] != I && llvm::is_contained(Shown, Leads[I]))
+      continue; // folded into its lead's card
+    if (Fs[I].ImpactNs == 0 && !O.Verbose)
+      Notes.push_back(I);
+    else if (O.Verbose || !O.Top || Cards.size() < O.Top)
+      Cards.push_back(I);
+    else
+      Rest.push_back(I);
+  }
+  for (size_t I : Cards)
+    writeCard(OS, P, Out, L, O, I, Leads, Shown);
+  if (!Rest.empty()) {
+    OS << "\n";
+    P.paint("more findings", Bold);
+    OS << " (" << Rest.size() << "; their cards: --top "
+       << Cards.size() + Rest.size() << "):\n";
+    for (size_t I : Rest)
+      Out.cut(llvm::formatv("  {0}. {1} [{2}] {3}, impact up to {4}: ", I + 1,
+                            Fs[I].Code, Fs[I].Name,
+                            rules::severityName(Fs[I].Sev),
+                            formatDuration(Fs[I].ImpactNs))
+                  .str(),
+              Out.show(Fs[I].Hypothesis));
+  }
+  if (!Notes.empty()) {
+    OS << "\n";
+    P.paint("notes", Bold);
+    OS << " (seen, but with no impact on the target):\n";
+    for (size_t I : Notes) {
+      std::string Folded;
+      for (size_t J : Shown)
+        if (J != I && Leads[J] == I)
+          Folded += (Folded.empty() ? "; also " : ", ") + Fs[J].Code;
+      Out.wrapped(
+          llvm::formatv("  {0}. {1} [{2}]: ", I + 1, Fs[I].Code, Fs[I].Name)
+              .str(),
+          Out.show(Fs[I].Hypothesis) +
+              "; impact 0: " + zeroImpactReason(Fs[I]) + Folded +
+              ". (fingerprint " + Fs[I].Fingerprint + ")",
+          6);
+    }
+  }
+  // Rules that lack data the trace does not record; the rules whose
+  // subject the trace does not have are counted (listed with --verbose).
   size_t Unjudged = 0, Inapplicable = 0;
   for (rules::SkipKind K :
        {rules::SkipKind::CannotJudge, rules::SkipKind::NotApplicable}) {
     size_t N = llvm::count_if(
         R.Skipped, [&](const rules::Skipped &S) { return S.Kind == K; });
     (K == rules::SkipKind::CannotJudge ? Unjudged : Inapplicable) = N;
-    if (!N)
+    if (!N || (K == rules::SkipKind::NotApplicable && !O.Verbose))
       continue;
     OS << "\n";
     P.paint(K == rules::SkipKind::CannotJudge ? "could not judge"
                                               : "not applicable",
             Bold);
     OS << " (" << plural(N, "rule") << "):\n";
-    for (const rules::Skipped &S : R.Skipped)
-      if (S.Kind == K)
-        OS << "  " << S.Code << " [" << S.Name << "]: "
-           << sanitize((rules::skipKindName(S.Kind) + ": " + S.Reason).str())
-           << "\n";
+    // Rules that lack the same data share a line.
+    std::vector<bool> Done(R.Skipped.size());
+    for (size_t I = 0; I < R.Skipped.size(); ++I) {
+      if (R.Skipped[I].Kind != K || Done[I])
+        continue;
+      std::vector<std::string> Codes;
+      for (size_t J = I; J < R.Skipped.size(); ++J)
+        if (!Done[J] && R.Skipped[J].Kind == K &&
+            R.Skipped[J].Reason == R.Skipped[I].Reason &&
+            (J == I || !O.Verbose)) {
+          Done[J] = true;
+          Codes.push_back(R.Skipped[J].Code + " [" + R.Skipped[J].Name + "]");
+        }
+      Out.wrapped("  " + llvm::join(Codes, ", ") + ": ",
+                  sanitize(R.Skipped[I].Reason), 4);
+    }
   }
   unsigned Count[3] = {0, 0, 0};
-  for (const Finding &F : R.Findings)
+  for (const Finding &F : Fs)
     ++Count[unsigned(F.Sev)];
   OS << "\n";
   P.label("summary");
-  if (R.Findings.empty()) {
-    OS << "no findings";
+  std::string Summary;
+  if (Fs.empty()) {
+    Summary = "no findings";
   } else {
     std::vector<std::string> Parts;
     if (Count[2])
@@ -278,12 +533,18 @@ void report::writeLintText(llvm::raw_ostream &OS, const LintedTrace &L,
       Parts.push_back(plural(Count[1], "warning"));
     if (Count[0])
       Parts.push_back(llvm::formatv("{0} info", Count[0]).str());
-    OS << plural(R.Findings.size(), "finding") << " ("
-       << llvm::join(Parts, ", ") << ")";
+    Summary =
+        plural(Fs.size(), "finding") + " (" + llvm::join(Parts, ", ") + ")";
   }
+  if (Hidden)
+    Summary += llvm::formatv("; {0} under --min-severity {1} not shown", Hidden,
+                             rules::severityName(O.MinSeverity))
+                   .str();
   if (Unjudged)
-    OS << "; " << plural(Unjudged, "rule") << " could not judge";
+    Summary += "; " + plural(Unjudged, "rule") + " could not judge";
   if (Inapplicable)
-    OS << "; " << plural(Inapplicable, "rule") << " not applicable";
-  OS << "\n";
+    Summary += llvm::formatv("; {0} not applicable{1}", Inapplicable,
+                             O.Verbose ? "" : " (--verbose)")
+                   .str();
+  Out.wrapped("", Summary, Indent.size(), Indent.size());
 }

@@ -1,11 +1,12 @@
 //===- report/LintReport.h - Lint, rules and explain output -----*- C++ -*-===//
 //
 // The lint report begins with what the findings are measured against: the
-// input, the producer, the target metric, the device busy/idle breakdown
-// and the trace-quality notes. Then the ranked hypotheses, each with its
-// evidence, alternatives, experiment, example timestamps and fingerprint,
-// and the rules that could not judge this trace. Every string that comes
-// from a trace is sanitized before it reaches a terminal.
+// input, the producer, the target metric, the device busy/idle breakdown,
+// the trace-quality notes and where times count from. Then the ranked
+// hypotheses, each with its evidence, experiment, example events and
+// fingerprint, the zero-impact notes, and the rules that could not judge
+// this trace. Names are shortened (ShortNames.h), lines wrapped, and every
+// string that comes from a trace is sanitized before it reaches a terminal.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TRACELINT_REPORT_LINTREPORT_H
@@ -40,8 +41,36 @@ struct InputError {
   std::string Message;
 };
 
-/// Text report of one trace. Colour (bold codes, yellow warnings, red
-/// errors) only when \p Color is set.
+/// No line of a text report is wider than this, whatever the terminal.
+constexpr size_t MaxLineWidth = 240;
+/// Where long lines wrap when the report does not go to a terminal.
+constexpr size_t DefaultWidth = 100;
+
+/// How much of the text report to show (docs/reading-reports.md).
+struct TextOptions {
+  /// Bold codes, yellow warnings, red errors.
+  bool Color = false;
+  /// Every finding as a full card with every section (alternatives, every
+  /// example, confidence notes, refuted-if), and the rules that do not
+  /// apply: the whole report.
+  bool Verbose = false;
+  /// Kernel and op names as the trace writes them, not shortName()'s form.
+  bool LongNames = false;
+  /// Lines wrap at this many columns (at most MaxLineWidth); 0: never
+  /// (one line per text, for scripts and tests that match whole lines).
+  size_t Width = DefaultWidth;
+  /// Findings shown as cards; the others take one line each. 0: all.
+  size_t Top = 5;
+  /// Findings under this severity are counted, not shown.
+  rules::Severity MinSeverity = rules::Severity::Info;
+};
+
+/// Text report of one trace: the header, the findings with an impact as
+/// cards (one card per host wait or copy, SameClaim.h), the zero-impact
+/// findings as notes, the rules that could not judge, and a summary.
+void writeLintText(llvm::raw_ostream &OS, const LintedTrace &L,
+                   const TextOptions &Opts);
+/// The default report, with colour only when \p Color is set.
 void writeLintText(llvm::raw_ostream &OS, const LintedTrace &L, bool Color);
 
 /// The JSON object of one trace (input, producer, target, devices, quality,

@@ -45,6 +45,8 @@ struct WriterOptions {
   std::string DocsUrl;
   /// Findings at or above this severity fail (JUnit failures); none: never.
   std::optional<rules::Severity> FailAt = rules::Severity::Warning;
+  /// Markdown: names as the trace writes them (`--long-names`).
+  bool LongNames = false;
 };
 
 /// SARIF 2.1.0: one run, the catalogue as tool.driver.rules, one artifact per

@@ -10,9 +10,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "report/LintWriters.h"
+#include "report/ShortNames.h"
 #include "support/Escape.h"
 #include "support/Format.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -53,18 +55,22 @@ static std::string afterName(llvm::StringRef Input) {
   return std::string(P);
 }
 
+/// Names in a checklist line: short, unless `--long-names`.
+static std::string names(llvm::StringRef Text, const WriterOptions &Opts) {
+  return Opts.LongNames ? Text.str() : shortenNamesIn(Text);
+}
+
 static void item(llvm::raw_ostream &OS, llvm::StringRef Label,
-                 llvm::StringRef Text) {
+                 llvm::StringRef Text, const WriterOptions &Opts) {
   if (Text.empty())
     return;
-  OS << "  - **" << Label << ":** " << markdownText(Text) << "\n";
+  OS << "  - **" << Label << ":** " << markdownText(names(Text, Opts)) << "\n";
 }
 
 void report::writeLintMarkdown(llvm::raw_ostream &OS,
                                llvm::ArrayRef<LintOutcome> Runs,
                                llvm::ArrayRef<InputError> Errors,
                                const WriterOptions &Opts) {
-  (void)Opts;
   OS << "# Next experiments\n\n";
   OS << "Each item is a hypothesis, not a verdict: change one thing, record "
         "the same workload again, and check whether both the predicted trace "
@@ -97,29 +103,39 @@ void report::writeLintMarkdown(llvm::raw_ostream &OS,
       else if (I < R.States.size())
         OS << " (new since the baseline)";
       OS << "\n";
-      item(OS, "Hypothesis", F.Hypothesis);
-      item(OS, "Change", F.Next.Change);
-      item(OS, "Predicted trace", F.Next.PredictTrace);
-      item(OS, "Predicted metric", F.Next.PredictMetric);
+      item(OS, "Hypothesis", F.Hypothesis, Opts);
+      item(OS, "Change", F.Next.Change, Opts);
+      item(OS, "Predicted trace", F.Next.PredictTrace, Opts);
+      item(OS, "Predicted metric", F.Next.PredictMetric, Opts);
       OS << "  - **Verify:** record the same workload after the change as "
          << markdownCode(After) << ", then run "
          << markdownCode("tracelint diff " + shellQuote(R.Input) + " " +
                          shellQuote(After))
          << "\n";
-      item(OS, "Also", F.Next.Verify);
-      item(OS, "Refuted if", F.Next.RefutedIf);
+      item(OS, "Also", F.Next.Verify, Opts);
+      item(OS, "Refuted if", F.Next.RefutedIf, Opts);
+      if (!F.Examples.empty())
+        OS << "  - **Example:** "
+           << markdownCode(Opts.LongNames ? F.Examples[0].Name
+                                          : shortName(F.Examples[0].Name))
+           << " on " << markdownText(F.Examples[0].Lane) << " at "
+           << markdownText(formatOffset(F.Examples[0].OffsetNs))
+           << " from the trace's first event\n";
       if (!F.Subject.empty())
-        OS << "  - **Subject:** " << markdownCode(F.Subject)
+        OS << "  - **Subject:** " << markdownCode(names(F.Subject, Opts))
            << ", fingerprint `" << F.Fingerprint << "`\n";
       OS << "  - **Observed:** _not yet run_\n";
     }
-    if (!R.Result.Skipped.empty()) {
+    // Rules that do not apply are not unjudged: they are left out.
+    bool Unjudged = llvm::any_of(R.Result.Skipped, [](const rules::Skipped &S) {
+      return S.Kind == rules::SkipKind::CannotJudge;
+    });
+    if (Unjudged) {
       OS << "\nCould not judge:\n\n";
       for (const rules::Skipped &S : R.Result.Skipped)
-        OS << "- " << S.Code << " " << markdownCode(S.Name) << ": "
-           << markdownText(
-                  (rules::skipKindName(S.Kind) + ": " + S.Reason).str())
-           << "\n";
+        if (S.Kind == rules::SkipKind::CannotJudge)
+          OS << "- " << S.Code << " " << markdownCode(S.Name) << ": "
+             << markdownText(S.Reason) << "\n";
     }
   }
   if (!Errors.empty()) {

@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "report/JsonSupport.h"
 #include "report/LintWriters.h"
+#include "report/SameClaim.h"
+#include "report/ShortNames.h"
 #include "support/Escape.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -81,13 +83,16 @@ void writeRule(llvm::json::OStream &J, const rules::RuleSpec &R,
 
 void writeResult(llvm::json::OStream &J, const rules::Finding &F,
                  std::optional<rules::BaselineState> State, unsigned RuleIndex,
-                 bool HasRule, llvm::StringRef Uri, unsigned ArtifactIndex) {
+                 bool HasRule, llvm::StringRef Uri, unsigned ArtifactIndex,
+                 llvm::ArrayRef<std::string> SeeAlso) {
   J.object([&] {
     J.attribute("ruleId", F.Code);
     if (HasRule)
       J.attribute("ruleIndex", int64_t(RuleIndex));
     J.attribute("level", sarifLevel(F.Sev));
-    message(J, "message", F.Hypothesis);
+    // Dashboards show the message: short names; the properties keep the
+    // full ones.
+    message(J, "message", shortenNamesIn(F.Hypothesis));
     J.attributeArray("locations", [&] {
       J.object([&] {
         J.attributeObject("physicalLocation", [&] {
@@ -110,14 +115,15 @@ void writeResult(llvm::json::OStream &J, const rules::Finding &F,
               Leaf = F.Subject;
             Seen.insert(Leaf);
             J.object([&] {
-              J.attribute("name", jsonText(Leaf));
+              J.attribute("name", jsonText(shortName(Leaf)));
               J.attribute("fullyQualifiedName", jsonText(F.Subject));
             });
           }
           for (const rules::ExampleEvent &E : F.Examples)
             if (Seen.insert(E.Name).second)
               J.object([&] {
-                J.attribute("name", jsonText(E.Name));
+                J.attribute("name", jsonText(shortName(E.Name)));
+                J.attribute("fullyQualifiedName", jsonText(E.Name));
                 J.attribute("kind", "function");
               });
         });
@@ -139,6 +145,7 @@ void writeResult(llvm::json::OStream &J, const rules::Finding &F,
       writeRounded(J, "score", F.score());
       J.attribute("window", jsonText(F.Window));
       J.attribute("subject", jsonText(F.Subject));
+      J.attribute("hypothesis", jsonText(F.Hypothesis));
       writeValues(J, "values", F.Values);
       strings(J, "evidence", F.Evidence);
       strings(J, "alternatives", F.Alternatives);
@@ -150,6 +157,19 @@ void writeResult(llvm::json::OStream &J, const rules::Finding &F,
         J.attribute("refutedIf", jsonText(F.Next.RefutedIf));
       });
       strings(J, "confidenceNotes", F.ConfidenceNotes);
+      // Full names and absolute times (the file's ts), with the offset
+      // the text report prints.
+      J.attributeArray("examples", [&] {
+        for (const rules::ExampleEvent &E : F.Examples)
+          J.object([&] {
+            J.attribute("name", jsonText(E.Name));
+            J.attribute("lane", jsonText(E.Lane));
+            J.attribute("tsUs", E.TraceTimestampUs);
+            J.attribute("offsetNs", E.OffsetNs);
+            J.attribute("durationNs", E.DurationNs);
+          });
+      });
+      strings(J, "seeAlso", SeeAlso);
     });
   });
 }
@@ -216,8 +236,11 @@ void report::writeLintSarif(llvm::raw_ostream &OS,
                   J.object([&] {
                     J.attribute("level", "note");
                     message(J, "message",
-                            S.Code + " could not judge " + R.Input + ": " +
-                                S.Reason);
+                            S.Code +
+                                (S.Kind == rules::SkipKind::CannotJudge
+                                     ? " could not judge "
+                                     : " does not apply to ") +
+                                R.Input + ": " + S.Reason);
                     J.attributeObject("associatedRule", [&] {
                       J.attribute("id", S.Code);
                       auto It = RuleIndex.find(S.Code);
@@ -238,6 +261,7 @@ void report::writeLintSarif(llvm::raw_ostream &OS,
         J.attributeArray("results", [&] {
           for (size_t A = 0; A < Runs.size(); ++A) {
             const LintOutcome &R = Runs[A];
+            std::vector<size_t> Leads = claimLeads(R.Result.Findings);
             for (size_t I = 0; I < R.Result.Findings.size(); ++I) {
               const rules::Finding &F = R.Result.Findings[I];
               auto It = RuleIndex.find(F.Code);
@@ -245,7 +269,8 @@ void report::writeLintSarif(llvm::raw_ostream &OS,
               if (I < R.States.size())
                 State = R.States[I];
               writeResult(J, F, State, It == RuleIndex.end() ? 0 : It->second,
-                          It != RuleIndex.end(), Uris[A], unsigned(A));
+                          It != RuleIndex.end(), Uris[A], unsigned(A),
+                          seeAlso(R.Result.Findings, Leads, I));
             }
           }
         });

@@ -505,6 +505,7 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
   LintResult R;
   R.Target = {Ctx.targetKind(), Ctx.targetNs(), Ctx.steps().size(),
               Ctx.describeTarget(), Ctx.targetIdle()};
+  R.FirstEventUs = Ctx.firstEventTimestampUs();
   std::vector<Penalty> Penalties = qualityPenalties(Ctx, R.QualityNotes);
 
   // Each need is checked once per trace (some scan every event), before

@@ -31,6 +31,9 @@ struct LintResult {
   std::vector<rules::Skipped> Skipped; ///< rules that could not judge, and why
   /// Notes that lowered every finding's confidence (truncation, ...).
   std::vector<std::string> QualityNotes;
+  /// The trace's first event in the file's clock (us): the reports give
+  /// times as offsets from it, as Perfetto's timeline does.
+  double FirstEventUs = 0;
 };
 
 /// Runs every enabled rule: checks its needs, runs its detector or the

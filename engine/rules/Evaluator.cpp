@@ -333,7 +333,8 @@ Detection Evaluation::detect(llvm::ArrayRef<Picked> Events, double Value,
   for (size_t I = 0; I < Order.size() && I < 3; ++I) {
     const Event &E = T.Events[Order[I]];
     D.Examples.push_back({T.name(E).str(), Ctx.describeLane(T.laneOf(E)),
-                          Ctx.traceTimestampUs(E), E.Duration});
+                          Ctx.traceTimestampUs(E), Ctx.traceOffsetNs(E),
+                          E.Duration});
   }
 
   D.ImpactNs = impactOf(Events);
@@ -373,8 +374,8 @@ Detection Evaluation::detect(llvm::ArrayRef<Picked> Events, double Value,
   V["top_names"] = Top.empty() ? "none" : Top;
   V["subject"] = D.Subject.empty() ? "none" : D.Subject;
   if (!D.Examples.empty())
-    V["example"] = llvm::formatv("{0} at {1:F3} us", D.Examples[0].Name,
-                                 D.Examples[0].TraceTimestampUs)
+    V["example"] = llvm::formatv("{0} at {1}", D.Examples[0].Name,
+                                 support::formatOffset(D.Examples[0].OffsetNs))
                        .str();
   else
     V["example"] = "none";

@@ -21,11 +21,14 @@
 namespace tracelint::rules {
 
 /// An event the user can find in Perfetto: its name, lane and start time in
-/// the trace's own clock (microseconds, as the trace writes them).
+/// the trace's own clock (microseconds, as the trace writes them) and from
+/// the trace's first event (what the text reports print).
 struct ExampleEvent {
   std::string Name;
   std::string Lane;
   double TraceTimestampUs = 0; ///< absolute, as in the file's "ts"
+  /// From the trace's first event, as Perfetto's timeline shows it.
+  int64_t OffsetNs = 0;
   int64_t DurationNs = 0;
 };
 

@@ -2,6 +2,7 @@
 #include "rules/Predictions.h"
 #include "support/Format.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
@@ -135,6 +136,23 @@ static Verdict judgeMetric(const Finding &F, const analysis::TraceDiff &D,
   return Verdict::NotConfirmed;
 }
 
+FindingChanges rules::compareFindings(const LintResult &Before,
+                                      const LintResult &After) {
+  auto Has = [](const LintResult &R, const Finding &F) {
+    return llvm::any_of(R.Findings, [&](const Finding &G) {
+      return G.Fingerprint == F.Fingerprint;
+    });
+  };
+  FindingChanges C;
+  for (const Finding &F : After.Findings)
+    if (!Has(Before, F))
+      C.New.push_back(F);
+  for (const Finding &F : Before.Findings)
+    if (!Has(After, F))
+      C.Gone.push_back(F);
+  return C;
+}
+
 std::vector<PredictionCheck> rules::checkPredictions(
     const Catalogue &Rules, const analysis::TraceIndex &Before,
     const LintResult &FoundBefore, const analysis::TraceIndex &After,
@@ -184,6 +202,13 @@ std::vector<PredictionCheck> rules::checkPredictions(
             judgeFeature(*Change, *VB.Value, *VA.Value, C.FeatureReason);
     }
     C.MetricVerdict = judgeMetric(F, Diff, C.MetricReason);
+    if (!Diff.NotComparable.empty()) {
+      // Other devices or another step definition: a change in the feature
+      // or the metric says nothing about this hypothesis.
+      C.NotComparable = Diff.NotComparable.front();
+      Out.push_back(std::move(C));
+      continue;
+    }
     if (C.FeatureVerdict == Verdict::NotConfirmed ||
         C.MetricVerdict == Verdict::NotConfirmed)
       C.Overall = Verdict::NotConfirmed;

@@ -40,10 +40,21 @@ struct PredictionCheck {
   int64_t ImpactAfterNs = 0;
   /// Both moved as predicted: Confirmed; either contradicted: NotConfirmed.
   Verdict Overall = Verdict::Inconclusive;
+  /// Set when the traces cannot be compared (TraceDiff::NotComparable):
+  /// the reason, and Overall stays Inconclusive; nothing "did not hold".
+  std::string NotComparable;
 };
 
 /// The metric noise floor: 2 % of the before median, or half the larger
 /// interquartile range of the step times, whichever is larger.
+/// The findings by fingerprint: new in the after trace, gone from the
+/// before trace, each list in its own trace's rank order.
+struct FindingChanges {
+  std::vector<Finding> New, Gone;
+};
+FindingChanges compareFindings(const LintResult &Before,
+                               const LintResult &After);
+
 int64_t metricNoiseNs(const analysis::MetricSummary &Before,
                       const analysis::MetricSummary &After);
 

@@ -4,6 +4,8 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cstdio>
+
 using namespace tracelint;
 using namespace tracelint::support;
 
@@ -39,6 +41,17 @@ static std::string formatScaled(int64_t Value, const char *const Names[],
 std::string support::formatDuration(int64_t Ns) {
   static const char *const Units[] = {"ns", "us", "ms", "s"};
   return formatScaled(Ns, Units, 4);
+}
+
+std::string support::formatOffset(int64_t Ns) {
+  // Integer arithmetic: a double would print 0.1 s as 0.099999.
+  uint64_t Abs = Ns < 0 ? uint64_t(-(Ns + 1)) + 1 : uint64_t(Ns);
+  uint64_t Us = (Abs + 500) / 1000;
+  char Buf[48];
+  std::snprintf(Buf, sizeof Buf, "%c%llu.%06llu s", Ns < 0 ? '-' : '+',
+                (unsigned long long)(Us / 1000000),
+                (unsigned long long)(Us % 1000000));
+  return Buf;
 }
 
 std::string support::formatBytes(int64_t Bytes) {

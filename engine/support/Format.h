@@ -21,6 +21,10 @@ namespace tracelint::support {
 /// decimals and no trailing zeros: "850 ns", "850 us", "12.345 ms", "1.2 s".
 std::string formatDuration(int64_t Ns);
 
+/// A time from the trace's first event as Perfetto's timeline shows it, in
+/// seconds with microsecond precision: 1234567000 -> "+1.234567 s".
+std::string formatOffset(int64_t Ns);
+
 /// A size in decimal units (1 kB = 1000 B, matching GB/s), same style:
 /// "512 B", "1.5 kB", "12.583 MB".
 std::string formatBytes(int64_t Bytes);

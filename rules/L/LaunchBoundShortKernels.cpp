@@ -166,12 +166,12 @@ void addEvidence(const TraceIndex &Ctx, const DeviceIdle &F, int64_t LaunchIdle,
                  Detection &Det) {
   if (F.Decode)
     Det.ExtraEvidence.push_back(
-        llvm::formatv(
-            "the repeated decode loop on device {0} ({1} tokens "
-            "of {2} operations from {3:f3} us) is left out of "
-            "these figures: L004 reports it",
-            F.Decode->Device, F.Decode->Repeats, F.Decode->Period,
-            Ctx.traceTimestampUs(Ctx.trace().Events[F.Decode->FirstWork]))
+        llvm::formatv("the repeated decode loop on device {0} ({1} tokens "
+                      "of {2} operations from {3}) is left out of "
+                      "these figures: L004 reports it",
+                      F.Decode->Device, F.Decode->Repeats, F.Decode->Period,
+                      support::formatOffset(Ctx.traceOffsetNs(
+                          Ctx.trace().Events[F.Decode->FirstWork])))
             .str());
   if (median(F.PerWindow.HostWait) > LaunchIdle / 2)
     Det.ExtraEvidence.push_back(

@@ -81,6 +81,22 @@ llvm::StringRef optimizerClass(llvm::StringRef Name) {
   return Name;
 }
 
+/// True when the trace has a backward pass: autograd's ops
+/// ("autograd::engine::evaluate_function: MulBackward0", "MulBackward0").
+/// Without one and without optimizer ranges the trace is inference, where
+/// an optimizer step does not occur.
+bool hasBackwardPass(const TraceIndex &Ctx) {
+  const model::Trace &T = Ctx.trace();
+  for (const Event &E : T.Events) {
+    if (E.Kind != model::EventKind::Op)
+      continue;
+    llvm::StringRef Name = T.name(E);
+    if (Name.contains("Backward") || Name.startswith("autograd::engine"))
+      return true;
+  }
+  return false;
+}
+
 /// The outermost optimizer ranges (a cpu_op and an annotation of the same
 /// name may nest).
 std::vector<uint32_t> optimizerRanges(const TraceIndex &Ctx) {
@@ -293,11 +309,15 @@ Outcome rules::runSingleTensorOptimizer(const TraceIndex &Ctx,
     return Outcome::ran();
 
   std::vector<uint32_t> Ranges = optimizerRanges(Ctx);
+  if (Ranges.empty() && !hasBackwardPass(Ctx))
+    return Outcome::notApplicable(
+        "the trace has neither a backward pass nor an optimizer step: an "
+        "inference trace has no optimizer to judge");
   if (Ranges.empty())
     return Outcome::cannotJudge(
         "the trace has no optimizer step ranges "
         "(Optimizer.step#...); torch.optim records them when the training "
-        "loop runs under torch.profiler, and an inference trace has none");
+        "loop runs under torch.profiler, and this trace has a backward pass");
   OptimizerSteps S = collectSteps(Ctx, Ranges);
   const OptimizerFigures M = measureSteps(Ctx, S);
   if (double(M.PerTensor) < MinKernels ||

@@ -58,8 +58,7 @@ Detection describeDecodeLoop(const TraceIndex &Ctx, const DecodeLoop &L,
   describeLoop(L, V);
   const Event &First = T.Events[L.FirstWork];
   V["first_kernel"] = T.name(First).str();
-  V["loop_start"] =
-      llvm::formatv("{0:f3} us", Ctx.traceTimestampUs(First)).str();
+  V["loop_start"] = support::formatOffset(Ctx.traceOffsetNs(First));
   const uint32_t Launch = T.launchOf(First);
   const Event *Op =
       Launch == model::NoIndex ? nullptr : enclosingOp(T, T.Events[Launch]);

@@ -276,10 +276,9 @@ Detection describeChains(const TraceIndex &Ctx, const WindowChains &W,
   V["longest_time"] = dur(W.Largest->SumNs);
   V["longest_pass"] = dur(W.Largest->LongestNs);
   V["path"] = Ctx.opPath(FirstOp);
-  V["example"] =
-      llvm::formatv("{0} at {1:f3} us", shortKernelName(T.name(FirstK)),
-                    Ctx.traceTimestampUs(FirstK))
-          .str();
+  V["example"] = llvm::formatv("{0} at {1}", shortKernelName(T.name(FirstK)),
+                               support::formatOffset(Ctx.traceOffsetNs(FirstK)))
+                     .str();
   V["shapes"] = describeShapes(W);
   Det.Examples.push_back(example(Ctx, FirstK));
   Det.Examples.push_back(example(Ctx, FirstOp));

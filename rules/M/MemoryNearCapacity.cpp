@@ -286,9 +286,7 @@ void describeMemory(const TraceIndex &Ctx, int32_t Dev, const DeviceMemory &M,
                      M.PeakAllocated >= 0);
   V["low_allocated"] = BytesOrUnknown(M.LowAllocated, M.LowAllocated >= 0);
   V["peak_at"] =
-      llvm::formatv("{0:f3} us",
-                    Ctx.traceTimestampUs(Ctx.trace().Events[M.PeakEvent]))
-          .str();
+      support::formatOffset(Ctx.traceOffsetNs(Ctx.trace().Events[M.PeakEvent]));
   V["target"] = Ctx.describeTarget();
   describeWindows(Ctx.measureWindows(), V);
 }
@@ -325,10 +323,10 @@ void describeRetries(const TraceIndex &Ctx, const WindowRetries &S,
   V["retry_note"] =
       llvm::formatv("{0} allocation(s) in {1} were retried after freeing "
                     "the cache ({2} frees), the longest at {3}: {4} from "
-                    "the failed call to the retried one at {5:f3} us",
+                    "the failed call to the retried one at {5}",
                     S.Count, V["window"], S.Frees, Path,
                     dur(S.Longest->Range.length()),
-                    Ctx.traceTimestampUs(Failed))
+                    support::formatOffset(Ctx.traceOffsetNs(Failed)))
           .str();
   V["verdict"] = llvm::formatv("the allocator already runs out: retries "
                                "take {0} {1}, and the device idled for up "

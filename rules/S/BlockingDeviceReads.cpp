@@ -203,12 +203,13 @@ Detection describeReads(const TraceIndex &Ctx, const StepReads &S,
       Det, Ranked, 0, 3, [&](const std::string &Path, const ReadSite &G) {
         return llvm::formatv(
                    "{0}: {1:f1} reads {2}, {3} blocked {2}; the longest "
-                   "wait {4} at {5:f3} us",
+                   "wait {4} at {5}",
                    Path, double(G.Reads) / NumWindows,
                    Win.Steps ? "per step" : "in the window",
                    dur(int64_t(double(G.Waits.Total) / NumWindows)),
                    dur(G.Waits.Max),
-                   Ctx.traceTimestampUs(T.Events[G.Waits.Longest]))
+                   support::formatOffset(
+                       Ctx.traceOffsetNs(T.Events[G.Waits.Longest])))
             .str();
       });
   Det.Examples.push_back(example(Ctx, Longest));

@@ -152,9 +152,11 @@ Detection describeWaits(const TraceIndex &Ctx, const StepWaits &S,
         const WaitTally &W = Site.Waits;
         return llvm::formatv(
                    "{0}: {1} wait{2}, {3} in total, the longest {4} at "
-                   "{5:f3} us; bound on the gain {6} per step",
+                   "{5}; bound on the gain {6} per step",
                    Path, W.Count, W.Count == 1 ? "" : "s", dur(W.Total),
-                   dur(W.Max), Ctx.traceTimestampUs(T.Events[W.Longest]),
+                   dur(W.Max),
+                   support::formatOffset(
+                       Ctx.traceOffsetNs(T.Events[W.Longest])),
                    dur(Site.GainPerWindow))
             .str();
       });

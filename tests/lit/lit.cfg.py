@@ -40,6 +40,12 @@ config.substitutions.insert(0, ("%expect-exit", "%s %s" % (
     config.python_executable,
     os.path.join(config.test_source_root, "Inputs", "expect-exit.py"))))
 
+# %line-width FILE --max-width N [--max-lines M]: fails when a line of FILE
+# is wider than N columns, or FILE has more than M lines.
+config.substitutions.insert(0, ("%line-width", "%s %s" % (
+    config.python_executable,
+    os.path.join(config.test_source_root, "Inputs", "line-width.py"))))
+
 # %no-control-chars FILE: fails when FILE could drive a terminal.
 config.substitutions.insert(0, ("%no-control-chars", "%s %s" % (
     config.python_executable,

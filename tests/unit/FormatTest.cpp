@@ -30,6 +30,14 @@ TEST(FormatTest, BytesAndShares) {
   EXPECT_EQ(formatShare(1.25), "125.0 %");
 }
 
+TEST(FormatTest, OffsetsFromTheFirstEvent) {
+  EXPECT_EQ(formatOffset(0), "+0.000000 s");
+  EXPECT_EQ(formatOffset(1'234'567'000), "+1.234567 s");
+  EXPECT_EQ(formatOffset(100'000'000), "+0.100000 s");
+  EXPECT_EQ(formatOffset(1'499), "+0.000001 s"); // rounded to the us
+  EXPECT_EQ(formatOffset(-2'000'000), "-0.002000 s");
+}
+
 TEST(FormatTest, SanitizeEscapesControls) {
   EXPECT_EQ(sanitize("plain name"), "plain name");
   EXPECT_EQ(sanitize("a\x1b[2Jb"), "a\\x1B[2Jb");

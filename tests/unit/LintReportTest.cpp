@@ -2,6 +2,7 @@
 #include "report/LintReport.h"
 
 #include "model/TraceBuilder.h"
+#include "support/Format.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -109,19 +110,174 @@ TEST(LintReport, TextStartsWithTheTargetAndRanksFindings) {
   EXPECT_NE(Out.find("1 kernels (evil\\x1B[31mkernel) take 4 ms"),
             std::string::npos)
       << Out;
-  EXPECT_NE(Out.find("   evidence:\n     - longest 4 ms\n"), std::string::npos)
-      << Out;
-  EXPECT_NE(Out.find("   could also be:\n     - nothing else\n"),
-            std::string::npos);
-  EXPECT_NE(Out.find("     expect in metric: step time falls by at most 4 ms"),
+  EXPECT_NE(Out.find("   evidence (step #1):\n     - longest 4 ms\n"),
             std::string::npos)
       << Out;
-  EXPECT_NE(Out.find("   examples (Perfetto timestamps):\n"),
-            std::string::npos);
+  // The alternatives, verify and refuted-if are for --verbose.
+  EXPECT_EQ(Out.find("could also be:"), std::string::npos) << Out;
+  EXPECT_EQ(Out.find("refuted if:"), std::string::npos) << Out;
+  EXPECT_NE(Out.find("   experiment: remove evil"), std::string::npos) << Out;
+  EXPECT_NE(Out.find("   expect:     step time falls by at most 4 ms"),
+            std::string::npos)
+      << Out;
+  // Located from the trace's first event, which the header names once.
+  EXPECT_NE(Out.find("   example: evil\\x1B[31mkernel on "), std::string::npos)
+      << Out;
+  EXPECT_NE(Out.find(" at +0.002000 s, 4 ms\n"), std::string::npos) << Out;
+  EXPECT_NE(Out.find("times       +s from the first event (ts "),
+            std::string::npos)
+      << Out;
   EXPECT_NE(Out.find("   fingerprint " + F.Result.Findings[0].Fingerprint),
             std::string::npos);
   EXPECT_NE(Out.find("summary     1 finding (1 warning)"), std::string::npos)
       << Out;
+}
+
+TEST(LintReport, VerboseShowsTheWholeCard) {
+  Fixture F;
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  TextOptions O;
+  O.Verbose = true;
+  writeLintText(OS, F.linted(), O);
+  OS.flush();
+  EXPECT_NE(Out.find("   could also be:\n     - nothing else\n"),
+            std::string::npos)
+      << Out;
+  EXPECT_NE(Out.find("     refuted if:       nothing changes\n"),
+            std::string::npos)
+      << Out;
+}
+
+/// A finding made by hand: \p Code, impact, severity, one example event.
+rules::Finding handMade(llvm::StringRef Code, int64_t ImpactNs,
+                        rules::Severity Sev, int64_t AtNs, int64_t DurNs) {
+  rules::Finding F;
+  F.Code = Code.str();
+  F.Name = "rule-" + Code.lower();
+  F.Sev = Sev;
+  F.Confidence = 1;
+  F.ImpactNs = ImpactNs;
+  F.ImpactShare = double(ImpactNs) / double(10 * Ms);
+  F.Hypothesis = Code.str() + " says so";
+  F.Examples.push_back({"ev", "thread 1", 0, AtNs, DurNs});
+  F.Fingerprint = rules::fingerprint(F.Code, "x");
+  return F;
+}
+
+/// S001 and M002 share their wait [1, 3) ms; L001 and X005 are elsewhere;
+/// K003 has no impact.
+struct LayoutFixture : Fixture {
+  LayoutFixture() {
+    using rules::Severity;
+    Result.Findings = {
+        handMade("S001", 2 * Ms, Severity::Warning, 1 * Ms, 2 * Ms),
+        handMade("M002", 1 * Ms, Severity::Warning, 2 * Ms, Ms / 2),
+        handMade("L001", Ms / 2, Severity::Warning, 5 * Ms, Ms),
+        handMade("X005", Ms / 5, Severity::Info, 7 * Ms, Ms),
+        handMade("K003", 0, Severity::Warning, 1 * Ms, Ms),
+    };
+  }
+  std::string text(const TextOptions &O) {
+    std::string Out;
+    llvm::raw_string_ostream OS(Out);
+    writeLintText(OS, linted(), O);
+    return OS.str();
+  }
+};
+
+TEST(LintReport, OneCardPerWaitNotesForZeroImpactAndTop) {
+  LayoutFixture F;
+  TextOptions O;
+  O.Top = 2;
+  std::string Out = F.text(O);
+  // S001 carries the card; M002 is one line in it.
+  EXPECT_NE(Out.find("\n1. S001 [rule-s001]"), std::string::npos) << Out;
+  EXPECT_NE(Out.find("   same wait: 2. M002 [rule-m002] warning, impact up to "
+                     "1 ms: M002 says so\n"),
+            std::string::npos)
+      << Out;
+  EXPECT_EQ(Out.find("\n2. M002"), std::string::npos) << Out;
+  // Two cards, then one line for the rest, then the zero-impact note.
+  EXPECT_NE(Out.find("\n3. L001 [rule-l001]"), std::string::npos) << Out;
+  EXPECT_NE(Out.find("more findings (1; their cards: --top 3):\n  4. X005 "
+                     "[rule-x005] info, impact up to 200 us: X005 says so\n"),
+            std::string::npos)
+      << Out;
+  EXPECT_NE(Out.find("notes (seen, but with no impact on the target):\n  5. "
+                     "K003 [rule-k003]: K003 says so; impact 0:"),
+            std::string::npos)
+      << Out;
+  EXPECT_EQ(Out.find("\n5. K003"), std::string::npos) << Out;
+  // No experiment is offered for a zero-impact note.
+  EXPECT_EQ(Out.find("next experiment:", Out.find("notes (")),
+            std::string::npos)
+      << Out;
+
+  // --verbose: every finding its own card.
+  O.Verbose = true;
+  Out = F.text(O);
+  for (const char *Card :
+       {"\n1. S001", "\n2. M002", "\n3. L001", "\n4. X005", "\n5. K003"})
+    EXPECT_NE(Out.find(Card), std::string::npos) << Card << "\n" << Out;
+  EXPECT_EQ(Out.find("same wait:"), std::string::npos) << Out;
+}
+
+TEST(LintReport, MinSeverityCountsWhatItHides) {
+  LayoutFixture F;
+  TextOptions O;
+  O.MinSeverity = rules::Severity::Warning;
+  std::string Out = F.text(O);
+  EXPECT_EQ(Out.find("X005"), std::string::npos) << Out;
+  EXPECT_NE(Out.find("summary     5 findings (4 warnings, 1 info); 1 under "
+                     "--min-severity warning not shown"),
+            std::string::npos)
+      << Out;
+}
+
+TEST(LintReport, JsonLinksFindingsAboutTheSameWait) {
+  LayoutFixture F;
+  auto Doc = llvm::json::parse(lintJsonObject(F.linted(), 0));
+  ASSERT_TRUE(bool(Doc)) << llvm::toString(Doc.takeError());
+  const llvm::json::Array *Fs = Doc->getAsObject()->getArray("findings");
+  ASSERT_TRUE(Fs && Fs->size() == 5);
+  auto SeeAlso = [&](size_t I) {
+    std::vector<std::string> Out;
+    for (const llvm::json::Value &V :
+         *(*Fs)[I].getAsObject()->getArray("see_also"))
+      Out.push_back(V.getAsString()->str());
+    return Out;
+  };
+  EXPECT_EQ(SeeAlso(0),
+            std::vector<std::string>{F.Result.Findings[1].Fingerprint});
+  EXPECT_EQ(SeeAlso(1),
+            std::vector<std::string>{F.Result.Findings[0].Fingerprint});
+  EXPECT_TRUE(SeeAlso(2).empty());
+  // K003 overlaps the wait in time but is not about a wait or a copy.
+  EXPECT_TRUE(SeeAlso(4).empty());
+}
+
+TEST(LintReport, NoLineIsWiderThanTheWidth) {
+  LayoutFixture F;
+  F.Result.Findings[0].Evidence.push_back(
+      "the host waits for void at::native::vectorized_elementwise_kernel<4, "
+      "at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, "
+      "at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>) and " +
+      std::string(500, 'w'));
+  for (size_t Width : {100u, 240u, 1000u}) {
+    for (bool Long : {false, true}) {
+      TextOptions O;
+      O.Width = Width;
+      O.LongNames = Long;
+      std::string Out = F.text(O);
+      llvm::SmallVector<llvm::StringRef, 64> Lines;
+      llvm::StringRef(Out).split(Lines, '\n');
+      for (llvm::StringRef L : Lines)
+        EXPECT_LE(support::displayWidth(L), std::min<size_t>(Width, 240))
+            << L.str();
+      EXPECT_EQ(Out.find("CUDAFunctor_add") != std::string::npos, Long);
+    }
+  }
 }
 
 TEST(LintReport, ColourOnlyWhenAsked) {

@@ -93,6 +93,7 @@ ExampleEvent detect::example(const analysis::TraceIndex &Ctx,
   X.Name = T.name(E).str();
   X.Lane = Ctx.describeLane(T.laneOf(E));
   X.TraceTimestampUs = Ctx.traceTimestampUs(E);
+  X.OffsetNs = Ctx.traceOffsetNs(E);
   X.DurationNs = E.Duration;
   return X;
 }
@@ -390,7 +391,9 @@ bool detect::reachesShareOfTarget(int64_t Ns, int64_t TargetNs,
 
 std::string detect::nameAt(const analysis::TraceIndex &Ctx,
                            llvm::StringRef Name, const model::Event &E) {
-  return llvm::formatv("{0} at {1:f3} us", Name, Ctx.traceTimestampUs(E)).str();
+  return llvm::formatv("{0} at {1}", Name,
+                       support::formatOffset(Ctx.traceOffsetNs(E)))
+      .str();
 }
 
 const model::DeviceInfo *detect::deviceInfo(const model::Trace &T, int32_t Id) {

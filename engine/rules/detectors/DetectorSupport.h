@@ -14,6 +14,7 @@
 #include "analysis/WhatIf.h"
 #include "rules/Finding.h"
 #include "rules/RuleSpec.h"
+#include "support/Format.h"
 #include "support/Statistics.h"
 
 #include "llvm/ADT/ArrayRef.h"

@@ -41,7 +41,7 @@ TEST(DamagedTrace, DamageIsReportedByKind) {
   EXPECT_EQ(Out[0].Values.at("example"), "byte 12345");
   EXPECT_EQ(*Out[0].SeverityOverride, rules::Severity::Warning);
   EXPECT_EQ(Out[1].Subject, "device-before-launch");
-  EXPECT_EQ(Out[1].Values.at("example"), "k at 8.000 us");
+  EXPECT_EQ(Out[1].Values.at("example"), "k at +0.000008 s");
   EXPECT_EQ(*Out[1].SeverityOverride, rules::Severity::Info);
 }
 

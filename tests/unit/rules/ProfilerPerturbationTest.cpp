@@ -132,7 +132,7 @@ TEST(ProfilerPerturbation, OverheadAmongTheWorkOfAWindowIsAWarning) {
   EXPECT_EQ(Out[0].ImpactNs, 200 * Us);
   EXPECT_EQ(*Out[0].SeverityOverride, rules::Severity::Warning);
   EXPECT_EQ(Out[0].Values.at("example"),
-            "CUPTI Buffer flush at 3500.000 us (200 us)");
+            "CUPTI Buffer flush at +0.003500 s (200 us)");
 }
 
 } // namespace

@@ -10,13 +10,14 @@ using model::EventKind;
 
 namespace {
 
-enum class Variant { Single, Hidden, Foreach, NoRange };
+enum class Variant { Single, Hidden, Foreach, NoRange, Inference };
 
 /// 4 steps of 10 ms (times from the step start). A backward kernel runs
 /// [0.11, 5.0) (Hidden: [0.11, 9.0)). Optimizer.step#Adam.step starts at 5.0:
 /// Single/Hidden loop over 30 parameters with aten::mul_, aten::add_ per
 /// parameter (60 ops 50 us apart, each launching a 2 us elementwise kernel),
 /// the range ending at 8.0; Foreach launches two multi-tensor kernels.
+/// NoRange has the backward op but no optimizer range; Inference neither.
 model::Trace optimizerTrace(Variant V) {
   TraceMaker M;
   uint32_t S = M.stream(0, 7);
@@ -25,7 +26,10 @@ model::Trace optimizerTrace(Variant V) {
     M.step(K + 1, T0, T0 + 10 * Ms);
     M.launch(S, "wgrad_alg0_engine", T0 + 100 * Us, T0 + 110 * Us,
              T0 + 110 * Us, T0 + (V == Variant::Hidden ? 9000 : 5000) * Us);
-    if (V != Variant::NoRange)
+    if (V != Variant::Inference)
+      M.op("autograd::engine::evaluate_function: MulBackward0", T0 + 90 * Us,
+           T0 + 120 * Us);
+    if (V != Variant::NoRange && V != Variant::Inference)
       M.add(M.Host, EventKind::Annotation, "Optimizer.step#Adam.step",
             T0 + 5 * Ms, T0 + (V == Variant::Foreach ? 5100 : 8000) * Us);
     if (V == Variant::Foreach) {
@@ -99,6 +103,19 @@ TEST(OptimizerStormDetector, CannotJudgeWithoutOptimizerRanges) {
   std::vector<rules::Detection> Out;
   EXPECT_NE(run("L003", Ctx, Out)
                 .find("cannot judge: the trace has no optimizer step ranges"),
+            std::string::npos);
+  EXPECT_TRUE(Out.empty());
+}
+
+TEST(OptimizerStormDetector, InferenceIsNotApplicable) {
+  // No backward pass and no optimizer: nothing is missing from the trace,
+  // the rule's subject does not occur.
+  model::Trace T = optimizerTrace(Variant::Inference);
+  TraceIndex Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_NE(run("L003", Ctx, Out)
+                .find("not applicable: the trace has neither "
+                      "a backward pass nor an optimizer"),
             std::string::npos);
   EXPECT_TRUE(Out.empty());
 }
