@@ -2,7 +2,6 @@
 #include "analysis/Startup.h"
 
 #include "analysis/TraceIndex.h"
-#include "support/Statistics.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -237,11 +236,16 @@ StartupWork analysis::findStartupWork(const TraceIndex &Ctx) {
   if (Steps.empty()) {
     Work.TargetStartupNs = Work.StartupNs;
   } else {
+    // The lower median: with two steady steps, one slow first step beside
+    // a normal one must not make the pair start-up (their mean would).
     std::vector<int64_t> Steady;
     for (const StepWindow &S : Ctx.steadySteps())
       Steady.push_back(Union.lengthWithin(S.Range));
+    llvm::sort(Steady);
     Work.TargetStartupNs =
-        std::min(support::medianInPlace(Steady), Work.TargetNs);
+        Steady.empty()
+            ? 0
+            : std::min(Steady[(Steady.size() - 1) / 2], Work.TargetNs);
   }
   return Work;
 }
