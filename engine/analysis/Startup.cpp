@@ -68,6 +68,43 @@ static std::optional<TeardownCategory> teardownCategory(const TraceIndex &Ctx,
   return std::nullopt;
 }
 
+/// A call or frame that begins (or ends) a stream capture: the runtime's
+/// BeginCapture call, or the framework's capture_begin (torch.cuda.graph,
+/// recorded as a Python frame with with_stack=True).
+static bool beginsCapture(const TraceIndex &Ctx, const Event &E) {
+  return (isApiCall(E) || E.Kind == EventKind::Python ||
+          E.Kind == EventKind::Op) &&
+         Ctx.is(E, NC::CaptureBegin);
+}
+static bool endsCapture(const TraceIndex &Ctx, const Event &E) {
+  return (isApiCall(E) || E.Kind == EventKind::Python ||
+          E.Kind == EventKind::Op) &&
+         Ctx.is(E, NC::CaptureEnd);
+}
+
+/// The launch calls inside \p Captures that have no device work.
+static uint64_t countCapturedLaunches(const TraceIndex &Ctx,
+                                      llvm::ArrayRef<CaptureSpan> Captures) {
+  const model::Trace &T = Ctx.trace();
+  std::vector<bool> HasWork(T.Events.size(), false);
+  for (const Event &E : T.Events)
+    if (model::isDeviceWork(E.Kind))
+      if (uint32_t L = T.launchOf(E); L != model::NoIndex)
+        HasWork[L] = true;
+  uint64_t N = 0;
+  for (const CaptureSpan &C : Captures) {
+    const model::Lane &L = T.Lanes[C.Lane];
+    for (uint32_t I = L.Begin; I < L.End; ++I) {
+      const Event &E = T.Events[I];
+      if (E.Start >= C.Range.End)
+        break;
+      N += E.Start >= C.Range.Begin && isApiCall(E) && !HasWork[I] &&
+           Ctx.is(E, NC::LaunchCall);
+    }
+  }
+  return N;
+}
+
 /// Host events of compilation and autotuning: the compiler's own Python
 /// frames, and ops or ranges named for compiling.
 static bool isCompilation(const TraceIndex &Ctx, const Event &E) {
@@ -119,26 +156,41 @@ StartupWork analysis::findStartupWork(const TraceIndex &Ctx) {
     const model::Lane &L = T.Lanes[LI];
     if (L.Kind != model::LaneKind::HostThread)
       continue;
-    int64_t CaptureBegin = -1;
+    // A framework's capture_begin frame holds the runtime's BeginCapture
+    // call: the capture starts at the first of them and ends with the
+    // first end (the frame's end covers the call's).
+    int64_t CaptureBegin = -1, LaneEnd = INT64_MIN;
+    uint32_t CaptureBeginIndex = model::NoIndex;
     for (uint32_t I = L.Begin; I < L.End; ++I) {
       const Event &E = T.Events[I];
+      LaneEnd = std::max(LaneEnd, E.end());
+      if (beginsCapture(Ctx, E)) {
+        if (CaptureBegin < 0) {
+          CaptureBegin = E.Start;
+          CaptureBeginIndex = I;
+        }
+      } else if (endsCapture(Ctx, E) && CaptureBegin >= 0) {
+        Found.push_back({I, GraphCapture, {CaptureBegin, E.end()}});
+        Work.Captures.push_back({LI, {CaptureBegin, E.end()}});
+        CaptureBegin = -1;
+        continue;
+      }
       std::optional<StartupCategory> Cat;
       if (isApiCall(E)) {
         if (E.Start >= TeardownBegin && teardownCategory(Ctx, E))
           continue;
         Cat = runtimeCategory(Ctx, E);
-        if (Ctx.is(E, NC::CaptureBegin)) {
-          CaptureBegin = E.Start;
-        } else if (Ctx.is(E, NC::CaptureEnd) && CaptureBegin >= 0) {
-          Found.push_back({I, GraphCapture, {CaptureBegin, E.end()}});
-          CaptureBegin = -1;
-          continue;
-        }
       } else if (isCompilation(Ctx, E)) {
         Cat = Compilation;
       }
       if (Cat && E.Duration > 0)
         Found.push_back({I, *Cat, {E.Start, E.end()}});
+    }
+    // The window ended during a capture.
+    if (CaptureBegin >= 0 && LaneEnd > CaptureBegin) {
+      Found.push_back(
+          {CaptureBeginIndex, GraphCapture, {CaptureBegin, LaneEnd}});
+      Work.Captures.push_back({LI, {CaptureBegin, LaneEnd}});
     }
   }
 
@@ -169,10 +221,31 @@ StartupWork analysis::findStartupWork(const TraceIndex &Ctx) {
     AllParts.push_back(S.Range);
     Work.ByCategory[S.Cat].push_back(S.Range);
   }
-  Work.StartupNs = model::IntervalSet::unionOf(std::move(AllParts))
-                       .lengthWithin(Ctx.window());
+  model::IntervalSet Union = model::IntervalSet::unionOf(std::move(AllParts));
+  Work.StartupNs = Union.lengthWithin(Ctx.window());
   Work.HasCapture = !Work.ByCategory[GraphCapture].empty();
   Work.HasSteps = Ctx.hasSteps();
   Work.WindowNs = Ctx.window().length();
+  Work.CapturedLaunches = countCapturedLaunches(Ctx, Work.Captures);
+
+  // 4. What start-up costs the target: per step, and in the median steady
+  //    step.
+  Work.TargetNs = Ctx.targetNs();
+  for (const StepWindow &S : Steps)
+    Work.StepStartupNs.push_back(Union.lengthWithin(S.Range));
+  if (Steps.empty()) {
+    Work.TargetStartupNs = Work.StartupNs;
+  } else {
+    // The lower median: with two steady steps, one slow first step beside
+    // a normal one must not make the pair start-up (their mean would).
+    std::vector<int64_t> Steady;
+    for (const StepWindow &S : Ctx.steadySteps())
+      Steady.push_back(Union.lengthWithin(S.Range));
+    llvm::sort(Steady);
+    Work.TargetStartupNs =
+        Steady.empty()
+            ? 0
+            : std::min(Steady[(Steady.size() - 1) / 2], Work.TargetNs);
+  }
   return Work;
 }

@@ -53,6 +53,13 @@ constexpr double DefaultStartupWindowShare = 0.5;
 /// ones take microseconds.
 constexpr int64_t SlowStartupCallNs = 1'000'000;
 
+/// One host thread's stream capture: from the call that began it to the
+/// call that ended it (or the thread's last event when the window cut it).
+struct CaptureSpan {
+  uint32_t Lane = model::NoIndex;
+  model::Interval Range;
+};
+
 struct StartupWork {
   /// One-off start-up work, after dropping names that recur in most later
   /// steps (steady-state costs that other rules own).
@@ -64,6 +71,18 @@ struct StartupWork {
   bool HasCapture = false;
   bool HasSteps = false;
   int64_t WindowNs = 0;
+  /// Stream captures, by lane then start.
+  std::vector<CaptureSpan> Captures;
+  /// Launch calls inside a capture span of their own thread that have no
+  /// device work: they recorded into a graph and ran nothing, which is
+  /// what capture means, not lost device records.
+  uint64_t CapturedLaunches = 0;
+  /// Start-up host time inside each step (parallel to TraceIndex::steps()),
+  /// and in the target: the median over the steady steps, or StartupNs
+  /// without steps. TargetNs is the target's length (TraceIndex::targetNs).
+  std::vector<int64_t> StepStartupNs;
+  int64_t TargetStartupNs = 0;
+  int64_t TargetNs = 0;
 
   /// Start-up work's share of the window.
   double windowShare() const {
@@ -79,6 +98,21 @@ struct StartupWork {
   bool windowIsStartup(double WindowShare = DefaultStartupWindowShare) const {
     return !HasSteps &&
            (HasCapture || (WindowNs > 0 && windowShare() >= WindowShare));
+  }
+  /// Start-up work's share of the target (the median steady step, or the
+  /// window).
+  double targetShare() const {
+    return TargetNs > 0 ? double(TargetStartupNs) / double(TargetNs) : 0.0;
+  }
+  /// Steps, and start-up work (graph capture, compilation, warm-up calls)
+  /// takes at least \p WindowShare of the median steady step: the steps
+  /// measure start-up, not steady state.
+  bool stepsAreStartup(double WindowShare = DefaultStartupWindowShare) const {
+    return HasSteps && TargetNs > 0 && targetShare() >= WindowShare;
+  }
+  /// The target measures start-up: a start-up window, or start-up steps.
+  bool targetIsStartup(double WindowShare = DefaultStartupWindowShare) const {
+    return windowIsStartup(WindowShare) || stepsAreStartup(WindowShare);
   }
 };
 

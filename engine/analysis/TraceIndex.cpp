@@ -401,6 +401,13 @@ const TeardownWork &TraceIndex::teardown() const {
 const std::string &TraceIndex::startupWindowReason() const {
   return StartupReason.get([&]() -> std::string {
     const StartupWork &W = startup();
+    if (W.stepsAreStartup() && !W.windowIsStartup())
+      return llvm::formatv("the steps are start-up, not steady state ({0} "
+                           "takes {1} of the median step; see U001)",
+                           W.HasCapture ? "graph capture and start-up work"
+                                        : "start-up work",
+                           support::formatShare(W.targetShare()))
+          .str();
     if (!W.windowIsStartup())
       return "";
     return llvm::formatv("the window is start-up, not steady state ({0}; see "

@@ -361,6 +361,14 @@ public:
   int64_t idleOpenedBy(llvm::ArrayRef<HostWait> Waits,
                        model::Interval Range) const;
 
+  /// The time host lane \p HostLane spent inside recorded events: ops,
+  /// Python frames, annotations and NVTX ranges, runtime and driver calls.
+  /// Step ranges do not count (they say only that a step ran). The rest of
+  /// the lane's time ran code the trace does not record: what the critical
+  /// path calls host-untraced, and what T005 measures under device idle.
+  /// Empty for a device lane.
+  const model::IntervalSet &hostRecorded(uint32_t HostLane) const;
+
   // --- Data loading ----------------------------------------------------------
   /// The data-loader ranges (isDataLoaderRange) of the host threads that
   /// submit device work, or of every host thread when no thread submits (a
@@ -456,6 +464,7 @@ private:
   support::Lazy<std::vector<std::vector<uint32_t>>> WorkByDevice;
   support::Lazy<std::vector<uint32_t>> FeederOf; ///< parallel to DeviceIds
   support::Lazy<DataLoading> Loading;
+  support::Lazy<std::vector<model::IntervalSet>> Recorded; ///< per lane
   support::Lazy<StartupWork> Startup;
   support::Lazy<std::string> StartupReason;
   support::Lazy<TeardownWork> Teardown;

@@ -26,9 +26,44 @@ const StringRef DataLoaders[] = {"enumerate(DataLoader)#*",
                                  "enumerate(DataPipe)#*",
                                  "*dataloader.py(*): __next__"};
 
-// NCCL and RCCL device kernels (demangled names may start with "void ").
+// Device kernels that move data between devices (demangled names may start
+// with "void " and carry template arguments). Their grids are sized for
+// links and their time is mostly waiting for peers, so they are neither
+// compute nor small-grid kernels.
+//  - NCCL and RCCL (a fork of NCCL that keeps its kernel names), and the
+//    MSCCL/MSCCL++ kernels RCCL and others ship;
+//  - NVSHMEM's own kernels (nvshmem*, nvshmemi_* inside namespaces);
+//  - DeepEP's expert-parallel dispatch and combine (deep_ep::, and the
+//    dpsk::ep:: namespace of its forks), which run on few SMs on purpose
+//    beside the GEMMs;
+//  - custom all-reduce kernels that bypass NCCL over NVLink or xGMI:
+//    vLLM and SGLang (cross_device_reduce_1stage/2stage, custom_all_reduce,
+//    quick all-reduce), TensorRT-LLM and FlashInfer (oneShotAllReduce,
+//    twoShotAllReduce, allreduce_fusion, tensorrt_llm ... allreduce) and
+//    PyTorch's symmetric memory (one_shot_all_reduce, two_shot_all_reduce,
+//    multimem_all_reduce).
 const StringRef CommunicationKernels[] = {"(?i){,void }{nccl,rccl}*",
-                                          "*ncclKernel*", "*ncclDevKernel*"};
+                                          "*ncclKernel*",
+                                          "*ncclDevKernel*",
+                                          "*mscclKernel*",
+                                          "*mscclpp::*",
+                                          "(?i){,void }nvshmem*",
+                                          "*nvshmemi_*",
+                                          "*deep_ep::*",
+                                          "*dpsk::ep::*",
+                                          "*cross_device_reduce_*",
+                                          "(?i)*custom_all_reduce*",
+                                          "(?i)*custom_allreduce*",
+                                          "*quickreduce::*",
+                                          "(?i)*oneshotallreduce*",
+                                          "(?i)*twoshotallreduce*",
+                                          "(?i)*one_shot_all_reduce*",
+                                          "(?i)*two_shot_all_reduce*",
+                                          "*multimem_all_reduce*",
+                                          "(?i)*allreduce_fusion*",
+                                          "(?i)*allreducefusion*",
+                                          "*tensorrt_llm::*allreduce*",
+                                          "*tensorrt_llm::*AllReduce*"};
 const StringRef CommunicationRanges[] = {"nccl:*", "rccl:*"};
 
 const StringRef LaunchCalls[] = {"*Launch*", "*launch*"};
@@ -76,8 +111,15 @@ const StringRef GraphCaptures[] = {
     "{cuda,hip,cu}{StreamBeginCapture*,StreamEndCapture*,GraphInstantiate*,"
     "GraphGetNodes*,GraphDestroy*,GraphExecDestroy*,GraphUpload*,"
     "ThreadExchangeStreamCaptureMode*}"};
-const StringRef CaptureBegins[] = {"{cuda,hip,cu}StreamBeginCapture*"};
-const StringRef CaptureEnds[] = {"{cuda,hip,cu}StreamEndCapture*"};
+// The runtime calls, and torch.cuda.graph's capture_begin/capture_end as
+// with_stack=True records them ("torch/cuda/graphs.py(..): capture_begin",
+// "<built-in method capture_begin of CUDAGraph object at 0x..>").
+const StringRef CaptureBegins[] = {"{cuda,hip,cu}StreamBeginCapture*",
+                                   "*graphs.py(*): capture_begin",
+                                   "<built-in method capture_begin of *"};
+const StringRef CaptureEnds[] = {"{cuda,hip,cu}StreamEndCapture*",
+                                 "*graphs.py(*): capture_end",
+                                 "<built-in method capture_end of *"};
 
 // Only the modules that run when compiling: compile_fx.py and
 // convert_frame.py also hold the wrappers every compiled call passes
@@ -128,7 +170,8 @@ const NameClassInfo Catalogue[] = {
      {}},
     {NameClass::CommunicationKernel,
      "communication-kernel",
-     "a device kernel of a collective or a peer transfer (NCCL, RCCL)",
+     "a device kernel of a collective or a peer transfer (NCCL, RCCL, "
+     "MSCCL, NVSHMEM, DeepEP, custom all-reduce kernels)",
      CommunicationKernels,
      {}},
     {NameClass::CommunicationRange,
@@ -201,12 +244,13 @@ const NameClassInfo Catalogue[] = {
      {}},
     {NameClass::CaptureBegin,
      "capture-begin",
-     "the call that begins a capture",
+     "the call (or torch.cuda.graph's capture_begin frame) that begins a "
+     "capture",
      CaptureBegins,
      {}},
     {NameClass::CaptureEnd,
      "capture-end",
-     "the call that ends a capture",
+     "the call (or capture_end frame) that ends it",
      CaptureEnds,
      {}},
     {NameClass::CompilationFrame,

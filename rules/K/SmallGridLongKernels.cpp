@@ -7,9 +7,12 @@
 //
 // Blocks per SM comes from the kernel's grid and the device's SM count
 // (deviceProperties in Kineto traces, TARGET_INFO_GPU in Nsight Systems
-// exports), or else from Kineto's own "blocks per SM" argument. The
-// detector counts only the part of such kernels that no other device work
-// on the same device overlaps, and measures it as a union per step.
+// exports), or else from Kineto's own "blocks per SM" argument.
+// Communication kernels (the importers' Collective kind) are never judged,
+// nor is a kernel that kernels of other streams on its device overlap for
+// more than max-concurrent-share of its time: its SMs are shared. Of the
+// rest, the detector counts only the part that no other device work on the
+// same device overlaps, and measures it as a union per step.
 //
 // The steps: per device, judge each long kernel's blocks per SM and split
 // the device's work into small-grid kernels and the rest (collectDevice),
@@ -150,6 +153,9 @@ struct DeviceResult {
   uint64_t Kernels = 0;
   std::map<std::string, Group> Groups;
   std::vector<uint32_t> Counted; ///< the small-grid kernels, for the path
+  /// Small-grid kernels left out because other streams' kernels ran beside
+  /// them.
+  uint64_t Concurrent = 0;
 };
 
 /// Adds small-grid kernel \p I, with \p B blocks per SM, to its group.
@@ -189,6 +195,36 @@ struct DeviceSplit {
 struct Limits {
   int64_t MinKernel;
   double MaxBlocks;
+  double MaxConcurrent;
+};
+
+/// Kernels (compute and communication, which run on SMs; copies and memsets
+/// use copy engines) of one device's other streams, as one union per
+/// stream left out, built on first question.
+class ConcurrentKernels {
+public:
+  ConcurrentKernels(const TraceIndex &Ctx, int32_t D) : Ctx(Ctx), D(D) {}
+  /// How much of \p E kernels on other streams of its device overlap.
+  int64_t overlap(const Event &E) {
+    auto [It, New] = ByLane.try_emplace(E.Lane);
+    if (New) {
+      const model::Trace &T = Ctx.trace();
+      std::vector<model::Interval> Parts;
+      for (uint32_t I : Ctx.deviceWork(D)) {
+        const Event &O = T.Events[I];
+        if (O.Lane != E.Lane &&
+            (O.Kind == EventKind::Kernel || O.Kind == EventKind::Collective))
+          Parts.push_back({O.Start, O.end()});
+      }
+      It->second = model::IntervalSet::unionOf(std::move(Parts));
+    }
+    return It->second.lengthWithin({E.Start, E.end()});
+  }
+
+private:
+  const TraceIndex &Ctx;
+  int32_t D;
+  std::map<uint32_t, model::IntervalSet> ByLane;
 };
 
 DeviceSplit collectDevice(const TraceIndex &Ctx, int32_t D, bool Hip,
@@ -199,12 +235,23 @@ DeviceSplit collectDevice(const TraceIndex &Ctx, int32_t D, bool Hip,
   DeviceSplit S;
   S.R.Device = D;
   S.Saving.assign(Win.Ranges.size(), 0);
+  ConcurrentKernels Concurrent(Ctx, D);
   for (uint32_t I : Ctx.deviceWork(D)) {
     const Event &E = T.Events[I];
     double B = E.Kind == EventKind::Kernel && E.Duration >= Lim.MinKernel
                    ? blocksPerSM(T, E, Hip, SMs, J)
                    : -1.0;
     if (B < 0 || B >= Lim.MaxBlocks) {
+      S.Other.push_back({E.Start, E.end()});
+      continue;
+    }
+    // A kernel that shares its device with kernels of other streams for
+    // more than a sliver of its time leaves its SMs to them, often by
+    // design (expert-parallel dispatch beside the GEMMs, a side stream for
+    // the optimizer): its grid is not a loss the trace can prove.
+    if (double(Concurrent.overlap(E)) >
+        Lim.MaxConcurrent * double(E.Duration)) {
+      ++S.R.Concurrent;
       S.Other.push_back({E.Start, E.end()});
       continue;
     }
@@ -334,6 +381,13 @@ Detection describeDevice(const TraceIndex &Ctx, const DeviceResult &R,
                          G.second.BlocksPerSM)
         .str();
   });
+  if (R.Concurrent > 0)
+    Det.ExtraEvidence.push_back(
+        llvm::formatv("{0} other small-grid kernels ran beside kernels of "
+                      "other streams for more than {1} of their time and "
+                      "were left out: their idle SMs had other work",
+                      R.Concurrent, pct(Opts.number("max-concurrent-share")))
+            .str());
   if (J.unjudged() > 0)
     Det.ExtraEvidence.push_back(
         llvm::formatv("{0} other kernels of at least {1} have no grid, no "
@@ -369,7 +423,8 @@ Outcome rules::runSmallGridLongKernels(const TraceIndex &Ctx,
                                        std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();
   const Limits Lim{int64_t(Opts.number("min-kernel")),
-                   Opts.number("max-blocks-per-sm")};
+                   Opts.number("max-blocks-per-sm"),
+                   Opts.number("max-concurrent-share")};
   const double MinShare = Opts.number("min-share-of-busy");
   const double MinTargetShare = Opts.number("min-share-of-step");
 

@@ -11,7 +11,8 @@
 // is pageable (Memcpy HtoD (Pageable -> Device), Memcpy DtoH (Device ->
 // Pageable)), follows each to the runtime call that issued it, and reports
 // the host time blocked in those calls, with the bound on the gain from
-// pinning (waitsGainBound: blocked time that left the device idle). ROCm
+// pinning (waitsGainBound: blocked time that left the device idle). Under
+// the rule's floor the copies are still reported, at info. ROCm
 // traces name host memory without telling pageable from pinned: the rule
 // then cannot judge.
 //
@@ -202,8 +203,9 @@ Outcome rules::runPageableHostCopies(const TraceIndex &Ctx,
     return Outcome::ran();
   }
   BlockFigures F = measureBlocking(Ctx, S);
-  if (double(F.BlockedMedian) < MinShare * double(Target))
-    return Outcome::ran();
+  // Under the floor the copies are still reported, at info: pinning is a
+  // one-line change, and a reader looking for copies wants to see them.
+  const bool UnderFloor = double(F.BlockedMedian) < MinShare * double(Target);
 
   auto Ranked =
       rankByKey(S.ByPath, [](const PathGroup &G) { return G.Blocked; });
@@ -236,6 +238,8 @@ Outcome rules::runPageableHostCopies(const TraceIndex &Ctx,
           .str(),
       "the device idled for up to {impact} " + V["per"].text() +
           " because of it");
+  if (UnderFloor)
+    keepUnderFloor(Det, "min-share-of-step", MinShare, F.BlockedMedian, Target);
   // The memory kind is recorded by the profiler, not inferred.
   Det.Confidence = 0.75;
   Out.push_back(std::move(Det));

@@ -1,6 +1,7 @@
 //===- rules/N/ExposedCommunication.cpp - N001 exposed communication ---===//
 //
-// A collective kernel (NCCL/RCCL, the importers' Collective kind) that runs
+// A collective kernel (the importers' Collective kind: the communication-
+// kernel name class, NCCL, RCCL, NVSHMEM, DeepEP, custom all-reduce) that runs
 // while no compute kernel runs on the same device is exposed: the step
 // waits for it. Exposure is measured as a union: the collectives' busy
 // union on a device minus that device's compute union, then unioned over
@@ -209,12 +210,13 @@ Outcome rules::runExposedCommunication(const TraceIndex &Ctx,
   if (NumCollectives == 0) {
     if (T.Source.WorldSize > 1)
       return Outcome::cannotJudge(
-          llvm::formatv(
-              "distributedInfo gives a world size of {0} "
-              "but no communication kernel (nccl*/rccl*) was recorded; "
-              "the collectives may run on a CPU backend (gloo) or "
-              "outside the profiled window",
-              T.Source.WorldSize)
+          llvm::formatv("distributedInfo gives a world size of {0} "
+                        "but no communication kernel (the communication-kernel "
+                        "name class: NCCL, RCCL, NVSHMEM, DeepEP, custom "
+                        "all-reduce) was recorded; "
+                        "the collectives may run on a CPU backend (gloo) or "
+                        "outside the profiled window",
+                        T.Source.WorldSize)
               .str());
     return Outcome::ran(); // no communication: nothing to overlap
   }

@@ -224,6 +224,7 @@ Outcome rules::runBlockingDeviceReads(const TraceIndex &Ctx,
                                       std::vector<Detection> &Out) {
   const double MinShare = Opts.number("min-share-of-step");
   const double MinGain = Opts.number("min-gain-share");
+  const double MinInfo = Opts.number("min-info-share");
   const int64_t Target = Ctx.targetNs();
   if (Target <= 0)
     return Outcome::ran();
@@ -232,13 +233,20 @@ Outcome rules::runBlockingDeviceReads(const TraceIndex &Ctx,
   if (S.Sites.empty())
     return Outcome::ran();
   ReadFigures F = measureReads(Ctx, S);
-  if (double(F.WaitMedian) < MinShare * double(Target))
+  // Under the floor, reads whose waits still left the device idle for a
+  // measurable share of the target are kept at info.
+  const bool UnderFloor = double(F.WaitMedian) < MinShare * double(Target);
+  if (UnderFloor && double(F.Impact) < MinInfo * double(Target))
     return Outcome::ran();
 
   Detection Det = describeReads(Ctx, S, F, MinShare);
+  if (UnderFloor)
+    keepUnderFloor(Det, "min-share-of-step", MinShare, F.WaitMedian, Target);
   // The host waits are certain; that removing them helps is not when the
   // device was busy through them (then the bound says so, at info).
-  if (double(F.Impact) < MinGain * double(Target)) {
+  // Under the floor the reads are kept only when they left the device
+  // idle, so the idle verdict applies.
+  if (!UnderFloor && double(F.Impact) < MinGain * double(Target)) {
     Det.SeverityOverride = Severity::Info;
     Det.Values["verdict"] = "the device stayed busy through the reads, so "
                             "removing them is not predicted to help by more "

@@ -11,7 +11,9 @@
 // waits once. This detector takes it per steady step and the median; it
 // fires on the host time blocked per step, so that a long wait that only
 // reveals device-bound work is still shown, with a small impact and an info
-// severity that say removing it is not predicted to help.
+// severity that say removing it is not predicted to help. Waits under the
+// floor whose bound still reaches min-info-share of the target (they left
+// the device idle) are reported at info rather than dropped.
 //
 // The final synchronization of the window is excluded: U002 reports it.
 //
@@ -225,6 +227,7 @@ Outcome rules::runSyncLongHostWait(const TraceIndex &Ctx,
                                    std::vector<Detection> &Out) {
   const double MinShare = Opts.number("min-share-of-step");
   const double DeviceBound = Opts.number("device-bound-share");
+  const double MinInfo = Opts.number("min-info-share");
   const int64_t Target = Ctx.targetNs();
   if (Target <= 0)
     return Outcome::ran();
@@ -233,13 +236,20 @@ Outcome rules::runSyncLongHostWait(const TraceIndex &Ctx,
   if (S.Count == 0)
     return Outcome::ran();
   WaitFigures F = measureWaits(Ctx, S);
-  if (double(F.BlockedMedian) < MinShare * double(Target))
+  // Under the floor, waits that still left the device idle for a
+  // measurable share of the target are kept at info: they exposed device
+  // work, and a reader looking at the idle time wants to know why.
+  const bool UnderFloor = double(F.BlockedMedian) < MinShare * double(Target);
+  if (UnderFloor && double(F.GainMedian) < MinInfo * double(Target))
     return Outcome::ran();
 
   // Waits that only reveal device-bound work gain little: said, not hidden.
   const bool RevealsDeviceWork =
       F.BusyShare >= DeviceBound &&
       double(F.GainMedian) < MinShare * double(Target);
-  Out.push_back(describeWaits(Ctx, S, F, MinShare, RevealsDeviceWork));
+  Detection Det = describeWaits(Ctx, S, F, MinShare, RevealsDeviceWork);
+  if (UnderFloor)
+    keepUnderFloor(Det, "min-share-of-step", MinShare, F.BlockedMedian, Target);
+  Out.push_back(std::move(Det));
   return Outcome::ran();
 }

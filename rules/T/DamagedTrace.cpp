@@ -15,6 +15,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <optional>
 
 using namespace tracelint;
@@ -126,18 +127,31 @@ std::optional<Problem> deviceWithoutLaunch(const TraceIndex &Ctx,
       false, ""};
 }
 
+/// Launches without device work, less those made during a stream capture:
+/// a captured launch records into a graph and runs nothing, so a capture
+/// window has few kernels for its launches without having lost any.
 std::optional<Problem> launchWithoutDevice(const TraceIndex &Ctx,
                                            double MaxUnlinked) {
   const TraceQuality &Q = Ctx.quality();
-  if (!Q.LaunchWithoutDevice || !Q.DeviceWorkEvents ||
-      Q.LaunchWithoutDeviceShare <= MaxUnlinked)
+  const uint64_t Captured =
+      std::min(Q.LaunchWithoutDevice, Ctx.startup().CapturedLaunches);
+  const uint64_t Lost = Q.LaunchWithoutDevice - Captured;
+  const double Share =
+      Q.LaunchCalls ? std::min(1.0, double(Lost) / double(Q.LaunchCalls)) : 0;
+  if (!Lost || !Q.DeviceWorkEvents || Share <= MaxUnlinked)
     return std::nullopt;
-  return Problem{
-      "launch-without-device",
+  std::string Text =
       llvm::formatv("{0} launch calls ({1}) have no device operation with "
                     "their correlation id",
-                    Q.LaunchWithoutDevice, pct(Q.LaunchWithoutDeviceShare))
-          .str(),
+                    Lost, pct(Share))
+          .str();
+  if (Captured > 0)
+    Text += llvm::formatv(" (besides {0} launched during graph capture, "
+                          "which record into a graph and run nothing)",
+                          Captured)
+                .str();
+  return Problem{
+      "launch-without-device", std::move(Text),
       "device activity was lost or not recorded for part of the window", false,
       ""};
 }

@@ -9,8 +9,10 @@
 // later steps, which are steady-state costs that other rules own). This
 // detector compares the first step with the median of the later ones and
 // says which of the two the target metric measures: start-up (a window
-// without steps that captures graphs or is mostly start-up), a mix of both
-// (a window without steps), or steady state with start-up inside it.
+// without steps that captures graphs or is mostly start-up, or steps whose
+// median steady step is mostly start-up work such as graph capture), a mix
+// of both (a window without steps), or steady state with start-up inside
+// it. On a start-up target the impact is the start-up time inside it.
 //
 //===----------------------------------------------------------------------===//
 #include "rules/BuiltinDetectors.h"
@@ -81,11 +83,15 @@ int64_t startupPerSteadyStep(const TraceIndex &Ctx) {
 /// What the target measures, and what start-up costs it.
 struct TargetVerdict {
   bool WindowIsStartup = false, WindowMixed = false, FirstOutlier = false;
+  /// Start-up work takes most of the median steady step.
+  bool StepsAreStartup = false;
   int64_t Impact = 0;
   std::string Classification;
   const char *MetricKind = "";
   /// The finding is about the whole window rather than about steps.
   bool aboutWindow() const { return WindowIsStartup || WindowMixed; }
+  /// The target is not steady state: a warning.
+  bool notSteady() const { return aboutWindow() || StepsAreStartup; }
 };
 
 /// The classification of a target that start-up work distorts: the
@@ -116,6 +122,23 @@ void classifyWindow(const TraceIndex &Ctx, TargetVerdict &V) {
   V.MetricKind = "mixed";
 }
 
+/// The classification of steps that are mostly start-up (graph capture,
+/// compilation, warm-up): the median steady step measures start-up, and
+/// the start-up time inside it is what a warmed-up step would not spend.
+void classifyStartupSteps(const TraceIndex &Ctx, TargetVerdict &V) {
+  const StartupWork &Scan = Ctx.startup();
+  V.Impact = std::min(Scan.TargetStartupNs, Ctx.targetNs());
+  V.Classification =
+      llvm::formatv("the target ({0}) is start-up, not steady state: {1} "
+                    "takes {2} of the median step",
+                    Ctx.describeTarget(),
+                    Scan.HasCapture ? "graph capture and other start-up work"
+                                    : "start-up work",
+                    pct(Scan.targetShare()))
+          .str();
+  V.MetricKind = "start-up";
+}
+
 /// The classification of a steady-state target (the median step) whose
 /// first step is an outlier or whose steps hold start-up calls.
 void classifySteps(const TraceIndex &Ctx, const FirstStep &First,
@@ -143,14 +166,17 @@ std::optional<TargetVerdict> judgeTarget(const TraceIndex &Ctx,
   TargetVerdict V;
   V.WindowIsStartup = Scan.windowIsStartup(WindowShare);
   V.WindowMixed = Scan.windowMixed(MinShare) && !V.WindowIsStartup;
+  V.StepsAreStartup = !V.aboutWindow() && Scan.stepsAreStartup(WindowShare);
   V.FirstOutlier = First.Outlier;
   const bool StepsHoldStartup =
       Ctx.hasSteps() &&
       double(Scan.StartupNs) >= MinShare * double(Ctx.targetNs());
-  if (!V.aboutWindow() && !V.FirstOutlier && !StepsHoldStartup)
+  if (!V.notSteady() && !V.FirstOutlier && !StepsHoldStartup)
     return std::nullopt;
   if (V.aboutWindow())
     classifyWindow(Ctx, V);
+  else if (V.StepsAreStartup)
+    classifyStartupSteps(Ctx, V);
   else
     classifySteps(Ctx, First, V);
   return V;
@@ -233,7 +259,7 @@ void describeSteps(const TraceIndex &Ctx, const FirstStep &First,
   V["step_comparison"] = compareSteps(Ctx, First);
   unsigned Warmup = std::max(1u, First.SlowLeading);
   V["warmup"] =
-      Verdict.aboutWindow()
+      Verdict.notSteady()
           ? "until capture, compilation and allocation finish (run "
             "every shape once)"
           : llvm::formatv("{0} more step{1}", Warmup, Warmup == 1 ? "" : "s")
@@ -270,9 +296,10 @@ Outcome rules::runStartupInWindow(const TraceIndex &Ctx,
   describeStartup(Ctx, Det);
   describeSteps(Ctx, First, *Verdict, Det);
   Det.SeverityOverride =
-      Verdict->aboutWindow() ? Severity::Warning : Severity::Info;
+      Verdict->notSteady() ? Severity::Warning : Severity::Info;
   Det.ImpactNs = Verdict->Impact;
-  Det.Window = Verdict->aboutWindow() ? "whole window"
+  Det.Window = Verdict->aboutWindow()     ? "whole window"
+               : Verdict->StepsAreStartup ? Ctx.measureWindows().describe()
                : Verdict->FirstOutlier
                    ? llvm::formatv("step {0}", Ctx.steps().front().Number).str()
                    : "steps";

@@ -62,6 +62,38 @@ TEST(NameClasses, CommunicationKernelsIgnoreCaseAndAVoidPrefix) {
   EXPECT_TRUE(is("nccl:all_reduce", NameClass::CommunicationRange));
 }
 
+// Communication that does not go through NCCL: expert-parallel dispatch
+// and combine, NVSHMEM, and the custom all-reduce kernels of inference
+// servers. K004 once advised more blocks for DeepEP kernels limited to 20
+// SMs on purpose, and N001 then found no communication at all.
+TEST(NameClasses, CommunicationKernelsBeyondNccl) {
+  for (llvm::StringRef N :
+       {"void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*)",
+        "void deep_ep::internode_ll::combine<false, 7168>(void*)",
+        "void dpsk::ep::dispatch_kernel<4>(dpsk::ep::Args)",
+        "nvshmemi_proxy_kernel", "void nvshmem_barrier_all_kernel()",
+        "void nvshmemi_transfer_rma_kernel<int>(int*)",
+        "mscclKernel_Sum_half_LL", "void mscclpp::allreduce7<float>(float*)",
+        "void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(void*)",
+        "void sglang::cross_device_reduce_2stage<half, 4>(half*)",
+        "custom_all_reduce_kernel",
+        "void tensorrt_llm::kernels::oneShotAllReduceKernel<half, 8>(void)",
+        "void tensorrt_llm::kernels::twoShotAllReduceKernel<float>(void)",
+        "void tensorrt_llm::kernels::ar_fusion::allreduce_fusion_kernel_"
+        "oneshot_lamport<half>(void)",
+        "void c10d::symmetric_memory::one_shot_all_reduce_kernel<float>()",
+        "void c10d::symmetric_memory::multimem_all_reduce_kernel<float>()",
+        "void quickreduce::allreduce_prototype_twoshot<half>(half*)"})
+    EXPECT_TRUE(is(N, NameClass::CommunicationKernel)) << N.str();
+  // Compute that merely reduces is not communication.
+  for (llvm::StringRef N :
+       {"void at::native::reduce_kernel<512, 1>(float*)",
+        "void cutlass::Kernel2<cutlass_80_tensorop_gemm>(Params)",
+        "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4>()",
+        "void deep_gemm::fp8_gemm_kernel<128>(float*)"})
+    EXPECT_FALSE(is(N, NameClass::CommunicationKernel)) << N.str();
+}
+
 TEST(NameClasses, SynchronizationAndCopies) {
   for (llvm::StringRef N :
        {"cudaStreamSynchronize", "hipDeviceSynchronize", "cuCtxSynchronize_v2",

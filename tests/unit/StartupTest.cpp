@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "analysis/Startup.h"
+#include "CaptureTraces.h"
 #include "DetectorTestSupport.h"
 #include "model/NameClasses.h"
 
@@ -74,6 +75,51 @@ TEST(Startup, SteadyStateRulesCannotJudgeAStartupWindow) {
   EXPECT_NE(run("L001", Ctx, Out).find("window is start-up"),
             std::string::npos);
   EXPECT_TRUE(Out.empty());
+}
+
+TEST(Startup, AStepThatIsMostlyCaptureIsStartup) {
+  model::Trace T = hipCaptureStep();
+  TraceIndex Ctx(T);
+  const analysis::StartupWork &Scan = Ctx.startup();
+  ASSERT_EQ(Scan.Captures.size(), 1u);
+  EXPECT_EQ(Scan.Captures[0].Range.Begin, 1 * Ms);
+  EXPECT_EQ(Scan.Captures[0].Range.End, 32 * Ms);
+  // The 100 captured launches ran nothing; the graph launch did.
+  EXPECT_EQ(Scan.CapturedLaunches, 100u);
+  ASSERT_EQ(Scan.StepStartupNs.size(), 1u);
+  EXPECT_EQ(Scan.StepStartupNs[0], 32 * Ms);
+  EXPECT_EQ(Scan.TargetStartupNs, 32 * Ms);
+  EXPECT_FALSE(Scan.windowIsStartup()); // it has steps
+  EXPECT_TRUE(Scan.stepsAreStartup());
+  EXPECT_NE(Ctx.startupWindowReason().find("the steps are start-up"),
+            std::string::npos);
+  std::vector<rules::Detection> Out;
+  EXPECT_NE(run("L001", Ctx, Out).find("steps are start-up"),
+            std::string::npos);
+}
+
+TEST(Startup, TorchGraphCaptureFramesBoundTheCapture) {
+  // torch.cuda.graph recorded with with_stack=True: capture_begin and
+  // capture_end frames around the runtime calls; the capture runs from the
+  // first frame's start to the end frame's end.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.launch(S, "k", 0, 5 * Us, 5 * Us, 15 * Us);
+  M.add(M.Host, EventKind::Python, "torch/cuda/graphs.py(84): capture_begin",
+        1 * Ms, 1100 * Us);
+  M.runtime("cudaStreamBeginCapture", 1050 * Us, 1060 * Us);
+  M.runtime("cudaLaunchKernel", 1500 * Us, 1505 * Us);
+  M.add(M.Host, EventKind::Python, "torch/cuda/graphs.py(92): capture_end",
+        2900 * Us, 3 * Ms);
+  M.runtime("cudaStreamEndCapture", 2950 * Us, 2990 * Us);
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  const analysis::StartupWork &Scan = Ctx.startup();
+  ASSERT_EQ(Scan.Captures.size(), 1u);
+  EXPECT_EQ(Scan.Captures[0].Range.Begin, 1 * Ms);
+  EXPECT_EQ(Scan.Captures[0].Range.End, 3 * Ms);
+  EXPECT_EQ(Scan.CapturedLaunches, 1u);
+  EXPECT_TRUE(Scan.HasCapture);
 }
 
 TEST(Startup, NamesTeardownCallsByCategory) {

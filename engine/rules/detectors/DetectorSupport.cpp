@@ -288,6 +288,18 @@ void detect::setGainVerdict(Detection &Det, int64_t ImpactNs, double MinGain,
   }
 }
 
+void detect::keepUnderFloor(Detection &Det, llvm::StringRef Option,
+                            double Floor, int64_t CostNs, int64_t TargetNs) {
+  Det.SeverityOverride = Severity::Info;
+  Det.ExtraEvidence.push_back(
+      llvm::formatv(
+          "{0} is under the rule's {1} ({2} of the target), so the "
+          "finding is info: small, but on record",
+          pct(TargetNs > 0 ? double(CostNs) / double(TargetNs) : 0).text(),
+          Option, pct(Floor).text())
+          .str());
+}
+
 std::string detect::eventAt(const analysis::TraceIndex &Ctx,
                             const model::Event &E, llvm::StringRef Detail) {
   return nameAt(Ctx, (Ctx.trace().name(E) + Detail).str(), E);

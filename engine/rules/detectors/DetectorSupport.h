@@ -196,6 +196,14 @@ void describeCostPerWindow(const analysis::TraceIndex &Ctx, int64_t CostNs,
 void setGainVerdict(Detection &Det, int64_t ImpactNs, double MinGain,
                     int64_t TargetNs, std::string Busy, std::string Idle);
 
+/// Keeps a detection whose cost (\p CostNs per window) is under the rule's
+/// warning floor (option \p Option, \p Floor of the target) as an info
+/// finding instead of dropping it: evidence a reader still wants (pageable
+/// copies, a wait that left the device idle) is shown with its real, small
+/// impact and a line saying why it is only info.
+void keepUnderFloor(Detection &Det, llvm::StringRef Option, double Floor,
+                    int64_t CostNs, int64_t TargetNs);
+
 /// A site's totals over the measured windows written as means per window,
 /// as the sites' evidence lines show them ("2.0 copies per step").
 class PerWindowMean {

@@ -153,14 +153,30 @@ TEST(BlockingDeviceReads, AReadThroughABusyDeviceIsInfo) {
   EXPECT_EQ(*Out.front().SeverityOverride, rules::Severity::Info);
 }
 
-TEST(BlockingDeviceReads, ShortReadsStayQuiet) {
-  // A 100 us item per 10 ms step: 1 %, under the 2 % default.
+TEST(BlockingDeviceReads, ShortReadsOnAnIdleDeviceAreInfo) {
+  // A 100 us item per 10 ms step: 1 %, under the 2 % default; the device
+  // is idle through it (the gemm ended at 2 ms), so its bound, 100 us,
+  // reaches min-info-share (1 %): kept at info, with the idle verdict.
   model::Trace T = readTrace([](TraceMaker &M, uint32_t, int64_t T0) {
     M.op("aten::item", T0 + 2000 * Us, T0 + 2100 * Us);
   });
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run("S003", Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(*Out.front().SeverityOverride, rules::Severity::Info);
+  EXPECT_EQ(Out.front().ImpactNs, 100 * Us);
+  EXPECT_NE(Out.front().Values.at("verdict").text().find("the device idled"),
+            std::string::npos);
+}
+
+TEST(BlockingDeviceReads, ShortReadsStayQuietUnderTheInfoFloor) {
+  model::Trace T = readTrace([](TraceMaker &M, uint32_t, int64_t T0) {
+    M.op("aten::item", T0 + 2000 * Us, T0 + 2100 * Us);
+  });
+  TraceIndex Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run("S003", Ctx, Out, {{"min-info-share", 0.02}}), "");
   EXPECT_TRUE(Out.empty());
 }
 

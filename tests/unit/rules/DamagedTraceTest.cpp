@@ -1,4 +1,5 @@
 //===- rules/DamagedTraceTest.cpp - T003 damaged trace --------------------===//
+#include "../CaptureTraces.h"
 #include "../DetectorTestSupport.h"
 
 #include "gtest/gtest.h"
@@ -81,6 +82,45 @@ TEST(DamagedTrace, UnlinkedDeviceWorkAndLaunches) {
   EXPECT_EQ(Out[0].Subject, "device-without-launch");
   EXPECT_EQ(Out[0].Values.at("example"), "not recorded by the importer");
   EXPECT_EQ(Out[1].Subject, "launch-without-device");
+}
+
+TEST(DamagedTrace, CapturedLaunchesAreNotLostDeviceWork) {
+  // 100 of 111 launch calls have no device work, all of them inside the
+  // stream capture: recorded into a graph, not lost. Quiet.
+  model::Trace T = hipCaptureStep();
+  TraceIndex Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run("T003", Ctx, Out), "");
+  EXPECT_TRUE(Out.empty());
+}
+
+TEST(DamagedTrace, LaunchesLostOutsideACaptureStillCount) {
+  // Five captured launches and two more without device work after the
+  // capture: 2 of 8 launch calls (25 %) are lost, and the captured ones
+  // are named apart.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.step(1, 0, 10 * Ms);
+  M.launch(S, "k", 0, 5 * Us, 10 * Us, 60 * Us);
+  M.runtime("cudaStreamBeginCapture", 1 * Ms, 1010 * Us);
+  for (int K = 0; K < 5; ++K)
+    M.runtime("cudaLaunchKernel", 1100 * Us + K * 100 * Us,
+              1105 * Us + K * 100 * Us);
+  M.runtime("cudaStreamEndCapture", 1990 * Us, 2 * Ms);
+  for (int K = 0; K < 2; ++K)
+    M.runtime("cudaLaunchKernel", 3 * Ms + K * 100 * Us,
+              3005 * Us + K * 100 * Us);
+  M.B.stats().add(ImportStat::LaunchWithoutDevice, 7);
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run("T003", Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out[0].Subject, "launch-without-device");
+  EXPECT_EQ(Out[0].Values.at("problem"),
+            "2 launch calls (25.0 %) have no device operation with their "
+            "correlation id (besides 5 launched during graph capture, which "
+            "record into a graph and run nothing)");
 }
 
 TEST(DamagedTrace, QuietOnACleanTrace) {

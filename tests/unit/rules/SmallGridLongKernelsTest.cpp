@@ -108,6 +108,65 @@ TEST(SmallGridDetector, QuietWhenOtherWorkFillsTheIdleSMs) {
   EXPECT_TRUE(Out.empty());
 }
 
+/// 4 steps of 2 ms with a 600 us kernel of 20 blocks on a 132-SM device
+/// at [10, 610) us, and a GEMM of 1728 blocks on another stream from
+/// \p GemmFrom to \p GemmTo us; \p Kind is the small kernel's kind.
+model::Trace besideGemm(int64_t GemmFrom, int64_t GemmTo,
+                        model::EventKind Kind = model::EventKind::Kernel,
+                        llvm::StringRef Name = "dispatch_kernel") {
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7), S2 = M.stream(0, 8);
+  model::EventArgs Small = grid(20, 512), Full = grid(1728, 128);
+  for (int K = 0; K < 4; ++K) {
+    int64_t T0 = K * 2 * Ms;
+    M.step(K + 1, T0, T0 + 2 * Ms);
+    M.launch(S, Name, T0 + 5 * Us, T0 + 10 * Us, T0 + 10 * Us, T0 + 610 * Us,
+             "cudaLaunchKernel", Kind, &Small);
+    M.launch(S2, "sm90_gemm_kernel", T0 + 1 * Us, T0 + 4 * Us,
+             T0 + GemmFrom * Us, T0 + GemmTo * Us, "cudaLaunchKernel",
+             model::EventKind::Kernel, &Full);
+  }
+  model::Trace T = M.finish();
+  T.Devices.push_back(device(0, 132, "NVIDIA H100 80GB HBM3"));
+  return T;
+}
+
+TEST(SmallGridDetector, SkipsKernelsThatShareTheirSMsWithConcurrentWork) {
+  // The GEMM overlaps [10, 210) us of the 600 us kernel: a third of it,
+  // over the 10 % default. Before, the 400 us no other work covered
+  // counted; now the kernel is left out as concurrent.
+  model::Trace T = besideGemm(10, 210);
+  TraceIndex Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run("K004", Ctx, Out), "");
+  EXPECT_TRUE(Out.empty());
+  // With a higher allowance the exposed part is judged again.
+  EXPECT_EQ(run("K004", Ctx, Out, {{"max-concurrent-share", 0.5}}), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out.front().Values.at("exposed"), "1.2 ms"); // 400 us x 3
+}
+
+TEST(SmallGridDetector, ASliverOfOverlapIsNotConcurrent) {
+  // The GEMM ends 30 us into the kernel (5 %): the kernel is judged.
+  model::Trace T = besideGemm(5, 40);
+  TraceIndex Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run("K004", Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out.front().Subject, "dispatch_kernel");
+}
+
+TEST(SmallGridDetector, LeavesCommunicationKernelsAlone) {
+  // A DeepEP dispatch kernel on 20 SMs, alone on the device for 570 us
+  // per step: communication (the importers' Collective kind), never judged.
+  model::Trace T = besideGemm(5, 40, model::EventKind::Collective,
+                              "void deep_ep::intranode::dispatch<8>(int4*)");
+  TraceIndex Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run("K004", Ctx, Out), "");
+  EXPECT_TRUE(Out.empty());
+}
+
 TEST(SmallGridDetector, ShortKernelsAreNotJudged) {
   // 40 us is under the 50 us default: nothing to judge, nothing to say.
   Layout L;

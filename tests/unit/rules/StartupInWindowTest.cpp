@@ -1,4 +1,5 @@
 //===- rules/StartupInWindowTest.cpp - U001 start-up in the window --------===//
+#include "../CaptureTraces.h"
 #include "../DetectorTestSupport.h"
 
 #include "gtest/gtest.h"
@@ -71,6 +72,27 @@ TEST(StartupInWindow, AGraphCaptureWindowIsStartup) {
   // The capture span and the instantiation: [1, 4) ms.
   EXPECT_EQ(Out[0].ImpactNs, 3 * Ms);
   EXPECT_EQ(Out[0].Window, "whole window");
+}
+
+TEST(StartupInWindow, AStepThatIsMostlyCaptureIsStartupWithItsImpact) {
+  // 32 ms of the one 34 ms step is capture and instantiation: the target
+  // is start-up, and the start-up time in it is the impact (it was 0 when
+  // only steps after the first counted).
+  model::Trace T = hipCaptureStep();
+  TraceIndex Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run("U001", Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  const rules::Detection &D = Out.front();
+  EXPECT_EQ(D.Values.at("metric_kind"), "start-up");
+  EXPECT_NE(D.Values.at("classification")
+                .text()
+                .find("is start-up, not steady state: graph capture and "
+                      "other start-up work takes 94.1 % of the median step"),
+            std::string::npos);
+  EXPECT_EQ(D.ImpactNs, 32 * Ms);
+  EXPECT_EQ(*D.SeverityOverride, rules::Severity::Warning);
+  EXPECT_EQ(D.Window, "step 1");
 }
 
 TEST(StartupInWindow, RecurringCallsAreNotStartup) {

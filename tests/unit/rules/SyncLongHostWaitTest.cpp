@@ -133,11 +133,29 @@ TEST(SyncLongHostWait, QuietWithoutHostWaits) {
   EXPECT_TRUE(Out.empty());
 }
 
-TEST(SyncLongHostWait, QuietUnderTheThreshold) {
+TEST(SyncLongHostWait, UnderTheThresholdAWaitThatIdledTheDeviceIsInfo) {
+  // 17.5 % blocked is under a 20 % floor, but the wait left the device
+  // idle for all of it: kept, at info, with its impact.
   model::Trace T = waitingTrace();
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run("S001", Ctx, Out, {{"min-share-of-step", 0.2}}), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(*Out.front().SeverityOverride, rules::Severity::Info);
+  EXPECT_EQ(Out.front().ImpactNs, 1750 * Us);
+  EXPECT_NE(Out.front().ExtraEvidence.back().find(
+                "17.5 % is under the rule's min-share-of-step (20.0 %"),
+            std::string::npos);
+}
+
+TEST(SyncLongHostWait, QuietUnderBothThresholds) {
+  // The bound (17.5 %) is also under min-info-share: nothing to report.
+  model::Trace T = waitingTrace();
+  TraceIndex Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run("S001", Ctx, Out,
+                {{"min-share-of-step", 0.2}, {"min-info-share", 0.2}}),
+            "");
   EXPECT_TRUE(Out.empty());
 }
 
