@@ -290,6 +290,7 @@ TraceStats tracelint::analysis::computeStats(const TraceIndex &Ctx,
                                              const StatsOptions &Opts) {
   const Trace &T = Ctx.trace();
   TraceStats S;
+  S.Program = Ctx.producer();
   S.NumEvents = T.Events.size();
   S.Window = {T.WindowStart, T.WindowEnd};
   for (const model::Lane &L : T.Lanes) {

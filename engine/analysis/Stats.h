@@ -133,6 +133,8 @@ struct ImportCount {
 };
 
 struct TraceStats {
+  /// The program that produced the trace, from the trace index.
+  ProducerInfo Program;
   // Lanes and window.
   unsigned NumHostThreads = 0, NumDeviceStreams = 0, NumOtherLanes = 0;
   uint64_t NumEvents = 0;

@@ -398,6 +398,14 @@ const TeardownWork &TraceIndex::teardown() const {
   return Teardown.get([&] { return findTeardownWork(*this); });
 }
 
+const RoundTrips &TraceIndex::roundTrips() const {
+  return Trips.get([&] { return findRoundTrips(*this); });
+}
+
+const ProducerInfo &TraceIndex::producer() const {
+  return Program.get([&] { return detectProducer(T); });
+}
+
 const std::string &TraceIndex::startupWindowReason() const {
   return StartupReason.get([&]() -> std::string {
     const StartupWork &W = startup();

@@ -19,6 +19,8 @@
 #define TRACELINT_ANALYSIS_TRACEINDEX_H
 
 #include "analysis/PathCategory.h"
+#include "analysis/Producer.h"
+#include "analysis/RoundTrips.h"
 #include "analysis/Startup.h"
 #include "model/Intervals.h"
 #include "model/NameClasses.h"
@@ -236,6 +238,11 @@ public:
 
   const model::Trace &trace() const { return T; }
 
+  // --- Producer ----------------------------------------------------------
+  /// What program produced the trace (analysis/Producer.h), decided once:
+  /// the rule engine picks the rule texts for it and `stats` shows it.
+  const ProducerInfo &producer() const;
+
   // --- Names ---------------------------------------------------------------
   /// True when \p E's name is in class \p C (matched once per string).
   bool is(const model::Event &E, model::NameClass C) const {
@@ -379,6 +386,12 @@ public:
   /// The union of the ranges of dataLoaderEvents().
   const model::IntervalSet &dataLoaderRanges() const;
 
+  // --- Copies ------------------------------------------------------------
+  /// Host-to-device and device-to-host copies of the same data repeated in
+  /// the measured windows (analysis/RoundTrips.h), found once: M008 reports
+  /// them, M003 tells its upload copies apart by them.
+  const RoundTrips &roundTrips() const;
+
   // --- Start-up and teardown
   // ---------------------------------------------------
   /// One-off start-up work in the window (analysis/Startup.h).
@@ -469,6 +482,8 @@ private:
   support::Lazy<std::string> StartupReason;
   support::Lazy<TeardownWork> Teardown;
   support::Lazy<TargetIdle> IdleOfTarget;
+  support::Lazy<ProducerInfo> Program;
+  support::Lazy<RoundTrips> Trips;
   mutable std::array<support::Lazy<std::vector<uint32_t>>, model::NumEventKinds>
       ByKind;
   using IdleKey = std::tuple<int32_t, int64_t, int64_t, int64_t, int64_t, bool>;

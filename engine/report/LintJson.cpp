@@ -135,7 +135,7 @@ std::string report::lintJsonObject(const LintedTrace &L, unsigned Indent) {
   const rules::LintTarget &Target = L.Result.Target;
   J.object([&] {
     J.attribute("input", text(L.Input));
-    writeProducerJson(J, L.Trace);
+    writeProducerJson(J, L.Trace, L.Stats);
     J.attributeObject("target", [&] {
       J.attribute("kind", Target.Kind == analysis::TargetKind::MedianStep
                               ? "median_step"

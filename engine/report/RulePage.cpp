@@ -202,6 +202,7 @@ public:
       : OS(OS), Md(Format == PageFormat::Markdown), Color(Color && !Md) {}
 
   void write(const RuleSpec &Spec);
+  void writeProducerTexts(const RuleSpec &Spec);
 
 private:
   void heading(llvm::StringRef Title) {
@@ -260,6 +261,40 @@ private:
   bool Color;
 };
 
+void PageWriter::writeProducerTexts(const RuleSpec &Spec) {
+  if (Spec.ByProducer.empty())
+    return;
+  heading("Texts per producer");
+  para("The texts above are shown for PyTorch traces and traces whose "
+       "producer is unknown. For a trace of another producer (docs/import.md) "
+       "these replace them; an OpenMP or OpenACC offload program without "
+       "texts of its own gets the CUDA ones.");
+  if (Md)
+    OS << "\n";
+  for (const rules::ProducerTexts &O : Spec.ByProducer) {
+    std::string Name = analysis::producerName(O.Producer).str();
+    std::string Tag = Md ? tmpl(Name) : Name;
+    auto One = [&](llvm::StringRef What, const std::optional<std::string> &T) {
+      if (T)
+        item(Tag + " " + What.str(), tmpl(*T));
+    };
+    auto Many = [&](llvm::StringRef What,
+                    const std::optional<std::vector<std::string>> &T) {
+      if (T)
+        for (const std::string &X : *T)
+          item(Tag + " " + What.str(), tmpl(X));
+    };
+    One("hypothesis:", O.Hypothesis);
+    Many("evidence:", O.Evidence);
+    Many("could also be:", O.Alternatives);
+    One("change:", O.Change);
+    One("prediction in the trace:", O.PredictTrace);
+    One("prediction in the metric:", O.PredictMetric);
+    One("verify:", O.Verify);
+    One("refuted if:", O.RefutedIf);
+  }
+}
+
 void PageWriter::write(const RuleSpec &Spec) {
   if (Md) {
     OS << "# " << Spec.Code << " " << Spec.Name << "\n\n";
@@ -279,6 +314,13 @@ void PageWriter::write(const RuleSpec &Spec) {
     OS << " Built in (" << llvm::StringRef(Spec.Origin).drop_front(8) << ").";
   else if (!Spec.Origin.empty())
     OS << " From " << Spec.Origin << ".";
+  if (!Spec.Producers.empty()) {
+    std::vector<std::string> Names;
+    for (analysis::ProducerKind K : Spec.Producers)
+      Names.push_back(analysis::producerTitle(K).str());
+    OS << " Applies to " << llvm::join(Names, " and ")
+       << " programs only (`producers`).";
+  }
   OS << "\n";
 
   heading("What it detects");
@@ -305,6 +347,8 @@ void PageWriter::write(const RuleSpec &Spec) {
         "Checked by tracelint diff:",
         (Md ? "`" + Spec.Next.PredictFeature + "`" : Spec.Next.PredictFeature) +
             " should " + Spec.Next.PredictChange);
+
+  writeProducerTexts(Spec);
 
   heading("Signature");
   for (const std::string &L : describeSignature(Spec))

@@ -32,7 +32,8 @@ static std::string text(llvm::StringRef S) {
   return llvm::json::isUTF8(S) ? S.str() : llvm::json::fixUTF8(S);
 }
 
-static void writeProducer(llvm::json::OStream &J, const Trace &T) {
+static void writeProducer(llvm::json::OStream &J, const Trace &T,
+                          const TraceStats &S) {
   const model::Producer &Src = T.Source;
   auto Str = [&](llvm::StringRef Key, const std::string &V) {
     if (!V.empty())
@@ -66,6 +67,9 @@ static void writeProducer(llvm::json::OStream &J, const Trace &T) {
     Flag("with_stack", Src.WithStack);
     Flag("with_flops", Src.WithFlops);
     Flag("with_modules", Src.WithModules);
+    // The program whose vocabulary the rule texts use (docs/import.md).
+    J.attribute("program", analysis::producerName(S.Program.Kind));
+    J.attribute("program_signals", text(S.Program.Signals));
   });
   J.attributeArray("hardware", [&] {
     for (const model::DeviceInfo &D : T.Devices)
@@ -82,8 +86,9 @@ static void writeProducer(llvm::json::OStream &J, const Trace &T) {
   });
 }
 
-void report::writeProducerJson(llvm::json::OStream &J, const Trace &T) {
-  writeProducer(J, T);
+void report::writeProducerJson(llvm::json::OStream &J, const Trace &T,
+                               const TraceStats &S) {
+  writeProducer(J, T, S);
 }
 
 static void writeSteps(llvm::json::OStream &J, const TraceStats &S) {
@@ -255,7 +260,7 @@ void report::writeStatsJson(llvm::raw_ostream &OS, const Trace &T,
   J.object([&] {
     J.attribute("version", StatsJsonVersion);
     J.attribute("input", text(InputName));
-    writeProducer(J, T);
+    writeProducer(J, T, S);
     J.attributeObject("lanes", [&] {
       J.attribute("host_threads", S.NumHostThreads);
       J.attribute("device_streams", S.NumDeviceStreams);

@@ -55,7 +55,8 @@ static std::string count(uint64_t N, llvm::StringRef Noun) {
 
 static const char *onOff(int8_t Flag) { return Flag ? "on" : "off"; }
 
-static void writeProducer(llvm::raw_ostream &OS, Painter &P, const Trace &T) {
+static void writeProducer(llvm::raw_ostream &OS, Painter &P, const Trace &T,
+                          const TraceStats &S) {
   const model::Producer &Src = T.Source;
   std::vector<std::string> Lines;
   std::string Line;
@@ -125,6 +126,10 @@ static void writeProducer(llvm::raw_ostream &OS, Painter &P, const Trace &T) {
       OS << ", " << formatBytes(D.TotalGlobalMemory) << " memory";
     OS << "\n";
   }
+  // The program the rule texts are written for, and what told it.
+  P.label("program");
+  OS << analysis::producerName(S.Program.Kind) << " ("
+     << sanitize(S.Program.Signals, 200) << ")\n";
 }
 
 static void writeWindowAndSteps(llvm::raw_ostream &OS, Painter &P,
@@ -391,7 +396,7 @@ void report::writeStatsText(llvm::raw_ostream &OS, const Trace &T,
   Painter P(OS, Color);
   P.paint("tracelint stats", Painter::Bold);
   OS << ": " << sanitize(InputName) << "\n";
-  writeProducer(OS, P, T);
+  writeProducer(OS, P, T, S);
   writeWindowAndSteps(OS, P, S);
   writeDevices(OS, P, T, S);
   writeTop(OS, P, T, S);

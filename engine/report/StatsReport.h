@@ -37,8 +37,9 @@ void writeStatsJson(llvm::raw_ostream &OS, const model::Trace &T,
                     const analysis::TraceStats &S, llvm::StringRef InputName);
 
 /// The "producer" object and the "hardware" array of a JSON report (also
-/// used by the lint report).
-void writeProducerJson(llvm::json::OStream &J, const model::Trace &T);
+/// used by the lint report); \p S gives the program that produced it.
+void writeProducerJson(llvm::json::OStream &J, const model::Trace &T,
+                       const analysis::TraceStats &S);
 
 } // namespace tracelint::report
 

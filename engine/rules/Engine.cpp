@@ -59,58 +59,82 @@ static bool anyArgs(const model::Trace &T,
 
 std::string rules::missingNeed(const TraceIndex &Ctx, Need N) {
   const model::Trace &T = Ctx.trace();
+  // How to record what is missing depends on the program: a PyTorch user
+  // sets torch.profiler options, anyone else runs nsys (or rocprof).
+  const bool Torch = analysis::speaksPyTorch(Ctx.producer().Kind);
   switch (N) {
   case Need::DeviceActivity:
     if (Ctx.hasDeviceActivity())
       return "";
     if (Ctx.hasLaunches())
-      return "the trace has kernel launch calls but no device "
-             "activity (no kernels, copies or memsets were captured); record "
-             "it with ProfilerActivity.CUDA and check that the device "
-             "buffers were not lost";
-    return "the trace has no device activity (no kernels, "
-           "copies or memsets); record it with ProfilerActivity.CUDA (or the "
-           "device's activity)";
+      return Torch ? "the trace has kernel launch calls but no device "
+                     "activity (no kernels, copies or memsets were captured); "
+                     "record it with ProfilerActivity.CUDA and check that the "
+                     "device buffers were not lost"
+                   : "the trace has kernel launch calls but no device "
+                     "activity (no kernels, copies or memsets were captured); "
+                     "record it with nsys --trace=cuda and check that the "
+                     "device buffers were not lost";
+    return Torch ? "the trace has no device activity (no kernels, "
+                   "copies or memsets); record it with ProfilerActivity.CUDA "
+                   "(or the device's activity)"
+                 : "the trace has no device activity (no kernels, copies or "
+                   "memsets); record it with nsys --trace=cuda (rocprofv3 "
+                   "--kernel-trace --memory-copy-trace on ROCm)";
   case Need::Launches:
     if (Ctx.hasLaunches())
       return "";
-    return "the trace has no kernel launch calls (CUDA/HIP "
-           "runtime or driver API); they are recorded with "
-           "ProfilerActivity.CUDA";
+    return Torch ? "the trace has no kernel launch calls (CUDA/HIP "
+                   "runtime or driver API); they are recorded with "
+                   "ProfilerActivity.CUDA"
+                 : "the trace has no kernel launch calls (CUDA/HIP runtime "
+                   "or driver API); they are recorded with nsys --trace=cuda";
   case Need::Correlation:
     if (Ctx.hasCorrelation())
       return "";
-    return "no device work is linked to a host launch by "
-           "correlation id; record ProfilerActivity.CPU and "
-           "ProfilerActivity.CUDA in the same session";
+    return Torch ? "no device work is linked to a host launch by "
+                   "correlation id; record ProfilerActivity.CPU and "
+                   "ProfilerActivity.CUDA in the same session"
+                 : "no device work is linked to a host launch by "
+                   "correlation id; record the API calls and the device "
+                   "activity in the same session (nsys --trace=cuda)";
   case Need::Steps:
     if (Ctx.hasSteps())
       return "";
-    return "the trace has no step markers; call prof.step() "
-           "once per iteration (ProfilerStep#N ranges)";
+    return Torch ? "the trace has no step markers; call prof.step() "
+                   "once per iteration (ProfilerStep#N ranges)"
+                 : "the trace has no step markers; wrap each iteration in an "
+                   "NVTX range (nvtxRangePush/nvtxRangePop) and name it with "
+                   "--step";
   case Need::Shapes:
     if (T.Source.RecordShapes == 1 || anyArgs(T, [](const model::EventArgs &A) {
           return A.InputDims != model::EmptyString;
         }))
       return "";
-    return "the trace has no operator input shapes; profile "
-           "with record_shapes=True";
+    return Torch ? "the trace has no operator input shapes; profile "
+                   "with record_shapes=True"
+                 : "the trace has no operator input shapes; a program "
+                   "without framework operators records none";
   case Need::Stacks:
     if (T.Source.WithStack == 1 ||
         llvm::any_of(T.Events, [](const model::Event &E) {
           return E.Kind == model::EventKind::Python;
         }))
       return "";
-    return "the trace has no Python stacks; profile with "
-           "with_stack=True";
+    return Torch ? "the trace has no Python stacks; profile with "
+                   "with_stack=True"
+                 : "the trace has no Python stacks; the program has no "
+                   "Python frames to record";
   case Need::Memory:
     if (T.Source.ProfileMemory == 1 ||
         anyArgs(T, [](const model::EventArgs &A) {
           return A.TotalAllocated >= 0 || A.TotalReserved >= 0;
         }))
       return "";
-    return "the trace has no memory events; profile with "
-           "profile_memory=True";
+    return Torch ? "the trace has no memory events; profile with "
+                   "profile_memory=True"
+                 : "the trace has no allocator memory events; they come "
+                   "from a framework's caching allocator";
   case Need::SteadyState:
     return Ctx.startupWindowReason();
   }
@@ -416,19 +440,21 @@ Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec,
   V.emplace("name", Spec.Name);
   V.emplace("subject", D.Subject.empty() ? "none" : D.Subject);
 
+  // The texts in the vocabulary of the program that produced the trace.
+  const RuleTexts Texts = Spec.textsFor(Ctx.producer().Kind);
   F.Hypothesis = renderTemplate(
-      Spec.Hypothesis.empty() ? Spec.Summary : Spec.Hypothesis, V);
-  for (const std::string &E : Spec.Evidence)
+      Texts.Hypothesis.empty() ? Spec.Summary : Texts.Hypothesis, V);
+  for (const std::string &E : Texts.Evidence)
     F.Evidence.push_back(renderTemplate(E, V));
   for (std::string &E : D.ExtraEvidence)
     F.Evidence.push_back(std::move(E));
-  for (const std::string &A : Spec.Alternatives)
+  for (const std::string &A : Texts.Alternatives)
     F.Alternatives.push_back(renderTemplate(A, V));
-  F.Next.Change = renderTemplate(Spec.Next.Change, V);
-  F.Next.PredictTrace = renderTemplate(Spec.Next.PredictTrace, V);
-  F.Next.PredictMetric = renderTemplate(Spec.Next.PredictMetric, V);
-  F.Next.Verify = renderTemplate(Spec.Next.Verify, V);
-  F.Next.RefutedIf = renderTemplate(Spec.Next.RefutedIf, V);
+  F.Next.Change = renderTemplate(Texts.Next.Change, V);
+  F.Next.PredictTrace = renderTemplate(Texts.Next.PredictTrace, V);
+  F.Next.PredictMetric = renderTemplate(Texts.Next.PredictMetric, V);
+  F.Next.Verify = renderTemplate(Texts.Next.Verify, V);
+  F.Next.RefutedIf = renderTemplate(Texts.Next.RefutedIf, V);
   // The values measured for this finding; the rule's identity, the target
   // and the subject have fields of their own in every report.
   for (llvm::StringRef Own : {"code", "name", "target", "subject"})
@@ -464,6 +490,23 @@ void runOne(const TraceIndex &Ctx, DetectorLookup Lookup,
             llvm::function_ref<const std::string &(Need)> Missing,
             RuleRun &Run) {
   const RuleSpec &Spec = *Run.Spec;
+  // A rule about one kind of program (torch.compile, the DataLoader) says
+  // that it does not apply to another; an unknown producer is not excluded.
+  const analysis::ProducerInfo &P = Ctx.producer();
+  if (!Spec.Producers.empty() && P.Kind != analysis::ProducerKind::Unknown &&
+      !llvm::is_contained(Spec.Producers, P.Kind)) {
+    std::vector<std::string> Names;
+    for (analysis::ProducerKind K : Spec.Producers)
+      Names.push_back(analysis::producerTitle(K).str());
+    Run.Skip = Skipped{
+        Spec.Code, Spec.Name, SkipKind::NotApplicable,
+        llvm::formatv("the rule looks for patterns of {0} programs, and the "
+                      "trace is from a {1} program ({2})",
+                      llvm::join(Names, " and "),
+                      analysis::producerTitle(P.Kind), P.Signals)
+            .str()};
+    return;
+  }
   std::vector<std::string> Reasons;
   for (Need N : Spec.Needs)
     if (const std::string &Why = Missing(N); !Why.empty())

@@ -178,6 +178,7 @@ private:
   llvm::Error readAggregate(const toml::table *Aggregate,
                             const toml::table *FiresWhen);
   llvm::Error readTexts(const toml::table &T);
+  llvm::Error readProducerTexts(const toml::table &T);
   /// A duration or byte bound: a number, a string with a unit, or an option.
   llvm::Error readBound(const toml::node &N, llvm::StringRef Key,
                         NumberUnit Unit, std::optional<int64_t> &Out);
@@ -241,8 +242,9 @@ llvm::Error RuleReader::readStringArray(const toml::table &T,
 
 llvm::Expected<RuleSpec> RuleReader::read(const toml::table &T) {
   static const llvm::StringRef TopKeys[] = {
-      "code",    "name",      "summary", "status",     "severity", "needs",
-      "options", "signature", "text",    "experiment", "doc"};
+      "code",  "name",     "summary",   "status", "severity",
+      "needs", "options",  "signature", "text",   "experiment",
+      "doc",   "producer", "producers"};
   if (llvm::Error E = checkKeys(T, TopKeys, "a rule", Origin))
     return E;
   if (llvm::Error E = readIdentity(T))
@@ -252,6 +254,8 @@ llvm::Expected<RuleSpec> RuleReader::read(const toml::table &T) {
   if (llvm::Error E = readSignature(T))
     return E;
   if (llvm::Error E = readTexts(T))
+    return E;
+  if (llvm::Error E = readProducerTexts(T))
     return E;
   addImpliedNeeds();
   Spec.Origin = Origin.str();
@@ -915,6 +919,151 @@ llvm::Error RuleReader::readTexts(const toml::table &T) {
     if (llvm::Error E = readStringKey(*D, "real-traces", Spec.RealTraces))
       return E;
   }
+  return llvm::Error::success();
+}
+
+llvm::Error RuleReader::readProducerTexts(const toml::table &T) {
+  std::vector<std::string> Allowed;
+  for (analysis::ProducerKind K : analysis::textProducers())
+    Allowed.push_back(analysis::producerName(K).str());
+  if (const toml::node *L = T.get("producers")) {
+    if (!L->is_array())
+      return fail(*L, llvm::formatv("'producers' must be an array of "
+                                    "producer names, not {0}",
+                                    typeName(*L)));
+    for (const toml::node &Item : *L->as_array()) {
+      std::optional<analysis::ProducerKind> K;
+      if (const auto *S = Item.as_string())
+        K = analysis::parseProducer(S->get());
+      if (!K || !llvm::is_contained(analysis::textProducers(), *K))
+        return fail(Item, llvm::formatv("'producers' takes {0}",
+                                        llvm::join(Allowed, ", ")));
+      if (!llvm::is_contained(Spec.Producers, *K))
+        Spec.Producers.push_back(*K);
+    }
+    if (Spec.Producers.empty())
+      return fail(*L, "'producers' must name at least one producer (leave it "
+                      "out for a rule about every program)");
+  }
+  const toml::node *N = T.get("producer");
+  if (!N)
+    return llvm::Error::success();
+  const toml::table *All = N->as_table();
+  if (!All)
+    return fail(*N, llvm::formatv("'producer' must be a table of producers "
+                                  "([producer.cuda.text]), not {0}",
+                                  typeName(*N)));
+  for (auto &&[Key, Node] : *All) {
+    llvm::StringRef Name(Key.str().data(), Key.str().size());
+    std::optional<analysis::ProducerKind> Kind = analysis::parseProducer(Name);
+    if (!Kind || !llvm::is_contained(analysis::textProducers(), *Kind))
+      return fail(Key, llvm::formatv("unknown producer '{0}' in [producer]; "
+                                     "expected one of {1}",
+                                     Name, llvm::join(Allowed, ", ")));
+    const toml::table *P = Node.as_table();
+    if (!P)
+      return fail(Node, llvm::formatv("'producer.{0}' must be a table with "
+                                      "'text' and 'experiment' tables, not "
+                                      "{1}",
+                                      Name, typeName(Node)));
+    static const llvm::StringRef PartKeys[] = {"text", "experiment"};
+    if (llvm::Error E =
+            checkKeys(*P, PartKeys, ("[producer." + Name + "]").str(), Origin))
+      return E;
+    ProducerTexts O;
+    O.Producer = *Kind;
+    auto Str = [&](const toml::table &Tbl, llvm::StringRef K,
+                   std::optional<std::string> &Out) -> llvm::Error {
+      if (!Tbl.contains(std::string_view(K.data(), K.size())))
+        return llvm::Error::success();
+      std::string V;
+      if (llvm::Error E = readStringKey(Tbl, K, V))
+        return E;
+      Out = std::move(V);
+      return llvm::Error::success();
+    };
+    auto List =
+        [&](const toml::table &Tbl, llvm::StringRef K,
+            std::optional<std::vector<std::string>> &Out) -> llvm::Error {
+      if (!Tbl.contains(std::string_view(K.data(), K.size())))
+        return llvm::Error::success();
+      std::vector<std::string> V;
+      if (llvm::Error E = readStringArray(Tbl, K, V))
+        return E;
+      Out = std::move(V);
+      return llvm::Error::success();
+    };
+    auto Part = [&](llvm::StringRef PartName,
+                    const toml::table *&Out) -> llvm::Error {
+      Out = nullptr;
+      const toml::node *X =
+          P->get(std::string_view(PartName.data(), PartName.size()));
+      if (!X)
+        return llvm::Error::success();
+      Out = X->as_table();
+      if (!Out)
+        return fail(*X, llvm::formatv("'producer.{0}.{1}' must be a table, "
+                                      "not {2}",
+                                      Name, PartName, typeName(*X)));
+      return llvm::Error::success();
+    };
+    const toml::table *Text = nullptr, *X = nullptr;
+    if (llvm::Error E = Part("text", Text))
+      return E;
+    if (llvm::Error E = Part("experiment", X))
+      return E;
+    if (Text) {
+      // Evidence describes what was measured; it has no vocabulary of its
+      // own to change, but a rule may still word it for a producer.
+      static const llvm::StringRef TextKeys[] = {"hypothesis", "evidence",
+                                                 "alternatives"};
+      if (llvm::Error E = checkKeys(
+              *Text, TextKeys, ("[producer." + Name + ".text]").str(), Origin))
+        return E;
+      if (llvm::Error E = Str(*Text, "hypothesis", O.Hypothesis))
+        return E;
+      if (llvm::Error E = List(*Text, "evidence", O.Evidence))
+        return E;
+      if (llvm::Error E = List(*Text, "alternatives", O.Alternatives))
+        return E;
+    }
+    if (X) {
+      // predict-feature and predict-change are the rule's measurement and
+      // stay the same for every producer, so they are not allowed here.
+      static const llvm::StringRef ExpKeys[] = {
+          "change", "predict-trace", "predict-metric", "verify", "refuted-if"};
+      if (llvm::Error E =
+              checkKeys(*X, ExpKeys,
+                        ("[producer." + Name + ".experiment]").str(), Origin))
+        return E;
+      if (llvm::Error E = Str(*X, "change", O.Change))
+        return E;
+      if (llvm::Error E = Str(*X, "predict-trace", O.PredictTrace))
+        return E;
+      if (llvm::Error E = Str(*X, "predict-metric", O.PredictMetric))
+        return E;
+      if (llvm::Error E = Str(*X, "verify", O.Verify))
+        return E;
+      if (llvm::Error E = Str(*X, "refuted-if", O.RefutedIf))
+        return E;
+    }
+    if (!O.Hypothesis && !O.Evidence && !O.Alternatives && !O.Change &&
+        !O.PredictTrace && !O.PredictMetric && !O.Verify && !O.RefutedIf)
+      return fail(Node, llvm::formatv("[producer.{0}] overrides no text: give "
+                                      "it [producer.{0}.text] or "
+                                      "[producer.{0}.experiment] keys",
+                                      Name));
+    if ((O.Change && O.Change->empty()) ||
+        (O.Hypothesis && O.Hypothesis->empty()))
+      return fail(Node, llvm::formatv("[producer.{0}] hypothesis and change "
+                                      "must not be empty",
+                                      Name));
+    Spec.ByProducer.push_back(std::move(O));
+  }
+  llvm::sort(Spec.ByProducer,
+             [](const ProducerTexts &A, const ProducerTexts &B) {
+               return A.Producer < B.Producer;
+             });
   return llvm::Error::success();
 }
 

@@ -67,6 +67,41 @@ const OptionSpec *RuleSpec::option(llvm::StringRef OptName) const {
   return nullptr;
 }
 
+const ProducerTexts *RuleSpec::overridesFor(analysis::ProducerKind P) const {
+  for (const ProducerTexts &O : ByProducer)
+    if (O.Producer == P)
+      return &O;
+  return nullptr;
+}
+
+RuleTexts RuleSpec::textsFor(analysis::ProducerKind P) const {
+  RuleTexts R{Hypothesis, Evidence, Alternatives, Next};
+  // The chain from the most specific texts to the defaults: P's own, then
+  // its fallback's (an offload program's are the CUDA ones).
+  std::vector<const ProducerTexts *> Chain;
+  for (std::optional<analysis::ProducerKind> K = P; K;
+       K = analysis::producerFallback(*K))
+    if (const ProducerTexts *O = overridesFor(*K))
+      Chain.push_back(O);
+  // Apply the least specific first, so that the most specific wins.
+  for (auto It = Chain.rbegin(); It != Chain.rend(); ++It) {
+    const ProducerTexts &O = **It;
+    auto Set = [](auto &To, const auto &From) {
+      if (From)
+        To = *From;
+    };
+    Set(R.Hypothesis, O.Hypothesis);
+    Set(R.Evidence, O.Evidence);
+    Set(R.Alternatives, O.Alternatives);
+    Set(R.Next.Change, O.Change);
+    Set(R.Next.PredictTrace, O.PredictTrace);
+    Set(R.Next.PredictMetric, O.PredictMetric);
+    Set(R.Next.Verify, O.Verify);
+    Set(R.Next.RefutedIf, O.RefutedIf);
+  }
+  return R;
+}
+
 RuleOptions::RuleOptions(const RuleSpec &Spec) {
   for (const OptionSpec &O : Spec.Options)
     Values[O.Name] = O.Default;

@@ -9,6 +9,7 @@
 #ifndef TRACELINT_RULES_RULESPEC_H
 #define TRACELINT_RULES_RULESPEC_H
 
+#include "analysis/Producer.h"
 #include "analysis/WhatIf.h"
 #include "model/Event.h"
 #include "model/Trace.h"
@@ -134,6 +135,27 @@ struct Experiment {
   std::string PredictChange;
 };
 
+/// The texts a rule shows for one producer (analysis/Producer.h), each
+/// replacing the rule's default when set: `[producer.NAME.text]` and
+/// `[producer.NAME.experiment]`. The checkable prediction (predict-feature,
+/// predict-change) is the rule's own and has no override: the experiment
+/// changes the same thing whatever the program's language.
+struct ProducerTexts {
+  analysis::ProducerKind Producer = analysis::ProducerKind::Unknown;
+  std::optional<std::string> Hypothesis;
+  std::optional<std::vector<std::string>> Evidence, Alternatives;
+  std::optional<std::string> Change, PredictTrace, PredictMetric, Verify,
+      RefutedIf;
+};
+
+/// A rule's texts as shown for one producer.
+struct RuleTexts {
+  std::string Hypothesis;
+  std::vector<std::string> Evidence;
+  std::vector<std::string> Alternatives;
+  Experiment Next;
+};
+
 struct RuleSpec {
   std::string Code; ///< family letter + three digits, e.g. "S001"
   std::string Name; ///< kebab-case, names the pattern
@@ -152,9 +174,20 @@ struct RuleSpec {
   std::string WhatItDetects, WhyItMatters, KnownFalsePositives, RealTraces;
   /// Where the spec came from: "builtin:rules/S/S001-...toml" or a path.
   std::string Origin;
+  /// The producers whose programs the rule looks at (`producers`); empty:
+  /// all. A rule about torch.compile or the DataLoader does not apply to a
+  /// CUDA C++ program, and says so instead of running.
+  std::vector<analysis::ProducerKind> Producers;
+  /// Per-producer overrides of the texts above, in textProducers() order.
+  std::vector<ProducerTexts> ByProducer;
 
   char family() const { return Code.empty() ? '?' : Code[0]; }
   const OptionSpec *option(llvm::StringRef Name) const;
+  /// The overrides for \p P, or null.
+  const ProducerTexts *overridesFor(analysis::ProducerKind P) const;
+  /// The texts for a trace of producer \p P: each text from P's overrides,
+  /// else from its fallback's (producerFallback), else the default.
+  RuleTexts textsFor(analysis::ProducerKind P) const;
 };
 
 /// Option values for one run of a rule: defaults overridden by configuration.

@@ -184,7 +184,22 @@ int32_t topDevice(const std::map<int32_t, int64_t> &NsByDevice) {
 
 /// The lower-precision mode to try on this device.
 std::string precisionChange(const model::DeviceInfo *Info, bool Amd,
-                            bool AllConvolutions) {
+                            bool AllConvolutions, bool Torch) {
+  // A C/C++ program calls the math libraries itself: the switch is theirs.
+  if (!Torch)
+    return Amd ? "give the matrix products bf16 operands (rocblas_gemm_ex or "
+                 "hipblasLtMatmul with bf16 inputs and fp32 accumulation), so "
+                 "that they run on the MFMA units"
+           : Info && Info->ComputeMajor >= 8
+               ? "enable TF32 tensor-core math for the FP32 products "
+                 "(cublasSetMathMode(handle, CUBLAS_TF32_TENSOR_OP_MATH), or "
+                 "CUBLAS_COMPUTE_32F_FAST_TF32 in cublasGemmEx; "
+                 "CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION for cuDNN "
+                 "convolutions), or pass bf16 operands"
+               : "pass fp16 operands with fp32 accumulation (cublasGemmEx "
+                 "with CUDA_R_16F inputs and CUBLAS_COMPUTE_32F): tensor "
+                 "cores of compute capability 7.x take fp16 only; TF32 and "
+                 "bf16 need 8.0";
   if (Amd)
     return "run the region under torch.autocast(\"cuda\", "
            "dtype=torch.bfloat16), so that its matrix products run as bf16 "
@@ -207,7 +222,7 @@ std::string precisionChange(const model::DeviceInfo *Info, bool Amd,
 /// {device}, {capability} and {change}: the device and the precision
 /// mode its matrix units take.
 void describeDevice(int32_t Device, const model::DeviceInfo *Info, bool Amd,
-                    bool AllConvolutions, Detection &Det) {
+                    bool AllConvolutions, bool Torch, Detection &Det) {
   auto &V = Det.Values;
   std::string Name = llvm::formatv("device {0}", Device).str();
   if (Info && !Info->Name.empty())
@@ -219,7 +234,7 @@ void describeDevice(int32_t Device, const model::DeviceInfo *Info, bool Amd,
                              std::max(Info->ComputeMinor, 0))
                    .str()
              : "tensor cores";
-  V["change"] = precisionChange(Info, Amd, AllConvolutions);
+  V["change"] = precisionChange(Info, Amd, AllConvolutions, Torch);
   Det.Subject = "FP32 SIMT matrix products on " +
                 (Info && !Info->Name.empty() ? Info->Name : Name);
 }
@@ -294,8 +309,9 @@ Outcome rules::runFp32MatmulNoTensorCores(const TraceIndex &Ctx,
   const Event &Longest = describeKernels(Ctx, *Cost, Groups, MinShare, Det);
   const bool Amd = Scan.ByName.lookup(Longest.Name).Vendor == KernelVendor::Amd;
   const int32_t Device = topDevice(Eligible.NsByDevice);
+  const bool Torch = analysis::speaksPyTorch(Ctx.producer().Kind);
   describeDevice(Device, deviceInfo(T, Device), Amd, Eligible.AllConvolutions,
-                 Det);
+                 Torch, Det);
   const MeasureWindows &Win = Ctx.measureWindows();
   Det.Values["impact"] = dur(Cost->Impact);
   Det.Values["target"] = Ctx.describeTarget();

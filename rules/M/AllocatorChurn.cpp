@@ -94,10 +94,13 @@ std::string whyNoSteadySteps(const TraceIndex &Ctx,
   return llvm::formatv(
              "the trace has {0}, so its {1} allocator calls "
              "and empty_cache frames ({2} of host time, a union) cannot be "
-             "told apart as start-up or steady state; call prof.step() "
-             "once per iteration and profile at least two steps",
+             "told apart as start-up or steady state; {3} and profile at "
+             "least two steps",
              Ctx.hasSteps() ? "only one step" : "no step markers", Calls.size(),
-             dur(HostNs))
+             dur(HostNs),
+             analysis::speaksPyTorch(Ctx.producer().Kind)
+                 ? "call prof.step() once per iteration"
+                 : "wrap each iteration in an NVTX range named with --step")
       .str();
 }
 
@@ -197,7 +200,10 @@ void describeChurn(
   V["example"] = eventAt(Ctx, Longest,
                          llvm::formatv(" ({0})", dur(Longest.Duration)).str());
   V["empty_cache_note"] =
-      llvm::any_of(S.Empties, [](int64_t C) { return C > 0; })
+      !analysis::speaksPyTorch(Ctx.producer().Kind)
+          ? "the program itself frees and allocates the device memory again "
+            "inside the loop"
+      : llvm::any_of(S.Empties, [](int64_t C) { return C > 0; })
           ? "torch.cuda.empty_cache() runs inside the loop and returns the "
             "cached blocks to the driver, so the next step must allocate "
             "them again"
@@ -223,7 +229,7 @@ Outcome rules::runAllocatorChurn(const TraceIndex &Ctx, const RuleOptions &Opts,
     return Outcome::cannotJudge(
         "the trace has no CUDA/HIP runtime or driver calls, "
         "which is where allocator calls are recorded; profile with "
-        "ProfilerActivity.CUDA");
+        "ProfilerActivity.CUDA (nsys --trace=cuda for a C/C++ program)");
   std::vector<uint32_t> Calls = allocatorCalls(Ctx);
   // No allocator call anywhere: nothing churns, whatever the steps.
   if (Calls.empty())

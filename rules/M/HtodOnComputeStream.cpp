@@ -56,6 +56,8 @@ struct HtoDCopies {
   // host time instead of the device copy.
   std::set<std::string> IssuingOps;
   uint64_t Count = 0, OnCompute = 0;
+  /// Copies that are the upload half of a round trip (M008's subject).
+  uint64_t RoundTrip = 0;
 };
 
 /// The union of the device work of \p D other than HtoD copies, and (in
@@ -83,6 +85,7 @@ void addCopy(const TraceIndex &Ctx, uint32_t I, int64_t ExposedNs,
   const Event &E = T.Events[I];
   ++S.Count;
   S.OnCompute += OnCompute;
+  S.RoundTrip += Ctx.roundTrips().contains(I);
   uint32_t L = T.launchOf(E);
   std::string Path =
       L == model::NoIndex ? "(no host call recorded)" : Ctx.opPath(T.Events[L]);
@@ -212,6 +215,17 @@ Outcome rules::runHtodOnComputeStream(const TraceIndex &Ctx,
   V["example"] = eventAt(Ctx, Longest,
                          llvm::formatv(" ({0})", dur(Longest.Duration)).str());
   addPathEvidence(Ctx, Ranked, Det);
+  // Where the data comes back and goes up again, M008 names the round
+  // trip; this card only says that overlapping is the second change.
+  if (S.RoundTrip)
+    Det.ExtraEvidence.push_back(
+        llvm::formatv("{0} of these copies are the upload half of round "
+                      "trips (M008): the same data comes back to the host "
+                      "and goes up again, so keeping it on the device "
+                      "removes the copies, which comes before overlapping "
+                      "them",
+                      S.RoundTrip)
+            .str());
   Det.Examples.push_back(example(Ctx, Longest));
   Det.ImpactNs = Impact;
   // On the critical path: every copy, and the ops that issued these, taking

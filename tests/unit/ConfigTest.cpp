@@ -280,7 +280,7 @@ TEST(Config, InlineRulesCanBeSelectedAndConfigured) {
   EXPECT_EQ(parseError(BadRule, C),
             "tracelint.toml:5:1: unknown key 'bogus' in a rule; allowed "
             "keys: code, name, summary, status, severity, needs, options, "
-            "signature, text, experiment, doc");
+            "signature, text, experiment, doc, producer, producers");
 }
 
 TEST(Config, CommandLineSelectorsAreChecked) {

@@ -381,6 +381,9 @@ TEST(Evaluator, CannotJudge) {
 TEST(Engine, NeedsBecomeSkippedRulesWithReasons) {
   TraceMaker M;
   uint32_t H = M.host(1, 1);
+  // An ATen op makes it a PyTorch trace: the reasons name torch.profiler's
+  // options (a CUDA program's name nsys's; ProducerTest).
+  M.add(H, EventKind::Op, "aten::mm", 0, 1 * Ms);
   M.add(H, EventKind::Runtime, "cudaLaunchKernel", 0, 1 * Ms, 7);
   model::Trace T = M.B.finish();
   analysis::TraceIndex Ctx(T);

@@ -157,7 +157,7 @@ TEST(RuleFile, UnknownKeysNameTheirPlaceAndTheAllowedKeys) {
   EXPECT_EQ(errorOf(Text), "x.toml:4:1: unknown key 'colour' in a rule; "
                            "allowed keys: code, name, summary, status, "
                            "severity, needs, options, signature, text, "
-                           "experiment, doc");
+                           "experiment, doc, producer, producers");
   // Inside [signature.select] (line 4), key on line 8 after "inside".
   std::string Nested = Minimal;
   Nested.insert(Nested.find("[text]"), "  knd = \"op\"\n");
