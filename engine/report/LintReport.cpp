@@ -91,39 +91,6 @@ std::string producerLine(const model::Trace &T) {
   return sanitize(llvm::join(Parts, ", "), 200);
 }
 
-/// "where the device idle went": the target's idle split, a few lines
-/// under the target line (the same split `path` and `stats` read).
-void writeIdleSplit(llvm::raw_ostream &OS, const analysis::TargetIdle &I) {
-  if (I.Device < 0 || I.SpanNs <= 0 || I.IdleNs <= 0)
-    return;
-  OS << Indent << "device " << I.Device << " idle " << formatDuration(I.IdleNs)
-     << " (" << formatShare(double(I.IdleNs) / double(I.SpanNs))
-     << " of the target); where the device idle went:\n";
-  std::vector<std::pair<int64_t, const char *>> Parts = {
-      {I.LaunchNs, "launch path (L001)"},
-      {I.HostOtherNs, "host work between submissions (L002)"},
-      {I.HostWaitNs, "host waits (S001)"},
-      {I.DataLoadingNs, "data loading (D001)"},
-      {I.UnrecordedNs, "unrecorded dependency (S004)"},
-      {I.UnlinkedNs, "not linked to a host call"}};
-  std::stable_sort(
-      Parts.begin(), Parts.end(),
-      [](const auto &A, const auto &B) { return A.first > B.first; });
-  std::string Line;
-  for (const auto &[Ns, What] : Parts) {
-    if (Ns <= 0)
-      continue;
-    std::string Item = (llvm::Twine(What) + " " + formatDuration(Ns)).str();
-    if (!Line.empty() && Line.size() + Item.size() > 70) {
-      OS << Indent << "  " << Line << "\n";
-      Line.clear();
-    }
-    Line += (Line.empty() ? "" : ", ") + Item;
-  }
-  if (!Line.empty())
-    OS << Indent << "  " << Line << "\n";
-}
-
 /// One report line at a time: names shortened (unless --long-names),
 /// sanitized, and wrapped under a hanging indent so that no line is wider
 /// than Opts.Width.
@@ -181,28 +148,54 @@ private:
   const TextOptions &O;
 };
 
-void writeInputLine(llvm::raw_ostream &OS, Painter &P, const LintedTrace &L) {
-  /// When copies are most of a device's busy time, one line that says so
-  /// before any finding ("copies 85.4 %, compute 12.0 % of device 0's busy
-  /// time"); empty otherwise. The device with the largest copy share speaks.
-  std::string copyDominanceLine(const analysis::TraceStats &S) {
-    const analysis::DeviceStats *Top = nullptr;
-    auto Share = [](const analysis::DeviceStats &D, int64_t Ns) {
-      return D.BusyNs > 0 ? double(Ns) / double(D.BusyNs) : 0.0;
-    };
-    for (const analysis::DeviceStats &D : S.Devices)
-      if (D.HasWork && Share(D, D.CopyNs) > 0.5 &&
-          (!Top || Share(D, D.CopyNs) > Share(*Top, Top->CopyNs)))
-        Top = &D;
-    if (!Top)
-      return "";
-    return llvm::formatv("copies {0}, compute {1} of device {2}'s busy time: "
-                         "the transfers, not the kernels, fill the device",
-                         formatShare(Share(*Top, Top->CopyNs)),
-                         formatShare(Share(*Top, Top->ComputeNs)), Top->Device)
-        .str();
-  }
+/// When copies are most of a device's busy time, one line that says so
+/// before any finding ("copies 85.4 %, compute 12.0 % of device 0's busy
+/// time"); empty otherwise. The device with the largest copy share speaks.
+std::string copyDominanceLine(const analysis::TraceStats &S) {
+  const analysis::DeviceStats *Top = nullptr;
+  auto Share = [](const analysis::DeviceStats &D, int64_t Ns) {
+    return D.BusyNs > 0 ? double(Ns) / double(D.BusyNs) : 0.0;
+  };
+  for (const analysis::DeviceStats &D : S.Devices)
+    if (D.HasWork && Share(D, D.CopyNs) > 0.5 &&
+        (!Top || Share(D, D.CopyNs) > Share(*Top, Top->CopyNs)))
+      Top = &D;
+  if (!Top)
+    return "";
+  return llvm::formatv("copies {0}, compute {1} of device {2}'s busy time: "
+                       "the transfers, not the kernels, fill the device",
+                       formatShare(Share(*Top, Top->CopyNs)),
+                       formatShare(Share(*Top, Top->ComputeNs)), Top->Device)
+      .str();
+}
 
+/// "where the device idle went": the target's idle split (the same split
+/// `path` and `stats` read), said after the target; empty without idle.
+std::string idleSplitText(const analysis::TargetIdle &I) {
+  if (I.Device < 0 || I.SpanNs <= 0 || I.IdleNs <= 0)
+    return "";
+  std::vector<std::pair<int64_t, const char *>> Parts = {
+      {I.LaunchNs, "launch path (L001)"},
+      {I.HostOtherNs, "host work between submissions (L002)"},
+      {I.HostWaitNs, "host waits (S001)"},
+      {I.DataLoadingNs, "data loading (D001)"},
+      {I.UnrecordedNs, "unrecorded dependency (S004)"},
+      {I.UnlinkedNs, "not linked to a host call"}};
+  std::stable_sort(
+      Parts.begin(), Parts.end(),
+      [](const auto &A, const auto &B) { return A.first > B.first; });
+  std::vector<std::string> Items;
+  for (const auto &[Ns, What] : Parts)
+    if (Ns > 0)
+      Items.push_back((llvm::Twine(What) + " " + formatDuration(Ns)).str());
+  return llvm::formatv("device {0} idle {1} ({2}): {3}", I.Device,
+                       formatDuration(I.IdleNs),
+                       formatShare(double(I.IdleNs) / double(I.SpanNs)),
+                       llvm::join(Items, ", "))
+      .str();
+}
+
+void writeInputLine(llvm::raw_ostream &OS, Painter &P, const LintedTrace &L) {
   P.paint("tracelint lint", Bold);
   OS << ": " << sanitize(L.Input, 200) << "\n";
 }
@@ -213,10 +206,12 @@ void writeProducerLine(llvm::raw_ostream &OS, Painter &P,
   OS << producerLine(L.Trace) << "\n";
 }
 
-void writeTargetLine(llvm::raw_ostream &OS, Painter &P, const LintedTrace &L) {
+void writeTargetLine(Painter &P, Lines &Out, const LintedTrace &L) {
   P.label("target");
-  OS << L.Result.Target.Description << "\n";
-  writeIdleSplit(OS, L.Result.Target.Idle);
+  std::string Text = L.Result.Target.Description;
+  if (std::string Idle = idleSplitText(L.Result.Target.Idle); !Idle.empty())
+    Text += "; " + Idle;
+  Out.wrapped("", Out.show(Text), Indent.size(), Indent.size());
 }
 
 void writeDeviceLines(llvm::raw_ostream &OS, Painter &P, Lines &Out,
@@ -290,7 +285,7 @@ void writeHeader(llvm::raw_ostream &OS, Painter &P, Lines &Out,
                  const LintedTrace &L) {
   writeInputLine(OS, P, L);
   writeProducerLine(OS, P, L);
-  writeTargetLine(OS, P, L);
+  writeTargetLine(P, Out, L);
   writeDeviceLines(OS, P, Out, L);
   writeCopiesLine(P, Out, L);
   writeQualityLines(P, Out, L);
@@ -543,8 +538,17 @@ void report::writeLintText(llvm::raw_ostream &OS, const LintedTrace &L,
           Done[J] = true;
           Codes.push_back(R.Skipped[J].Code + " [" + R.Skipped[J].Name + "]");
         }
-      Out.wrapped("  " + llvm::join(Codes, ", ") + ": ",
-                  sanitize(R.Skipped[I].Reason), 4);
+      // By default one line per reason (the heading says what kind);
+      // --verbose gives each rule its whole reason.
+      std::string Lead = "  " + llvm::join(Codes, ", ") + ": ";
+      if (O.Verbose)
+        Out.wrapped(
+            Lead,
+            sanitize(
+                (rules::skipKindName(K) + ": " + R.Skipped[I].Reason).str()),
+            4);
+      else
+        Out.wrapped(Lead, sanitize(R.Skipped[I].Reason), 4);
     }
   }
   unsigned Count[3] = {0, 0, 0};

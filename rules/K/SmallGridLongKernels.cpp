@@ -308,9 +308,9 @@ Outcome unjudged(const model::Trace &T, const Judgement &J, int64_t MinKernel) {
             .str());
   return Outcome::cannotJudge(
       llvm::formatv("{0} kernels of at least {1} ran (such as {2}), "
-                    "but the trace records no launch grid for them; Kineto "
-                    "writes grid and block for CUDA and HIP kernels, Nsight "
-                    "Systems exports them with each kernel",
+                    "but the trace records no launch grid for them; "
+                    "Kineto and Nsight Systems record grid and block with "
+                    "each CUDA or HIP kernel",
                     J.Long, dur(MinKernel), Example)
           .str());
 }
