@@ -76,11 +76,12 @@ const rules::Finding *find(const rules::LintResult &R, llvm::StringRef Code) {
   return nullptr;
 }
 
+/// The rule said why it did not run: it could not judge, or it does not
+/// apply (an optimizer rule on an inference trace, a PyTorch rule on a
+/// trace whose program is not PyTorch).
 bool skipped(const rules::LintResult &R, llvm::StringRef Code) {
-  return std::any_of(
-      R.Skipped.begin(), R.Skipped.end(), [&](const rules::Skipped &S) {
-        return S.Code == Code && S.Kind == rules::SkipKind::CannotJudge;
-      });
+  return std::any_of(R.Skipped.begin(), R.Skipped.end(),
+                     [&](const rules::Skipped &S) { return S.Code == Code; });
 }
 
 /// A "{name}" left in a rendered text: a placeholder nobody filled.
