@@ -167,8 +167,7 @@ TEST(RecompilationDetector, CannotJudgeOneStep) {
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   std::string Why = run("C001", Ctx, Out);
-  EXPECT_NE(Why.find("cannot judge: the steps are start-up"),
-            std::string::npos)
+  EXPECT_NE(Why.find("cannot judge: the steps are start-up"), std::string::npos)
       << Why;
   EXPECT_TRUE(Out.empty());
   EXPECT_TRUE(Ctx.startup().stepsAreStartup());
