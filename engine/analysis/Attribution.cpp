@@ -27,6 +27,7 @@ BusyAttribution::attribute(Interval Range) const {
     for (unsigned K = 0; K < NumBusyKinds; ++K)
       A.BusyByKind[K] = C.deviceBusy(D, BusyKind(K)).lengthWithin(Range);
     A.IdleNs = Range.length() - A.BusyNs;
+    A.Split = C.idleSplit(D, Range);
     // Walk the idle gaps and the host stretches together.
     llvm::ArrayRef<Interval> Busy = All.parts();
     auto BI = std::upper_bound(
@@ -44,24 +45,15 @@ BusyAttribution::attribute(Interval Range) const {
         ++SI;
       int64_t At = Gp.Begin;
       for (size_t K = SI; At < Gp.End; ++K) {
-        if (K >= NumSegs) {
-          A.IdleByHost[unsigned(PathCategory::HostUntraced)] += Gp.End - At;
+        if (K >= NumSegs)
           break;
-        }
         HostSegment S = G.hostSegment(HostLane, K);
-        if (S.Range.Begin >= Gp.End) {
-          A.IdleByHost[unsigned(PathCategory::HostUntraced)] += Gp.End - At;
+        if (S.Range.Begin >= Gp.End)
           break;
-        }
-        if (S.Range.Begin > At) {
-          A.IdleByHost[unsigned(PathCategory::HostUntraced)] +=
-              S.Range.Begin - At;
-          At = S.Range.Begin;
-        }
+        At = std::max(At, S.Range.Begin);
         int64_t Ns = std::min(S.Range.End, Gp.End) - At;
         if (Ns <= 0)
           continue;
-        A.IdleByHost[unsigned(S.Category)] += Ns;
         if (S.Category == PathCategory::HostOther &&
             S.Subject != model::NoIndex)
           Other[C.trace().Events[S.Subject].Name] += Ns;

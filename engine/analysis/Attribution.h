@@ -2,10 +2,9 @@
 //
 // Inside a target interval, each device is busy (the union of its work, and
 // the union of each kind of work: overlap counts once) or idle. Idle time is
-// attributed to what the host thread that feeds the device was doing at
-// that instant, from the same host stretches as the dependency graph:
-// submitting, waiting, loading data, other work (named by the innermost
-// event) or nothing recorded.
+// split by the trace index's one idle attribution (TraceIndex::idleSplit,
+// the split lint and stats show), and the other host work that ran while
+// the device idled is named from the dependency graph's host stretches.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TRACELINT_ANALYSIS_ATTRIBUTION_H
@@ -26,11 +25,11 @@ struct DeviceAttribution {
   int64_t BusyNs = 0;                 ///< union of all its work
   std::array<int64_t, NumBusyKinds> BusyByKind{}; ///< union per kind
   int64_t IdleNs = 0;
-  /// Idle time by host category (Launch, Wait, DataLoading, HostOther,
-  /// HostUntraced).
-  std::array<int64_t, NumPathCategories> IdleByHost{};
-  /// Idle time under other host work, by innermost event name, longest
-  /// first (at most 5).
+  /// The idle time by cause: TraceIndex::idleSplit over the range.
+  TargetIdle Split;
+  /// Idle time while the feeding thread ran other host work (the graph's
+  /// host-other stretches), by innermost event name, longest first (at
+  /// most 5): the names behind the split's other host work.
   std::vector<std::pair<model::StringId, int64_t>> IdleOtherWork;
 };
 

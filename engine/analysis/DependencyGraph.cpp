@@ -175,7 +175,11 @@ void DependencyGraph::buildHost(uint32_t LI) {
   // Sweep the thread with a stack of open events (parents come before
   // their children in a lane).
   std::vector<uint32_t> Stack;
+  // The thread's launch path (TraceIndex::launchPath, the idle split's
+  // definition), walked with the sweep.
   unsigned LoadersOpen = 0;
+  llvm::ArrayRef<model::Interval> PathParts = C.launchPath(LI).parts();
+  size_t PI = 0;
   uint32_t Next = L.Begin;
   size_t WI = 0;
   for (size_t P = 0; P + 1 < Points.size(); ++P) {
@@ -191,6 +195,11 @@ void DependencyGraph::buildHost(uint32_t LI) {
     }
     while (WI < Waits.size() && Waits[WI].Range.End <= A)
       ++WI;
+    while (PI < PathParts.size() && PathParts[PI].End <= A)
+      ++PI;
+    const bool OnLaunchPath = PI < PathParts.size() &&
+                              PathParts[PI].Begin <= A &&
+                              B <= PathParts[PI].End;
     GraphEdge E;
     E.From = First + uint32_t(P);
     const uint32_t To = First + uint32_t(P) + 1;
@@ -200,29 +209,38 @@ void DependencyGraph::buildHost(uint32_t LI) {
         Waits[WI].Range.End == B) {
       E.Category = PathCategory::Wait;
       E.Subject = Waits[WI].Event;
-    } else if (Stack.empty()) {
-      E.Category = PathCategory::HostUntraced;
-      // Idle long enough to have waited for the step thread: decided in
-      // addWakeUpEdges.
-      if (Helper && B - A >= MinJoinNs)
-        IdleStretches.push_back(Pending.size());
     } else {
-      uint32_t In = Stack.back();
-      const Event &Ev = T.Events[In];
+      // The same precedence as the idle split (TraceIndex::attributeIdle):
+      // a submission call, then data loading, then a wait, then the rest of
+      // the launch path (an op's dispatch, the glue between ops), then
+      // untraced time and other host work.
+      const uint32_t In = Stack.empty() ? NoIndex : Stack.back();
+      const Event *Ev = In == NoIndex ? nullptr : &T.Events[In];
       E.Subject = In;
-      if ((Ev.Kind == EventKind::Runtime || Ev.Kind == EventKind::Driver) &&
-          C.isSubmission(Ev))
+      if (Ev &&
+          (Ev->Kind == EventKind::Runtime || Ev->Kind == EventKind::Driver) &&
+          C.isSubmission(*Ev))
         E.Category = PathCategory::Launch;
       else if (LoadersOpen)
         E.Category = PathCategory::DataLoading;
-      else if (StepEvents.count(In)) {
-        E.Category = PathCategory::HostUntraced;
-        E.Subject = NoIndex;
-      } else if (C.waitKind(Ev) != WaitKind::None)
+      else if (Ev && C.waitKind(*Ev) != WaitKind::None)
         // Includes an op that reads a device value (aten::item) with no
         // runtime wait recorded inside: its time is the wait.
         E.Category = PathCategory::Wait;
-      else
+      else if (OnLaunchPath) {
+        E.Category = PathCategory::Launch;
+        // Glue directly under the step range: no event of its own.
+        if (Ev && StepEvents.count(In))
+          E.Subject = NoIndex;
+      }
+      else if (!Ev || StepEvents.count(In)) {
+        E.Category = PathCategory::HostUntraced;
+        E.Subject = NoIndex;
+        // Idle long enough to have waited for the step thread: decided in
+        // addWakeUpEdges.
+        if (!Ev && Helper && B - A >= MinJoinNs)
+          IdleStretches.push_back(Pending.size());
+      } else
         E.Category = PathCategory::HostOther;
     }
     // Nothing of the step thread's own open: maybe a wait for a helper.

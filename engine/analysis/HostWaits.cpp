@@ -115,9 +115,91 @@ TraceIndex::HostIndex TraceIndex::buildHostIndex() const {
                     H.Fed[LI].end());
     H.AnySubmits |= !H.Submissions[LI].empty();
   }
+  buildLaunchPath(H);
   H.LastSubmissionEnd = LastEnd == INT64_MIN ? INT64_MAX : LastEnd;
   H.LastSubmissionStart = LastStart;
   return H;
+}
+
+void TraceIndex::buildLaunchPath(HostIndex &H) const {
+  // Mark every op that encloses a submission. Walking up stops at an op
+  // already marked: its ancestors were marked with it.
+  H.SubmittingOps.resize(uint32_t(T.Events.size()));
+  for (const std::vector<uint32_t> &Subs : H.Submissions)
+    for (uint32_t I : Subs)
+      for (uint32_t P = T.Events[I].Parent; P != model::NoIndex;
+           P = T.Events[P].Parent) {
+        if (T.Events[P].Kind != EventKind::Op)
+          continue;
+        if (H.SubmittingOps.test(P))
+          break;
+        H.SubmittingOps.set(P);
+      }
+  H.LaunchPath.resize(T.Lanes.size());
+  for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI) {
+    if (H.Submissions[LI].empty())
+      continue;
+    const model::Lane &L = T.Lanes[LI];
+    std::vector<Interval> Parts, OtherOps, OtherCalls;
+    for (uint32_t I : H.Submissions[LI])
+      Parts.push_back({T.Events[I].Start, T.Events[I].end()});
+    for (uint32_t I = L.Begin; I < L.End; ++I) {
+      const Event &E = T.Events[I];
+      if (E.Duration <= 0)
+        continue;
+      if (E.Kind == EventKind::Op)
+        (H.SubmittingOps.test(I) ? Parts : OtherOps)
+            .push_back({E.Start, E.end()});
+      else if ((E.Kind == EventKind::Runtime || E.Kind == EventKind::Driver) &&
+               !isSubmission(E) &&
+               // a driver call inside a launch call is part of the launch
+               !(E.Parent != model::NoIndex &&
+                 isSubmission(T.Events[E.Parent])))
+        OtherCalls.push_back({E.Start, E.end()});
+    }
+    // A wait ends the launch path too: the stretch after it is the refill
+    // of the drained queue (a host-wait cost), not glue.
+    auto [WB, WE] = H.WaitRange[LI];
+    for (uint32_t W = WB; W < WE; ++W)
+      OtherOps.push_back(H.Waits[W].Range);
+    model::IntervalSet Core = model::IntervalSet::unionOf(std::move(Parts));
+    // Runtime calls inside an op that submit nothing (cudaMalloc, cudaFree,
+    // stream and handle creation, lazy set-up) are not dispatch: they stay
+    // other host work, which the allocator and start-up rules explain.
+    OtherOps.insert(OtherOps.end(), OtherCalls.begin(), OtherCalls.end());
+    if (!OtherCalls.empty() && !Core.empty()) {
+      model::IntervalSet Calls =
+          model::IntervalSet::unionOf(std::move(OtherCalls));
+      Interval Span{Core.parts().front().Begin, Core.parts().back().End};
+      Core =
+          Core.intersect(model::IntervalSet::unionOf(Calls.gapsWithin(Span)));
+    }
+    model::IntervalSet Cpu = model::IntervalSet::unionOf(std::move(OtherOps));
+    // The glue between two stretches of the launch path: a short stretch in
+    // which the thread runs no framework op or other runtime call and does
+    // not wait (the interpreter between eager ops, or nothing recorded). CUDA
+    // graphs and compilers remove it with the dispatch; an op that submits
+    // nothing (CPU work) is not glue.
+    std::vector<Interval> WithGlue(Core.parts().begin(), Core.parts().end());
+    llvm::ArrayRef<Interval> C = Core.parts();
+    for (size_t K = 0; K + 1 < C.size(); ++K) {
+      Interval Glue{C[K].End, C[K + 1].Begin};
+      if (Glue.length() <= LaunchGlueBoundNs && Cpu.lengthWithin(Glue) == 0)
+        WithGlue.push_back(Glue);
+    }
+    H.LaunchPath[LI] = model::IntervalSet::unionOf(std::move(WithGlue));
+  }
+}
+
+const model::IntervalSet &TraceIndex::launchPath(uint32_t HostLane) const {
+  static const model::IntervalSet None;
+  const HostIndex &H = hostIndex();
+  return HostLane < H.LaunchPath.size() ? H.LaunchPath[HostLane] : None;
+}
+
+bool TraceIndex::isSubmittingOp(uint32_t Event) const {
+  const HostIndex &H = hostIndex();
+  return Event < H.SubmittingOps.size() && H.SubmittingOps.test(Event);
 }
 
 const TraceIndex::HostIndex &TraceIndex::hostIndex() const {

@@ -1,6 +1,8 @@
 //===- analysis/IdleAttribution.cpp - Device idle time split by cause -----===//
 #include "analysis/TraceIndex.h"
 
+#include "support/Statistics.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
@@ -83,6 +85,17 @@ IdleBreakdown TraceIndex::computeIdle(int32_t Device, Interval Window,
       if (It->Range.End < Gap.End)
         Cuts.push_back(It->Range.End);
     }
+    // The launch path's edges, so that each piece lies wholly on it or off.
+    const model::IntervalSet &Path = launchPath(L.Lane);
+    llvm::ArrayRef<Interval> PathParts = Path.parts();
+    for (auto It = llvm::partition_point(
+             PathParts, [&](const Interval &I) { return I.End <= Gap.Begin; });
+         It != PathParts.end() && It->Begin < Gap.End; ++It) {
+      if (It->Begin > Gap.Begin)
+        Cuts.push_back(It->Begin);
+      if (It->End < Gap.End)
+        Cuts.push_back(It->End);
+    }
     llvm::sort(Cuts);
     Cuts.erase(std::unique(Cuts.begin(), Cuts.end()), Cuts.end());
 
@@ -115,13 +128,12 @@ IdleBreakdown TraceIndex::computeIdle(int32_t Device, Interval Window,
       }
       // Inside L or just after it: the device waits for this very call.
       if (P >= L.Start) {
-        // A blocking copy's own call stages pageable memory: a wait. A
-        // launch call far longer than a launch interval is not per-launch
-        // cost but one-off work inside it (lazy module loading).
+        // A blocking copy's own call stages pageable memory: a wait. Any
+        // other submission call is the launch path, however long (the
+        // critical path counts it the same way; lazy module loading inside
+        // a first launch belongs to start-up, which U001 reports).
         if (LIsWait)
           Out.HostWaitNs += Piece.length();
-        else if (L.Duration > Opts.MaxLaunchIntervalNs)
-          Other(Piece);
         else
           Out.LaunchNs += Piece.length();
         continue;
@@ -131,6 +143,14 @@ IdleBreakdown TraceIndex::computeIdle(int32_t Device, Interval Window,
           Waits, [&](const HostWait &HW) { return HW.Range.End <= P; });
       if (WIt != Waits.end() && WIt->Range.Begin <= P) {
         Out.HostWaitNs += Piece.length();
+        continue;
+      }
+      // On the launch path: dispatching an op that submits work (data
+      // loading when a loader range holds it, as on the critical path).
+      if (Path.lengthWithin(Piece) == Piece.length()) {
+        int64_t Load = Loading.lengthWithin(Piece);
+        Out.DataLoadingNs += Load;
+        Out.LaunchNs += Piece.length() - Load;
         continue;
       }
       // The last submission start and the last wait end at or before P, and
@@ -152,10 +172,7 @@ IdleBreakdown TraceIndex::computeIdle(int32_t Device, Interval Window,
           Other(Piece);
         continue;
       }
-      if (PrevSub != INT64_MIN && NextSub - PrevSub <= Opts.MaxLaunchIntervalNs)
-        Out.LaunchNs += Piece.length();
-      else
-        Other(Piece);
+      Other(Piece);
     }
     int64_t Launch = Out.LaunchNs - LaunchBefore;
     if (Opts.KeepGaps)
@@ -200,9 +217,10 @@ const TargetIdle &TraceIndex::targetIdle() const {
       Unrec.push_back(B.UnrecordedNs);
       Unlinked.push_back(B.UnlinkedNs);
     }
+    // The same median as the rules' splits (support::median), so that the
+    // target line and L001/L002 print the same figures.
     auto Median = [](std::vector<int64_t> &V) {
-      std::sort(V.begin(), V.end());
-      return V[(V.size() - 1) / 2];
+      return support::medianInPlace(V);
     };
     Out.SpanNs = Median(Span);
     Out.IdleNs = Median(Idle);
@@ -214,6 +232,21 @@ const TargetIdle &TraceIndex::targetIdle() const {
     Out.UnlinkedNs = Median(Unlinked);
     return Out;
   });
+}
+
+TargetIdle TraceIndex::idleSplit(int32_t Device, Interval Range) const {
+  TargetIdle Out;
+  Out.Device = Device;
+  Out.SpanNs = Range.length();
+  const IdleBreakdown &B = attributeIdle(Device, Range);
+  Out.IdleNs = B.IdleNs;
+  Out.LaunchNs = B.LaunchNs;
+  Out.HostOtherNs = B.HostOtherNs;
+  Out.HostWaitNs = B.HostWaitNs;
+  Out.DataLoadingNs = B.DataLoadingNs;
+  Out.UnrecordedNs = B.UnrecordedNs;
+  Out.UnlinkedNs = B.UnlinkedNs;
+  return Out;
 }
 
 int64_t TraceIndex::readyTime(uint32_t Work) const {

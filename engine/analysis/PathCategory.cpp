@@ -48,7 +48,7 @@ llvm::StringRef tracelint::analysis::pathCategoryTitle(PathCategory C) {
   case PathCategory::Communication:
     return "device: communication";
   case PathCategory::Launch:
-    return "host: submitting (launch API)";
+    return "host: launch path (op dispatch, launch API)";
   case PathCategory::Wait:
     return "host: waiting beyond the awaited work";
   case PathCategory::DataLoading:

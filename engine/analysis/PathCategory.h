@@ -19,7 +19,8 @@ enum class PathCategory : uint8_t {
   Copy,                 ///< device copies
   Memset,               ///< device memsets
   Communication,        ///< collective (NCCL/RCCL) kernels
-  Launch,               ///< host inside a launch (submission) API call
+  Launch,               ///< host on its launch path: inside a launch
+                        ///< (submission) call or an op that submits work
   Wait,                 ///< host blocked in a wait beyond the work it awaited
   DataLoading,          ///< host inside a data-loader range
   HostOther,            ///< other host work, named by the innermost event

@@ -291,6 +291,7 @@ TraceStats tracelint::analysis::computeStats(const TraceIndex &Ctx,
   const Trace &T = Ctx.trace();
   TraceStats S;
   S.Program = Ctx.producer();
+  S.Idle = Ctx.targetIdle();
   S.NumEvents = T.Events.size();
   S.Window = {T.WindowStart, T.WindowEnd};
   for (const model::Lane &L : T.Lanes) {

@@ -154,6 +154,10 @@ struct TraceStats {
 
   /// By device index, ascending.
   std::vector<DeviceStats> Devices;
+  /// Where the idle time of the busiest device went in lint's target (the
+  /// median step, or the window): TraceIndex::targetIdle, the split that
+  /// lint and `path` show.
+  TargetIdle Idle;
   /// Sum over devices of BusyNs (the denominator of kernel shares).
   int64_t TotalBusyNs = 0;
 

@@ -28,6 +28,7 @@
 #include "support/Lazy.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <array>
@@ -103,10 +104,17 @@ struct HostWait {
 };
 
 /// Options of attributeIdle().
+/// The longest stretch between two parts of a thread's launch path that
+/// counts as glue between eager ops (TraceIndex::launchPath): eager
+/// frameworks submit an op every 5-50 us, and a Python module boundary adds
+/// tens of microseconds; data loading, CPU compute and logging take longer.
+constexpr int64_t LaunchGlueBoundNs = 200'000;
+
 struct IdleOptions {
-  /// A stretch of host time between two submissions longer than this is not
-  /// per-launch overhead but other host work (data loading, CPU compute,
-  /// Python logic). Eager frameworks submit an op every 5-50 us.
+  /// Host time after a wait counts as refilling the drained queue (a
+  /// host-wait cost) only when the next submission follows within this;
+  /// a longer stretch is other host work. Eager frameworks submit an op
+  /// every 5-50 us.
   int64_t MaxLaunchIntervalNs = 200'000;
   /// Work normally starts within a few microseconds of its launch call
   /// returning. Idle time later than this after the call returned is
@@ -144,15 +152,16 @@ struct AttributedGap {
 ///    - HostWait: inside a host wait, or between the end of a wait and the
 ///      next submission when that is no longer than MaxLaunchIntervalNs
 ///      (refilling the drained queue);
-///    - Launch: inside L itself (unless L lasts longer than
-///      MaxLaunchIntervalNs: then it is HostOther, one-off work such as lazy
-///      module loading inside the call) or up to MaxLaunchLatencyNs after it
-///      returned, or in a stretch between two submissions no longer than
-///      MaxLaunchIntervalNs (per-launch host cost); idle later than that
-///      after L returned is Unrecorded;
-///    - DataLoading: what would be HostOther, inside a data-loader range
-///      (dataLoaderRanges());
-///    - HostOther: in a longer stretch without submissions.
+///    - Launch: inside L itself or up to MaxLaunchLatencyNs after it
+///      returned, or elsewhere on the thread's launch path (launchPath():
+///      inside an op that submits device work, or a submission call); idle
+///      later than MaxLaunchLatencyNs after L returned is Unrecorded;
+///    - DataLoading: inside a data-loader range (dataLoaderRanges()) and not
+///      inside L;
+///    - HostOther: any other host time (Python between ops, CPU compute,
+///      ops that submit nothing).
+/// The critical path (DependencyGraph) uses the same launch path and the
+/// same order of precedence for host time, so `path` and the rules agree.
 struct IdleBreakdown {
   int64_t IdleNs = 0; ///< the window minus the device's busy union
   int64_t LaunchNs = 0, HostWaitNs = 0, HostOtherNs = 0, DataLoadingNs = 0,
@@ -337,6 +346,20 @@ public:
   llvm::ArrayRef<HostWait> hostWaits(uint32_t HostLane) const;
   /// Indices of the submissions made on a host lane, sorted by start.
   llvm::ArrayRef<uint32_t> submissions(uint32_t HostLane) const;
+  /// The launch path of a host lane: the time inside the submission calls,
+  /// inside framework ops that submit device work (an op with a submission
+  /// among its descendants, and every op enclosing it: the per-op
+  /// dispatch), and the glue between two such stretches when it is at most
+  /// LaunchGlueBoundNs long and runs no framework op (the interpreter
+  /// between eager ops, or code the trace does not record). That is what
+  /// CUDA graphs and compilers remove. Host time outside it (ops that
+  /// submit nothing, longer stretches without submitting, data loading) is
+  /// other host work. The one definition that the idle split (L001, L002)
+  /// and `path` share.
+  const model::IntervalSet &launchPath(uint32_t HostLane) const;
+  /// True for a framework op (EventKind::Op) on the launch path: it or one
+  /// of its descendants submits device work.
+  bool isSubmittingOp(uint32_t Event) const;
   /// Devices that receive work submitted from a host lane, ascending.
   llvm::ArrayRef<int32_t> devicesFedBy(uint32_t HostLane) const;
   /// True when some host thread submits device work.
@@ -421,8 +444,13 @@ public:
   /// longest idle first, each with its idle time clipped to the range.
   std::vector<DeviceStall> unrecordedStalls(model::Interval Range) const;
 
-  /// The target's idle split (see TargetIdle), computed once.
+  /// The target's idle split (see TargetIdle), computed once: the device
+  /// with the most busy time, each figure the median over the measured
+  /// windows (support::median, as the rules' per-window splits).
   const TargetIdle &targetIdle() const;
+  /// The same split for one device over one range (attributeIdle with the
+  /// default options): what `path` shows for its target range.
+  TargetIdle idleSplit(int32_t Device, model::Interval Range) const;
 
   // --- Quality -----------------------------------------------------------
   bool truncated() const { return T.Stats.TruncatedAtByte >= 0; }
@@ -464,6 +492,8 @@ private:
     std::vector<std::pair<uint32_t, uint32_t>> WaitRange;
     std::vector<std::vector<uint32_t>> Submissions;
     std::vector<std::vector<int32_t>> Fed;
+    std::vector<model::IntervalSet> LaunchPath; ///< per lane
+    llvm::BitVector SubmittingOps;              ///< per event
     int64_t LastSubmissionEnd = INT64_MAX;
     int64_t LastSubmissionStart = INT64_MIN;
     bool AnySubmits = false;
@@ -492,6 +522,7 @@ private:
 
   const HostIndex &hostIndex() const;
   HostIndex buildHostIndex() const;
+  void buildLaunchPath(HostIndex &H) const;
   DataLoading findDataLoading() const;
   void computeQuality();
   void computeWindows();

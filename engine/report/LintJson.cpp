@@ -7,6 +7,7 @@
 // event (`offset_ns`, what the text report prints).
 //
 //===----------------------------------------------------------------------===//
+#include "report/IdleSplit.h"
 #include "report/JsonSupport.h"
 #include "report/LintReport.h"
 #include "report/SameClaim.h"
@@ -109,25 +110,6 @@ static void writeDevices(llvm::json::OStream &J, const LintedTrace &L) {
   });
 }
 
-/// Where the device idle went in the target (analysis::TargetIdle), the
-/// split the text report shows under the target line.
-static void writeTargetIdleJson(llvm::json::OStream &J,
-                                const analysis::TargetIdle &I) {
-  if (I.Device < 0)
-    return;
-  J.attributeObject("device_idle", [&] {
-    J.attribute("device", I.Device);
-    J.attribute("span_ns", I.SpanNs);
-    J.attribute("idle_ns", I.IdleNs);
-    J.attribute("launch_path_ns", I.LaunchNs);
-    J.attribute("host_other_ns", I.HostOtherNs);
-    J.attribute("host_wait_ns", I.HostWaitNs);
-    J.attribute("data_loading_ns", I.DataLoadingNs);
-    J.attribute("unrecorded_dependency_ns", I.UnrecordedNs);
-    J.attribute("unlinked_ns", I.UnlinkedNs);
-  });
-}
-
 std::string report::lintJsonObject(const LintedTrace &L, unsigned Indent) {
   std::string Out;
   llvm::raw_string_ostream OS(Out);
@@ -143,7 +125,7 @@ std::string report::lintJsonObject(const LintedTrace &L, unsigned Indent) {
       J.attribute("ns", Target.Ns);
       J.attribute("steps", int64_t(Target.Steps));
       J.attribute("description", Target.Description);
-      writeTargetIdleJson(J, Target.Idle);
+      writeIdleSplitJson(J, Target.Idle);
     });
     writeDevices(J, L);
     writeStrings(J, "quality", L.Result.QualityNotes);

@@ -1,5 +1,6 @@
 //===- report/LintReport.cpp - Text form of `tracelint lint` --------------===//
 #include "report/LintReport.h"
+#include "report/IdleSplit.h"
 #include "report/SameClaim.h"
 #include "report/ShortNames.h"
 #include "support/Format.h"
@@ -169,32 +170,6 @@ std::string copyDominanceLine(const analysis::TraceStats &S) {
       .str();
 }
 
-/// "where the device idle went": the target's idle split (the same split
-/// `path` and `stats` read), said after the target; empty without idle.
-std::string idleSplitText(const analysis::TargetIdle &I) {
-  if (I.Device < 0 || I.SpanNs <= 0 || I.IdleNs <= 0)
-    return "";
-  std::vector<std::pair<int64_t, const char *>> Parts = {
-      {I.LaunchNs, "launch path (L001)"},
-      {I.HostOtherNs, "host work between submissions (L002)"},
-      {I.HostWaitNs, "host waits (S001)"},
-      {I.DataLoadingNs, "data loading (D001)"},
-      {I.UnrecordedNs, "unrecorded dependency (S004)"},
-      {I.UnlinkedNs, "not linked to a host call"}};
-  std::stable_sort(
-      Parts.begin(), Parts.end(),
-      [](const auto &A, const auto &B) { return A.first > B.first; });
-  std::vector<std::string> Items;
-  for (const auto &[Ns, What] : Parts)
-    if (Ns > 0)
-      Items.push_back((llvm::Twine(What) + " " + formatDuration(Ns)).str());
-  return llvm::formatv("device {0} idle {1} ({2}): {3}", I.Device,
-                       formatDuration(I.IdleNs),
-                       formatShare(double(I.IdleNs) / double(I.SpanNs)),
-                       llvm::join(Items, ", "))
-      .str();
-}
-
 void writeInputLine(llvm::raw_ostream &OS, Painter &P, const LintedTrace &L) {
   P.paint("tracelint lint", Bold);
   OS << ": " << sanitize(L.Input, 200) << "\n";
@@ -209,8 +184,9 @@ void writeProducerLine(llvm::raw_ostream &OS, Painter &P,
 void writeTargetLine(Painter &P, Lines &Out, const LintedTrace &L) {
   P.label("target");
   std::string Text = L.Result.Target.Description;
-  if (std::string Idle = idleSplitText(L.Result.Target.Idle); !Idle.empty())
-    Text += "; " + Idle;
+  const analysis::TargetIdle &Idle = L.Result.Target.Idle;
+  if (std::string Split = idleSplitText(Idle); !Split.empty())
+    Text += "; device " + std::to_string(Idle.Device) + " " + Split;
   Out.wrapped("", Out.show(Text), Indent.size(), Indent.size());
 }
 

@@ -4,6 +4,7 @@
 // same trace give byte-identical output.
 //
 //===----------------------------------------------------------------------===//
+#include "report/IdleSplit.h"
 #include "report/PathReport.h"
 
 #include "llvm/Support/JSON.h"
@@ -87,12 +88,7 @@ void tracelint::report::writePathJson(llvm::raw_ostream &OS,
                 J.attribute(busyKindName(BusyKind(K)), D.BusyByKind[K]);
             });
             J.attribute("idle_ns", D.IdleNs);
-            J.attributeObject("idle_by_host", [&] {
-              for (unsigned I = 0; I < NumPathCategories; ++I)
-                if (D.IdleByHost[I] > 0)
-                  J.attribute(pathCategoryName(PathCategory(I)),
-                              D.IdleByHost[I]);
-            });
+            writeIdleSplitJson(J, D.Split);
             J.attributeArray("idle_other_work", [&] {
               for (auto &[Id, Ns] : D.IdleOtherWork)
                 J.object([&] {

@@ -1,5 +1,6 @@
 //===- report/PathReport.cpp - Text form of `tracelint path` --------------===//
 #include "report/PathReport.h"
+#include "report/IdleSplit.h"
 
 #include "support/Format.h"
 
@@ -122,24 +123,11 @@ void tracelint::report::writePathText(llvm::raw_ostream &OS,
              << formatDuration(D.BusyByKind[K]);
           Sep = ", ";
         }
-      OS << "\n    idle " << formatDuration(D.IdleNs) << " ("
-         << pct(D.IdleNs, Len) << ")";
-      Sep = "; the host was ";
-      static const std::pair<PathCategory, const char *> Host[] = {
-          {PathCategory::Launch, "submitting"},
-          {PathCategory::Wait, "waiting"},
-          {PathCategory::DataLoading, "loading data"},
-          {PathCategory::HostOther, "running other work"},
-          {PathCategory::HostUntraced, "not recorded"}};
-      for (auto [Cat, Words] : Host)
-        if (D.IdleByHost[unsigned(Cat)] > 0) {
-          OS << Sep << Words << " "
-             << formatDuration(D.IdleByHost[unsigned(Cat)]);
-          Sep = ", ";
-        }
       OS << "\n";
+      if (std::string Split = idleSplitText(D.Split); !Split.empty())
+        OS << "    " << Split << "\n";
       if (!D.IdleOtherWork.empty()) {
-        OS << "    other host work while idle:";
+        OS << "    host work while idle:";
         Sep = " ";
         for (auto &[Id, Ns] : D.IdleOtherWork) {
           OS << Sep << name(T, Id, 50) << " " << formatDuration(Ns);

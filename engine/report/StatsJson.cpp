@@ -5,6 +5,7 @@
 // not record are left out rather than written as zero.
 //
 //===----------------------------------------------------------------------===//
+#include "report/IdleSplit.h"
 #include "report/StatsReport.h"
 
 #include "llvm/Support/JSON.h"
@@ -124,6 +125,7 @@ static void writeDevices(llvm::json::OStream &J, const TraceStats &S) {
     return;
   }
   J.attribute("device_work_off_streams", count(S.NumDeviceWorkOffStreams));
+  report::writeIdleSplitJson(J, S.Idle);
   J.attribute("total_busy_ns", S.TotalBusyNs);
   J.attributeArray("devices", [&] {
     for (const analysis::DeviceStats &D : S.Devices)

@@ -1,5 +1,6 @@
 //===- report/StatsReport.cpp - Text form of `tracelint stats` ------------===//
 #include "report/StatsReport.h"
+#include "report/IdleSplit.h"
 #include "support/Format.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -211,6 +212,9 @@ static void writeDevices(llvm::raw_ostream &OS, Painter &P, const Trace &T,
         OS << " (" << formatShare(*D.StepBusyShare) << " of step span)";
       OS << "\n";
     }
+    if (S.Idle.Device == D.Device)
+      if (std::string Split = idleSplitText(S.Idle); !Split.empty())
+        OS << "    in lint's target: " << Split << "\n";
   }
   if (S.NumDeviceWorkOffStreams)
     OS << Indent << S.NumDeviceWorkOffStreams

@@ -87,8 +87,38 @@ TEST(CriticalPathTest, LaunchOverheadToy) {
   EXPECT_EQ(cat(Slow.A.Path, PathCategory::Compute), 2 * Ms);
   ASSERT_EQ(Slow.A.Devices.size(), 1u);
   EXPECT_EQ(Slow.A.Devices[0].BusyNs, 10 * Ms);
-  EXPECT_EQ(Slow.A.Devices[0].IdleByHost[unsigned(PathCategory::Launch)],
-            7 * Ms);
+  // The device table reads the shared idle split: all 7 ms of idle lie
+  // inside the launch calls, as on the path.
+  EXPECT_EQ(Slow.A.Devices[0].Split.IdleNs, 7 * Ms);
+  EXPECT_EQ(Slow.A.Devices[0].Split.LaunchNs, 7 * Ms);
+}
+
+TEST(CriticalPathTest, TheLaunchPathIsTheIdleSplitsLaunchPath) {
+  // The trace of IdleAttribution.ACpuOpBetweenSubmissionsIsOtherHostWork:
+  // ops dispatching for 30 us around 8 us launch calls, 60 us between
+  // them with a CPU op that submits nothing. The path runs op1 [0, 40)
+  // (launch path), [40, 100) (other host work: Python and aten::clone),
+  // op2 [100, 138) (launch path), 2 us of launch latency and k2: the same
+  // definition as the idle split, which gives 80 us of launch path (with
+  // the latency) and 55 us of other work.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.step(1, 0, 145 * Us);
+  M.add(M.Host, model::EventKind::Python, "forward", 0, 145 * Us);
+  M.op("aten::linear", 0, 40 * Us);
+  M.launch(S, "k1", 30 * Us, 38 * Us, 40 * Us, 45 * Us);
+  M.op("aten::clone", 50 * Us, 90 * Us);
+  M.op("aten::relu", 100 * Us, 140 * Us);
+  M.launch(S, "k2", 130 * Us, 138 * Us, 140 * Us, 145 * Us);
+  PathRun R(M.finish());
+  ASSERT_TRUE(R.A.Path.HasPath);
+  EXPECT_EQ(R.A.Path.LengthNs, 145 * Us);
+  EXPECT_EQ(cat(R.A.Path, PathCategory::Launch), 78 * Us);
+  EXPECT_EQ(cat(R.A.Path, PathCategory::LaunchLatency), 2 * Us);
+  EXPECT_EQ(cat(R.A.Path, PathCategory::HostOther), 60 * Us);
+  ASSERT_EQ(R.A.Devices.size(), 1u);
+  EXPECT_EQ(R.A.Devices[0].Split.LaunchNs, 80 * Us);
+  EXPECT_EQ(R.A.Devices[0].Split.HostOtherNs, 55 * Us);
 }
 
 TEST(CriticalPathTest, WorkStartingInsideItsCallKeepsTheInterval) {

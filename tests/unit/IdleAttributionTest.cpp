@@ -35,9 +35,10 @@ TEST(IdleAttribution, AttributesIdleToWaitsStallsAndMissingLinks) {
   M.add(S, EventKind::Kernel, "D", 800 * Us, 810 * Us);
   // A slow launch (lazy module loading): E's call takes 2 ms, [900, 2900),
   // and E starts at 2900. In the gap [810, 2900), [810, 900) is other work
-  // (the stretch from the previous launch at 560 us is 340 us > 200 us)
-  // and so is [900, 2900), inside a call far longer than a launch.
-  // Finally the gap [0, 5) before A is inside A's own launch call.
+  // (no op that submits work is open: off the launch path), and
+  // [900, 2900) is inside the launch call: the launch path, however long,
+  // as on the critical path. Finally the gap [0, 5) before A is inside A's
+  // own launch call.
   M.launch(S, "E", 900 * Us, 2900 * Us, 2900 * Us, 2910 * Us);
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
@@ -45,8 +46,8 @@ TEST(IdleAttribution, AttributesIdleToWaitsStallsAndMissingLinks) {
   EXPECT_EQ(B.HostWaitNs, 20 * Us);
   EXPECT_EQ(B.UnrecordedNs, 85 * Us);
   EXPECT_EQ(B.UnlinkedNs, 90 * Us);
-  EXPECT_EQ(B.LaunchNs, 5 * Us + 5 * Us + 15 * Us);
-  EXPECT_EQ(B.HostOtherNs, 90 * Us + 2000 * Us);
+  EXPECT_EQ(B.LaunchNs, 5 * Us + 5 * Us + 15 * Us + 2000 * Us);
+  EXPECT_EQ(B.HostOtherNs, 90 * Us);
   EXPECT_EQ(B.IdleNs, 5 * Us + 25 * Us + 100 * Us + 90 * Us + 2090 * Us);
 }
 
@@ -104,6 +105,53 @@ TEST(IdleAttribution, HostWorkInsideADataLoaderRangeIsDataLoading) {
   EXPECT_EQ(B.HostOtherNs, 100 * Us);
   EXPECT_EQ(B.LaunchNs, 5 * Us);
   EXPECT_EQ(B.IdleNs, 1105 * Us);
+}
+
+/// Two eager ops, each dispatching for 30 us before its launch call:
+/// op1 [0, 40) us holds cudaLaunchKernel [30, 38), kernel [40, 45); op2
+/// [100, 140) holds [130, 138), kernel [140, 145). Between them, [40, 100),
+/// Python runs, with a CPU op that submits nothing at [50, 90) when
+/// \p CpuOp.
+model::Trace twoEagerOps(bool CpuOp) {
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.step(1, 0, 145 * Us);
+  M.add(M.Host, EventKind::Python, "forward", 0, 145 * Us);
+  M.op("aten::linear", 0, 40 * Us);
+  M.launch(S, "k1", 30 * Us, 38 * Us, 40 * Us, 45 * Us);
+  if (CpuOp)
+    M.op("aten::clone", 50 * Us, 90 * Us);
+  M.op("aten::relu", 100 * Us, 140 * Us);
+  M.launch(S, "k2", 130 * Us, 138 * Us, 140 * Us, 145 * Us);
+  return M.finish();
+}
+
+TEST(IdleAttribution, GlueBetweenEagerOpsIsOnTheLaunchPath) {
+  // The 60 us of Python between the ops runs no op and is under 200 us:
+  // glue, so the whole [0, 140) is launch path, and so is all the idle
+  // (gaps [0, 40) and [45, 140): 135 us).
+  model::Trace T = twoEagerOps(false);
+  TraceIndex Ctx(T);
+  IdleBreakdown B = Ctx.attributeIdle(0, {0, 145 * Us});
+  EXPECT_EQ(B.IdleNs, 135 * Us);
+  EXPECT_EQ(B.LaunchNs, 135 * Us);
+  EXPECT_EQ(B.HostOtherNs, 0);
+  ASSERT_EQ(Ctx.launchPath(0).parts().size(), 1u);
+  EXPECT_EQ(Ctx.launchPath(0).length(), 140 * Us);
+}
+
+TEST(IdleAttribution, ACpuOpBetweenSubmissionsIsOtherHostWork) {
+  // aten::clone submits nothing: [40, 100) is not glue. Gap [45, 140):
+  // [45, 100) is other host work (55 us); [100, 140) is op2's dispatch
+  // and call (40 us). With gap [0, 40): 80 us of launch path.
+  model::Trace T = twoEagerOps(true);
+  TraceIndex Ctx(T);
+  IdleBreakdown B = Ctx.attributeIdle(0, {0, 145 * Us});
+  EXPECT_EQ(B.IdleNs, 135 * Us);
+  EXPECT_EQ(B.LaunchNs, 80 * Us);
+  EXPECT_EQ(B.HostOtherNs, 55 * Us);
+  ASSERT_EQ(Ctx.launchPath(0).parts().size(), 2u);
+  EXPECT_EQ(Ctx.launchPath(0).length(), 80 * Us);
 }
 
 } // namespace

@@ -1,0 +1,53 @@
+//===- report/IdleSplit.cpp -----------------------------------------------===//
+#include "report/IdleSplit.h"
+#include "support/Format.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+using namespace tracelint;
+using namespace tracelint::support;
+
+std::string report::idleSplitText(const analysis::TargetIdle &I) {
+  if (I.Device < 0 || I.SpanNs <= 0 || I.IdleNs <= 0)
+    return "";
+  std::vector<std::pair<int64_t, const char *>> Parts = {
+      {I.LaunchNs, "launch path (L001)"},
+      {I.HostOtherNs, "host work (L002)"},
+      {I.HostWaitNs, "host waits (S001)"},
+      {I.DataLoadingNs, "data loading (D001)"},
+      {I.UnrecordedNs, "unrecorded dependency (S004)"},
+      {I.UnlinkedNs, "no host call"}};
+  std::stable_sort(
+      Parts.begin(), Parts.end(),
+      [](const auto &A, const auto &B) { return A.first > B.first; });
+  std::vector<std::string> Items;
+  for (const auto &[Ns, What] : Parts)
+    if (Ns > 0)
+      Items.push_back((llvm::Twine(What) + " " + formatDuration(Ns)).str());
+  return llvm::formatv("idle {0} ({1}): {2}", formatDuration(I.IdleNs),
+                       formatShare(double(I.IdleNs) / double(I.SpanNs)),
+                       llvm::join(Items, ", "))
+      .str();
+}
+
+void report::writeIdleSplitJson(llvm::json::OStream &J,
+                                const analysis::TargetIdle &I) {
+  if (I.Device < 0)
+    return;
+  J.attributeObject("device_idle", [&] {
+    J.attribute("device", I.Device);
+    J.attribute("span_ns", I.SpanNs);
+    J.attribute("idle_ns", I.IdleNs);
+    J.attribute("launch_path_ns", I.LaunchNs);
+    J.attribute("host_other_ns", I.HostOtherNs);
+    J.attribute("host_wait_ns", I.HostWaitNs);
+    J.attribute("data_loading_ns", I.DataLoadingNs);
+    J.attribute("unrecorded_dependency_ns", I.UnrecordedNs);
+    J.attribute("unlinked_ns", I.UnlinkedNs);
+  });
+}
