@@ -232,8 +232,7 @@ void DependencyGraph::buildHost(uint32_t LI) {
         // Glue directly under the step range: no event of its own.
         if (Ev && StepEvents.count(In))
           E.Subject = NoIndex;
-      }
-      else if (!Ev || StepEvents.count(In)) {
+      } else if (!Ev || StepEvents.count(In)) {
         E.Category = PathCategory::HostUntraced;
         E.Subject = NoIndex;
         // Idle long enough to have waited for the step thread: decided in
