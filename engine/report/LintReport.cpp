@@ -174,20 +174,9 @@ std::string copyDominanceLine(const analysis::TraceStats &S) {
 std::string idleSplitText(const analysis::TargetIdle &I) {
   if (I.Device < 0 || I.SpanNs <= 0 || I.IdleNs <= 0)
     return "";
-  std::vector<std::pair<int64_t, const char *>> Parts = {
-      {I.LaunchNs, "launch path (L001)"},
-      {I.HostOtherNs, "host work between submissions (L002)"},
-      {I.HostWaitNs, "host waits (S001)"},
-      {I.DataLoadingNs, "data loading (D001)"},
-      {I.UnrecordedNs, "unrecorded dependency (S004)"},
-      {I.UnlinkedNs, "not linked to a host call"}};
-  std::stable_sort(
-      Parts.begin(), Parts.end(),
-      [](const auto &A, const auto &B) { return A.first > B.first; });
   std::vector<std::string> Items;
-  for (const auto &[Ns, What] : Parts)
-    if (Ns > 0)
-      Items.push_back((llvm::Twine(What) + " " + formatDuration(Ns)).str());
+  for (const IdleCause &C : idleCauses(I))
+    Items.push_back((C.Label + " " + formatDuration(C.Ns)).str());
   return llvm::formatv("device {0} idle {1} ({2}): {3}", I.Device,
                        formatDuration(I.IdleNs),
                        formatShare(double(I.IdleNs) / double(I.SpanNs)),
@@ -430,6 +419,21 @@ std::string zeroImpactReason(const Finding &F) {
 }
 
 } // namespace
+
+std::vector<IdleCause> report::idleCauses(const analysis::TargetIdle &I) {
+  std::vector<IdleCause> Parts = {
+      {I.LaunchNs, "launch path (L001)", "launch"},
+      {I.HostOtherNs, "host work between submissions (L002)", "host"},
+      {I.HostWaitNs, "host waits (S001)", "wait"},
+      {I.DataLoadingNs, "data loading (D001)", "data"},
+      {I.UnrecordedNs, "unrecorded dependency (S004)", "unrecorded"},
+      {I.UnlinkedNs, "not linked to a host call", "unlinked"}};
+  std::stable_sort(
+      Parts.begin(), Parts.end(),
+      [](const IdleCause &A, const IdleCause &B) { return A.Ns > B.Ns; });
+  llvm::erase_if(Parts, [](const IdleCause &C) { return C.Ns <= 0; });
+  return Parts;
+}
 
 std::string report::formatConfidence(double C) {
   std::string S = llvm::formatv("{0:F2}", C).str();

@@ -22,6 +22,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
+#include <vector>
 
 namespace tracelint::report {
 
@@ -96,6 +97,16 @@ enum class PageFormat { Text, Markdown };
 /// known false positives, real traces).
 void writeRulePage(llvm::raw_ostream &OS, const rules::RuleSpec &Spec,
                    PageFormat Format, bool Color);
+
+/// One cause of the target's device idle time, as the reports name it.
+struct IdleCause {
+  int64_t Ns = 0;
+  llvm::StringLiteral Label; ///< "launch path (L001)"
+  llvm::StringLiteral Key;   ///< "launch": a class name for the HTML bar
+};
+/// The causes of \p I with idle time, largest first (ties in a fixed
+/// order): the one list the text and HTML reports show.
+std::vector<IdleCause> idleCauses(const analysis::TargetIdle &I);
 
 /// "0.7", "0.42": a confidence with at most two decimals.
 std::string formatConfidence(double C);
