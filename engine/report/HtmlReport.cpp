@@ -178,20 +178,7 @@ private:
     }
     H.open("ul");
     for (const analysis::DeviceStats &D : S.Devices) {
-      std::string Line = "device " + std::to_string(D.Device);
-      for (const model::DeviceInfo &Info : L.Trace.Devices)
-        if (Info.Id == D.Device && !Info.Name.empty())
-          Line += " (" + Info.Name + ")";
-      if (!D.HasWork) {
-        Line += ": no device work recorded; cannot judge";
-      } else {
-        Line += ": busy " + formatDuration(D.BusyNs);
-        if (D.BusyShare)
-          Line += " (" + formatShare(*D.BusyShare) + " of window)";
-        Line += ", idle " + formatDuration(D.IdleNs);
-        if (D.StepBusyShare)
-          Line += "; in steps " + formatShare(*D.StepBusyShare) + " busy";
-      }
+      std::string Line = deviceSummary(D, L.Trace);
       H.element("li", Line);
     }
     H.close();

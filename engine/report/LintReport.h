@@ -98,6 +98,12 @@ enum class PageFormat { Text, Markdown };
 void writeRulePage(llvm::raw_ostream &OS, const rules::RuleSpec &Spec,
                    PageFormat Format, bool Color);
 
+/// "device 0 (NAME): busy 676 us (50.3 % of window), idle 669 us; in steps
+/// 50.4 % busy": one device's line of the lint report header (text and
+/// HTML), the name sanitized.
+std::string deviceSummary(const analysis::DeviceStats &D,
+                          const model::Trace &T);
+
 /// One cause of the target's device idle time, as the reports name it.
 struct IdleCause {
   int64_t Ns = 0;
