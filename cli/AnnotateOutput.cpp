@@ -89,25 +89,63 @@ size_t eventArrayStart(llvm::StringRef Doc) {
   return llvm::StringRef::npos;
 }
 
+/// True for an element of the event array that an earlier --annotate
+/// added.
+bool isAnnotation(llvm::StringRef Element) {
+  if (!Element.contains("\"tracelint\""))
+    return false; // the common case, without parsing
+  auto V = llvm::json::parse(Element);
+  if (!V) {
+    llvm::consumeError(V.takeError());
+    return false;
+  }
+  const llvm::json::Object *O = V->getAsObject();
+  return O && O->getString("cat") ==
+                  llvm::Optional<llvm::StringRef>(report::AnnotationCategory);
+}
+
 /// \p Doc with \p Events (comma-separated elements) appended to its event
-/// array.
+/// array. The document is copied byte for byte, except that the events of
+/// an earlier --annotate are left out: annotating an annotated trace
+/// replaces its findings instead of adding a second tracelint process.
 llvm::Expected<std::string> splice(llvm::StringRef Path, llvm::StringRef Doc,
                                    llvm::StringRef Events) {
   size_t Open = eventArrayStart(Doc);
   if (Open == llvm::StringRef::npos)
     return failure(Path + ": no traceEvents array to add the findings to");
+  std::vector<size_t> Ends;
   auto R = import::EventSplitter::scan(Doc.data() + Open, Doc.size() - Open,
-                                       Doc.size());
+                                       Doc.size(), &Ends);
   if (!R.ArrayClosed)
     return failure(Path + ": the event array does not end (a truncated "
                           "trace cannot be annotated in place)");
   size_t Close = Open + R.ArrayEnd;
-  bool Empty = skipSpace(Doc, Open) >= Close;
+  // The elements, [begin, end) in Doc.
+  std::vector<std::pair<size_t, size_t>> Elements;
+  bool Earlier = false;
+  size_t Prev = Open;
+  for (size_t End : Ends) {
+    size_t Begin = Prev;
+    while (Begin < Open + End && Doc[Begin] != '{' && Doc[Begin] != '[')
+      ++Begin; // the separating comma and white space
+    Elements.push_back({Begin, Open + End});
+    Earlier |= isAnnotation(Doc.slice(Begin, Open + End));
+    Prev = Open + End;
+  }
   std::string Out;
   Out.reserve(Doc.size() + Events.size() + 4);
-  Out += Doc.take_front(Close);
-  if (!Empty)
-    Out += ",\n";
+  if (!Earlier) {
+    Out += Doc.take_front(Close);
+    if (!Elements.empty())
+      Out += ",\n";
+  } else {
+    Out += Doc.take_front(Open);
+    for (auto [Begin, End] : Elements) {
+      llvm::StringRef E = Doc.slice(Begin, End);
+      if (!isAnnotation(E))
+        (Out += E) += ",\n";
+    }
+  }
   Out += Events;
   Out += Doc.drop_front(Close);
   return Out;
