@@ -6,6 +6,7 @@
 // 1 findings at or above --fail-on, 0 otherwise.
 //
 //===----------------------------------------------------------------------===//
+#include "AnnotateOutput.h"
 #include "Commands.h"
 #include "ImportLimits.h"
 #include "LintSupport.h"
@@ -16,6 +17,7 @@
 #include "analysis/Stats.h"
 #include "analysis/TraceIndex.h"
 #include "import/Import.h"
+#include "report/HtmlReport.h"
 #include "report/LintReport.h"
 #include "report/LintWriters.h"
 #include "rules/Baseline.h"
@@ -38,7 +40,7 @@ cl::SubCommand tracelint::cli::LintSubcommand(
 
 namespace {
 
-enum class Format { Text, Json, Sarif, JUnit, Markdown };
+enum class Format { Text, Json, Sarif, JUnit, Markdown, Html };
 enum class FailOn { Info, Warning, Error, None };
 
 cl::OptionCategory LintCategory("lint options");
@@ -55,7 +57,10 @@ cl::opt<Format> OutputFormat(
                clEnumValN(Format::JUnit, "junit",
                           "JUnit XML for CI test reports"),
                clEnumValN(Format::Markdown, "markdown",
-                          "the next-experiment checklist")),
+                          "the next-experiment checklist"),
+               clEnumValN(Format::Html, "html",
+                          "one self-contained page with a timeline per "
+                          "finding (use with -o REPORT.html)")),
     cl::init(Format::Text), cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
     cl::cat(LintCategory));
 cl::opt<std::string> OutputPath("o", cl::desc("Write the report to FILE"),
@@ -208,6 +213,13 @@ cl::opt<bool> LongNames(
     cl::desc("Text and Markdown: kernel and op names as the trace writes "
              "them, not shortened (JSON and SARIF always keep them whole)"),
     cl::sub(LintSubcommand), cl::sub(CaptureSubcommand), cl::cat(LintCategory));
+cl::opt<std::string> AnnotatePath(
+    "annotate",
+    cl::desc("Also write the trace with the findings added as a 'tracelint' "
+             "process (a slice per finding over its evidence, arrows to its "
+             "examples) for Perfetto or chrome://tracing; gzipped when FILE "
+             "ends in .gz (one input only)"),
+    cl::value_desc("FILE"), cl::sub(LintSubcommand), cl::cat(LintCategory));
 cl::opt<std::string> DocsUrl(
     "docs-url",
     cl::desc("SARIF: base URL of the rule pages (a published docs/rules/); "
@@ -328,6 +340,11 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
                 "rewrite");
     return ExitUsage;
   }
+  if (!AnnotatePath.empty() && Inputs.size() != 1) {
+    reportError("--annotate writes one trace: give one input, not " +
+                std::to_string(Inputs.size()));
+    return ExitUsage;
+  }
   std::optional<rules::Baseline> Known;
   if (!BaselinePath.empty()) {
     bool Missing = !llvm::sys::fs::exists(BaselinePath);
@@ -354,7 +371,10 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
       Width.getNumOccurrences()
           ? std::min<size_t>(Width, report::MaxLineWidth)
           : textWidth(OutputPath, report::DefaultWidth, report::MaxLineWidth);
-  std::vector<std::string> Reports; // text reports or JSON objects
+  report::HtmlOptions HtmlOpts;
+  HtmlOpts.ToolVersion = TRACELINT_VERSION;
+  HtmlOpts.LongNames = LongNames;
+  std::vector<std::string> Reports; // text reports, JSON objects, HTML parts
   std::vector<report::InputError> Errors;
   std::vector<report::LintOutcome> Outcomes;
   rules::Baseline Recorded;
@@ -393,8 +413,15 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
       if (failsAt(F.Sev))
         Exit = std::max<int>(Exit, ExitFindings);
     report::LintedTrace L{Input, *In.Trace, In.Stats, Result};
+    if (!AnnotatePath.empty())
+      if (llvm::Error E = writeAnnotatedTrace(AnnotatePath, L, *In.Ctx)) {
+        reportError(llvm::toString(std::move(E)));
+        Exit = std::max<int>(Exit, ExitUsage);
+      }
     if (OutputFormat == Format::Json) {
       Reports.push_back(report::lintJsonObject(L, 4));
+    } else if (OutputFormat == Format::Html) {
+      Reports.push_back(report::lintHtmlSection(L, *In.Ctx, HtmlOpts));
     } else if (OutputFormat == Format::Text) {
       std::string Text;
       llvm::raw_string_ostream OS(Text);
@@ -455,6 +482,9 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
       return;
     case Format::Markdown:
       report::writeLintMarkdown(OS, Outcomes, Errors, WOpts);
+      return;
+    case Format::Html:
+      report::writeLintHtmlDocument(OS, Reports, Errors, HtmlOpts);
       return;
     case Format::Text:
       break;

@@ -2,7 +2,8 @@
 # One entry point for developers and CI. Every command installs what is
 # missing (Debian packages), builds what is stale, and is safe to run again.
 #
-#   scripts/dev.sh demo    install, build, run `tracelint stats` on the example
+#   scripts/dev.sh demo    install, build, run `tracelint lint` on the example
+#                          (text, then the HTML report and the annotated trace)
 #   scripts/dev.sh test    install, build, run every test (unit, lit, corpus)
 #   scripts/dev.sh build   install and build only (Release, folder build/)
 #   scripts/dev.sh deps    install the Debian packages only
@@ -27,6 +28,9 @@ PACKAGES=(
   libsimdjson-dev libtomlplusplus-dev libsqlite3-dev sqlite3 zlib1g-dev libisal-dev
   libgtest-dev libbenchmark-dev
   cmark-gfm python3-jsonschema
+  # The HTML report's browser test (tests/lit/html/browser.test) and
+  # scripts/render-report-picture.sh.
+  chromium
 )
 # Only `fuzz` needs these: clang 14 and its sanitizer and libFuzzer runtimes.
 FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
@@ -142,7 +146,14 @@ case "${1:-}" in
   build) build ;;
   demo)
     build
-    build/cli/tracelint stats fixtures/example/train-steps.json
+    # lint exits 1 when it finds something: the demo shows it, not fails.
+    build/cli/tracelint lint --fail-on none fixtures/example/train-steps.json
+    build/cli/tracelint lint --fail-on none --format html \
+      -o build/example-report.html --annotate build/example-annotated.json \
+      fixtures/example/train-steps.json
+    echo
+    echo "HTML report:     build/example-report.html (open it in a browser)"
+    echo "annotated trace: build/example-annotated.json (open it in https://ui.perfetto.dev or chrome://tracing)"
     ;;
   sarif-validator)
     sarif_validator

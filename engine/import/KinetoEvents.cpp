@@ -629,6 +629,9 @@ enum CategoryFlag : uint8_t {
   LowercaseCategory = 1 << 2,   ///< 2022+ Kineto ("cpu_op", "kernel")
   LaunchFlow = 1 << 3,
   ForwardBackwardFlow = 1 << 4,
+  /// What `lint --annotate` added (report/Annotate.h): the findings of an
+  /// earlier run, not the program's activity.
+  TracelintAnnotation = 1 << 5,
 };
 
 uint8_t computeCategoryFlags(StringRef Cat) {
@@ -642,6 +645,8 @@ uint8_t computeCategoryFlags(StringRef Cat) {
     F |= LaunchFlow;
   else if (equalsAny(Cat, {"fwdbwd"}))
     F |= ForwardBackwardFlow;
+  if (Cat == "tracelint")
+    F |= TracelintAnnotation;
   return F;
 }
 
@@ -848,6 +853,10 @@ void KinetoEventDecoder::commit(RawEvent &R, unsigned Cache) {
   else if (R.CatFlags & LowercaseCategory)
     SawLowercase = true;
   StringRef Name = ref(R.Name);
+  // An annotated trace lints to the findings of the original: the
+  // annotations make no lane, event or flow.
+  if (R.CatFlags & TracelintAnnotation)
+    return;
 
   switch (R.Ph) {
   case 'M': {

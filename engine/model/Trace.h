@@ -111,6 +111,10 @@ public:
   /// Absolute time of the model's time 0, in ns since the Unix epoch when the
   /// trace's clock is epoch-based (or relative to the producer's base).
   int64_t OriginNs = 0;
+  /// What the file's own timestamps count from (Kineto's
+  /// baseTimeNanoseconds; 0 when they are absolute): a writer that adds
+  /// events to the file converts model times back with it.
+  int64_t FileBaseNs = 0;
   /// [first event start, last event end] over all lanes, in model time.
   int64_t WindowStart = 0, WindowEnd = 0;
 

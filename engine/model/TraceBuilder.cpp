@@ -512,6 +512,7 @@ Trace TraceBuilder::finish() {
   for (FlowPoint &P : FlowPoints)
     P.Time -= MinStart;
   T.OriginNs = BaseNs + MinStart;
+  T.FileBaseNs = BaseNs;
   T.WindowStart = 0;
 
   for (Lane &L : T.Lanes) {

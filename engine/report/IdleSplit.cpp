@@ -2,6 +2,7 @@
 #include "report/IdleSplit.h"
 #include "support/Format.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -12,23 +13,28 @@
 using namespace tracelint;
 using namespace tracelint::support;
 
+std::vector<report::IdleCause>
+report::idleCauses(const analysis::TargetIdle &I) {
+  std::vector<IdleCause> Parts = {
+      {I.LaunchNs, "launch path (L001)", "launch"},
+      {I.HostOtherNs, "host work (L002)", "host"},
+      {I.HostWaitNs, "host waits (S001)", "wait"},
+      {I.DataLoadingNs, "data loading (D001)", "data"},
+      {I.UnrecordedNs, "unrecorded dependency (S004)", "unrecorded"},
+      {I.UnlinkedNs, "no host call", "unlinked"}};
+  std::stable_sort(
+      Parts.begin(), Parts.end(),
+      [](const IdleCause &A, const IdleCause &B) { return A.Ns > B.Ns; });
+  llvm::erase_if(Parts, [](const IdleCause &C) { return C.Ns <= 0; });
+  return Parts;
+}
+
 std::string report::idleSplitText(const analysis::TargetIdle &I) {
   if (I.Device < 0 || I.SpanNs <= 0 || I.IdleNs <= 0)
     return "";
-  std::vector<std::pair<int64_t, const char *>> Parts = {
-      {I.LaunchNs, "launch path (L001)"},
-      {I.HostOtherNs, "host work (L002)"},
-      {I.HostWaitNs, "host waits (S001)"},
-      {I.DataLoadingNs, "data loading (D001)"},
-      {I.UnrecordedNs, "unrecorded dependency (S004)"},
-      {I.UnlinkedNs, "no host call"}};
-  std::stable_sort(
-      Parts.begin(), Parts.end(),
-      [](const auto &A, const auto &B) { return A.first > B.first; });
   std::vector<std::string> Items;
-  for (const auto &[Ns, What] : Parts)
-    if (Ns > 0)
-      Items.push_back((llvm::Twine(What) + " " + formatDuration(Ns)).str());
+  for (const IdleCause &C : idleCauses(I))
+    Items.push_back((C.Label + " " + formatDuration(C.Ns)).str());
   return llvm::formatv("idle {0} ({1}): {2}", formatDuration(I.IdleNs),
                        formatShare(double(I.IdleNs) / double(I.SpanNs)),
                        llvm::join(Items, ", "))

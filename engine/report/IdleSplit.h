@@ -15,8 +15,19 @@
 #include "llvm/Support/JSON.h"
 
 #include <string>
+#include <vector>
 
 namespace tracelint::report {
+
+/// One cause of a device's idle time, as the reports name it.
+struct IdleCause {
+  int64_t Ns = 0;
+  llvm::StringLiteral Label; ///< "launch path (L001)"
+  llvm::StringLiteral Key;   ///< "launch": a class name for the HTML bar
+};
+/// The causes of \p I with idle time, largest first (ties in a fixed
+/// order): the one list the text and HTML reports show.
+std::vector<IdleCause> idleCauses(const analysis::TargetIdle &I);
 
 /// "idle 4 ms (40 %): launch path (L001) 3 ms, host waits (S001) 1 ms",
 /// causes largest first; empty when the device was never idle or there is

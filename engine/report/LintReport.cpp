@@ -207,20 +207,7 @@ void writeDeviceLines(llvm::raw_ostream &OS, Painter &P, Lines &Out,
   }
   bool First = true;
   for (const analysis::DeviceStats &D : S.Devices) {
-    std::string Line = "device " + std::to_string(D.Device);
-    for (const model::DeviceInfo &Info : T.Devices)
-      if (Info.Id == D.Device && !Info.Name.empty())
-        Line += " (" + sanitize(Info.Name, MaxName) + ")";
-    if (!D.HasWork) {
-      Line += ": no device work recorded; cannot judge";
-    } else {
-      Line += ": busy " + formatDuration(D.BusyNs);
-      if (D.BusyShare)
-        Line += " (" + formatShare(*D.BusyShare) + " of window)";
-      Line += ", idle " + formatDuration(D.IdleNs);
-      if (D.StepBusyShare)
-        Line += "; in steps " + formatShare(*D.StepBusyShare) + " busy";
-    }
+    std::string Line = deviceSummary(D, T);
     Out.wrapped(First ? "" : Indent, Line, Indent.size(),
                 First ? Indent.size() : 0);
     First = false;
@@ -406,6 +393,23 @@ std::string zeroImpactReason(const Finding &F) {
 }
 
 } // namespace
+
+std::string report::deviceSummary(const analysis::DeviceStats &D,
+                                  const model::Trace &T) {
+  std::string Line = "device " + std::to_string(D.Device);
+  for (const model::DeviceInfo &Info : T.Devices)
+    if (Info.Id == D.Device && !Info.Name.empty())
+      Line += " (" + sanitize(Info.Name, MaxName) + ")";
+  if (!D.HasWork)
+    return Line + ": no device work recorded; cannot judge";
+  Line += ": busy " + formatDuration(D.BusyNs);
+  if (D.BusyShare)
+    Line += " (" + formatShare(*D.BusyShare) + " of window)";
+  Line += ", idle " + formatDuration(D.IdleNs);
+  if (D.StepBusyShare)
+    Line += "; in steps " + formatShare(*D.StepBusyShare) + " busy";
+  return Line;
+}
 
 std::string report::formatConfidence(double C) {
   std::string S = llvm::formatv("{0:F2}", C).str();

@@ -22,6 +22,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
+#include <vector>
 
 namespace tracelint::report {
 
@@ -96,6 +97,12 @@ enum class PageFormat { Text, Markdown };
 /// known false positives, real traces).
 void writeRulePage(llvm::raw_ostream &OS, const rules::RuleSpec &Spec,
                    PageFormat Format, bool Color);
+
+/// "device 0 (NAME): busy 676 us (50.3 % of window), idle 669 us; in steps
+/// 50.4 % busy": one device's line of the lint report header (text and
+/// HTML), the name sanitized.
+std::string deviceSummary(const analysis::DeviceStats &D,
+                          const model::Trace &T);
 
 /// "0.7", "0.42": a confidence with at most two decimals.
 std::string formatConfidence(double C);

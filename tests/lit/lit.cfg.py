@@ -157,3 +157,22 @@ else:
 config.substitutions.append(("%check-markdown", "%s %s" % (
     config.python_executable,
     os.path.join(config.test_source_root, "Inputs", "check-markdown.py"))))
+
+# The HTML report is checked in a real browser: Debian's chromium, headless
+# (tests/lit/html/browser.test). %chromium runs it without a sandbox (lit
+# may run as root in CI containers) and without a GPU, and with a profile
+# folder of its own so that it neither reads nor writes the user's.
+chromium = "/usr/bin/chromium"
+if os.path.exists(chromium):
+    config.available_features.add("chromium")
+    config.substitutions.append(("%chromium", "%s --headless --no-sandbox "
+                                 "--disable-gpu --hide-scrollbars "
+                                 "--no-first-run --user-data-dir=%%t.chromium"
+                                 % chromium))
+elif require_tools:
+    lit_config.fatal("TRACELINT_REQUIRE_TEST_TOOLS=1 but chromium is missing "
+                     "(Debian package chromium; scripts/dev.sh installs it)")
+else:
+    lit_config.note("chromium not found: the test that renders the HTML "
+                    "report in a browser is skipped (apt-get install "
+                    "chromium)")

@@ -1,0 +1,364 @@
+//===- report/HtmlReport.cpp - `lint --format html` -----------------------===//
+#include "report/HtmlReport.h"
+#include "report/HtmlBuilder.h"
+#include "report/HtmlTimeline.h"
+#include "report/IdleSplit.h"
+#include "report/ShortNames.h"
+#include "support/Format.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace tracelint;
+using namespace tracelint::report;
+using namespace tracelint::support;
+using rules::Finding;
+
+namespace {
+
+// The page's only style: small, no web fonts, readable printed.
+constexpr llvm::StringLiteral Style = R"css(
+body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1d2330;background:#f6f7f9}
+h1{font-size:20px;margin:0 0 12px}h2{font-size:17px;margin:28px 0 8px}
+.facts{background:#fff;border:1px solid #d8dce3;border-radius:6px;padding:10px 14px}
+.facts dt{font-weight:600;float:left;width:90px}.facts dd{margin:0 0 4px 96px}
+.card{background:#fff;border:1px solid #d8dce3;border-left:5px solid #8a94a6;border-radius:6px;padding:10px 14px;margin:14px 0}
+.card.sev-warning{border-left-color:#d89a00}.card.sev-error{border-left-color:#c62828}
+.card h3{font-size:15px;margin:0 0 6px}.card h3 .code{font-family:monospace}
+.hyp{font-size:15px;margin:4px 0 8px}.label{font-weight:600}
+.card ul{margin:2px 0 6px 0;padding-left:20px}.fp{color:#667;font:12px monospace}
+.note{color:#556;font-size:12px}
+svg.timeline{display:block;width:100%;height:auto;max-width:1000px;margin:8px 0;background:#fbfbfd;border:1px solid #e3e6eb}
+svg text{font:11px system-ui,sans-serif;fill:#334}
+.axis line{stroke:#e0e3e8}.axis text{fill:#667}
+.events rect{stroke-width:0}.events text{fill:#fff;pointer-events:none}
+.k-host rect{fill:#7e9cc7}.k-api rect{fill:#9b8fc9}.k-kernel rect{fill:#4f9a6e}
+.k-copy rect{fill:#c98a3c}.k-sync rect{fill:#a0a0a0}.k-coll rect{fill:#3c8fb0}.k-other rect{fill:#9aa3ad}
+.ctx{opacity:.45}.linked rect{stroke:#222;stroke-width:1}
+.flag rect{stroke:#d0021b;stroke-width:2}
+.links line{stroke:#d0021b;stroke-width:1.2}
+svg.bar{display:block;width:100%;max-width:700px;height:auto}
+.b-busy{fill:#4f9a6e}.b-launch{fill:#9b8fc9}.b-host{fill:#7e9cc7}.b-wait{fill:#d0021b}
+.b-data{fill:#c98a3c}.b-unrecorded{fill:#e6b800}.b-unlinked{fill:#b0b6bf}
+.legend span{display:inline-block;margin-right:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
+)css";
+
+/// Ties the legend's swatches to the bar's colours.
+constexpr llvm::StringLiteral Swatches = R"css(
+.legend .b-busy{background:#4f9a6e}.legend .b-launch{background:#9b8fc9}.legend .b-host{background:#7e9cc7}
+.legend .b-wait{background:#d0021b}.legend .b-data{background:#c98a3c}.legend .b-unrecorded{background:#e6b800}
+.legend .b-unlinked{background:#b0b6bf}
+)css";
+
+class Section {
+public:
+  Section(HtmlBuilder &H, const LintedTrace &L, const analysis::TraceIndex &Ctx,
+          const HtmlOptions &O)
+      : H(H), L(L), Ctx(Ctx), O(O), Locate(Ctx) {}
+
+  void write() {
+    H.open("section", {{"class", "input"}});
+    H.element("h2", "tracelint lint: " + L.Input);
+    writeFacts();
+    const auto &Fs = L.Result.Findings;
+    if (Fs.empty())
+      H.element("p", "No findings.", {{"class", "note"}});
+    for (size_t I = 0; I < Fs.size(); ++I)
+      writeCard(I, Fs[I]);
+    writeSkipped();
+    H.close();
+  }
+
+private:
+  /// A text from the trace or a rule as the report shows it: names
+  /// shortened unless --long-names; the full text in the hover title.
+  void shown(llvm::StringRef Text) {
+    if (O.LongNames) {
+      H.text(Text);
+      return;
+    }
+    std::string Short = shortenNamesIn(Text);
+    if (Short == Text) {
+      H.text(Text);
+      return;
+    }
+    H.open("span", {{"title", Text.str()}});
+    H.text(Short);
+    H.close();
+  }
+
+  void fact(llvm::StringRef Term, llvm::function_ref<void()> Body) {
+    H.element("dt", Term);
+    H.open("dd");
+    Body();
+    H.close();
+  }
+
+  void writeFacts() {
+    const rules::LintResult &R = L.Result;
+    H.open("dl", {{"class", "facts"}});
+    fact("target", [&] { shown(R.Target.Description); });
+    if (R.Target.Idle.Device >= 0 && R.Target.Idle.SpanNs > 0)
+      fact("idle", [&] { writeIdleBar(R.Target.Idle); });
+    fact("devices", [&] { writeDevices(); });
+    if (!R.QualityNotes.empty())
+      fact("quality", [&] {
+        H.open("ul");
+        for (const std::string &N : R.QualityNotes) {
+          H.open("li");
+          shown(N);
+          H.close();
+        }
+        H.close();
+      });
+    fact("times", [&] {
+      H.text(llvm::formatv("+s from the first event (ts {0:F3} us), as in "
+                           "Perfetto's timeline",
+                           R.FirstEventUs)
+                 .str());
+    });
+    H.close();
+  }
+
+  /// The target's span on its device: busy, then each idle cause.
+  void writeIdleBar(const analysis::TargetIdle &I) {
+    constexpr double W = 700, BarH = 18;
+    std::vector<IdleCause> Causes = idleCauses(I);
+    int64_t Busy = std::max<int64_t>(I.SpanNs - I.IdleNs, 0);
+    H.text(llvm::formatv(
+               "device {0}, {1} of {2}: busy {3}, idle {4} ({5})", I.Device,
+               L.Result.Target.Kind == analysis::TargetKind::MedianStep
+                   ? "the median step"
+                   : "the window",
+               formatDuration(I.SpanNs), formatDuration(Busy),
+               formatDuration(I.IdleNs),
+               formatShare(double(I.IdleNs) / double(I.SpanNs)))
+               .str());
+    H.open("svg", {{"class", "bar"},
+                   {"viewBox", "0 0 700 18"},
+                   {"width", "700"},
+                   {"height", "18"},
+                   {"role", "img"}});
+    double X = 0;
+    auto Segment = [&](int64_t Ns, llvm::StringRef Key, llvm::StringRef What) {
+      double Wd = W * double(Ns) / double(I.SpanNs);
+      H.open("rect", {{"class", ("b-" + Key).str()},
+                      {"x", svgNumber(X)},
+                      {"y", "0"},
+                      {"width", svgNumber(Wd)},
+                      {"height", svgNumber(BarH)}});
+      H.element("title", (What + " " + formatDuration(Ns) + " (" +
+                          formatShare(double(Ns) / double(I.SpanNs)) + ")")
+                             .str());
+      H.close();
+      X += Wd;
+    };
+    Segment(Busy, "busy", "busy");
+    for (const IdleCause &C : Causes)
+      Segment(C.Ns, C.Key, C.Label);
+    H.close();
+    H.open("div", {{"class", "legend"}});
+    auto Legend = [&](llvm::StringRef Key, llvm::StringRef What, int64_t Ns) {
+      H.open("span");
+      H.open("i", {{"class", ("b-" + Key).str()}});
+      H.close();
+      H.text((What + " " + formatDuration(Ns)).str());
+      H.close();
+    };
+    Legend("busy", "busy", Busy);
+    for (const IdleCause &C : Causes)
+      Legend(C.Key, C.Label, C.Ns);
+    H.close();
+  }
+
+  void writeDevices() {
+    const analysis::TraceStats &S = L.Stats;
+    if (!S.hasDeviceActivity()) {
+      H.text("device activity was not recorded; device busy and idle time "
+             "cannot be judged");
+      return;
+    }
+    H.open("ul");
+    for (const analysis::DeviceStats &D : S.Devices) {
+      std::string Line = deviceSummary(D, L.Trace);
+      H.element("li", Line);
+    }
+    H.close();
+  }
+
+  void list(llvm::StringRef Title, llvm::ArrayRef<std::string> Items) {
+    if (Items.empty())
+      return;
+    H.element("div", Title, {{"class", "label"}});
+    H.open("ul");
+    for (const std::string &I : Items) {
+      H.open("li");
+      shown(I);
+      H.close();
+    }
+    H.close();
+  }
+
+  void writeCard(size_t Rank, const Finding &F) {
+    llvm::StringRef Sev = rules::severityName(F.Sev);
+    H.open("div", {{"class", ("card sev-" + Sev).str()},
+                   {"id", "finding-" + std::to_string(Rank + 1)}});
+    H.open("h3");
+    H.text(std::to_string(Rank + 1) + ". ");
+    H.element("span", F.Code, {{"class", "code"}});
+    H.text(" [" + F.Name + "] " + Sev.str() + ", confidence " +
+           formatConfidence(F.Confidence) + ", impact up to " +
+           formatDuration(F.ImpactNs) + " (" + formatShare(F.ImpactShare) +
+           " of " +
+           (L.Result.Target.Kind == analysis::TargetKind::MedianStep
+                ? "step"
+                : "window") +
+           ")");
+    H.close();
+    H.open("p", {{"class", "hyp"}});
+    shown(F.Hypothesis);
+    H.close();
+    writeTimeline(F);
+    if (!F.Window.empty()) {
+      H.open("div");
+      H.element("span", "where: ", {{"class", "label"}});
+      shown(F.Window);
+      H.close();
+    }
+    list("evidence", F.Evidence);
+    list("could also be", F.Alternatives);
+    std::vector<std::string> Steps;
+    auto Step = [&](llvm::StringRef Label, const std::string &Text) {
+      if (!Text.empty())
+        Steps.push_back((Label + " " + Text).str());
+    };
+    Step("change:", F.Next.Change);
+    Step("expect in trace:", F.Next.PredictTrace);
+    Step("expect in metric:", F.Next.PredictMetric);
+    Step("verify:", F.Next.Verify);
+    Step("refuted if:", F.Next.RefutedIf);
+    list("next experiment", Steps);
+    std::vector<std::string> Examples;
+    for (const rules::ExampleEvent &E : F.Examples)
+      Examples.push_back(E.Name + " on " + E.Lane + " at " +
+                         formatOffset(E.OffsetNs) + ", " +
+                         formatDuration(E.DurationNs));
+    list("examples", Examples);
+    list("confidence", F.ConfidenceNotes);
+    H.element("div", "fingerprint " + F.Fingerprint, {{"class", "fp"}});
+    H.close();
+  }
+
+  void writeTimeline(const Finding &F) {
+    std::vector<uint32_t> Flagged;
+    size_t Missing = 0;
+    for (const rules::ExampleEvent &E : F.Examples) {
+      uint32_t I = Locate.find(E);
+      if (I == model::NoIndex)
+        ++Missing;
+      else
+        Flagged.push_back(I);
+    }
+    if (Flagged.empty()) {
+      if (!F.Examples.empty())
+        H.element("p",
+                  "The example events could not be found in the trace "
+                  "to draw them.",
+                  {{"class", "note"}});
+      return;
+    }
+    TimelineSelection S = selectTimeline(Ctx, Flagged, O.MaxNeighbours);
+    writeTimelineSvg(H, Ctx, S);
+    std::vector<std::string> Notes;
+    Notes.push_back(llvm::formatv("{0} to {1}; flagged events outlined in red",
+                                  formatOffset(S.Begin - L.Trace.WindowStart),
+                                  formatOffset(S.End - L.Trace.WindowStart))
+                        .str());
+    if (S.LeftOut)
+      Notes.push_back(llvm::formatv("{0} more event{1} in this window not "
+                                    "drawn",
+                                    S.LeftOut, S.LeftOut == 1 ? "" : "s")
+                          .str());
+    if (Missing)
+      Notes.push_back(llvm::formatv("{0} example{1} not found in the trace",
+                                    Missing, Missing == 1 ? "" : "s")
+                          .str());
+    H.element("p", llvm::join(Notes, "; "), {{"class", "note"}});
+  }
+
+  void writeSkipped() {
+    size_t N = 0;
+    for (const rules::Skipped &S : L.Result.Skipped)
+      N += S.Kind == rules::SkipKind::CannotJudge;
+    if (!N)
+      return;
+    H.element("h3", llvm::formatv("could not judge ({0} rule{1})", N,
+                                  N == 1 ? "" : "s")
+                        .str());
+    H.open("ul", {{"class", "skipped"}});
+    for (const rules::Skipped &S : L.Result.Skipped)
+      if (S.Kind == rules::SkipKind::CannotJudge)
+        H.element("li", S.Code + " [" + S.Name + "]: " + S.Reason);
+    H.close();
+  }
+
+  HtmlBuilder &H;
+  const LintedTrace &L;
+  const analysis::TraceIndex &Ctx;
+  const HtmlOptions &O;
+  ExampleLocator Locate;
+};
+
+} // namespace
+
+std::string report::lintHtmlSection(const LintedTrace &L,
+                                    const analysis::TraceIndex &Ctx,
+                                    const HtmlOptions &Opts) {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  {
+    HtmlBuilder H(OS);
+    Section(H, L, Ctx, Opts).write();
+  }
+  OS.flush();
+  return Out;
+}
+
+void report::writeLintHtmlDocument(llvm::raw_ostream &OS,
+                                   llvm::ArrayRef<std::string> Sections,
+                                   llvm::ArrayRef<InputError> Errors,
+                                   const HtmlOptions &Opts) {
+  HtmlBuilder H(OS);
+  H.literal("<!DOCTYPE html>\n");
+  H.open("html", {{"lang", "en"}});
+  H.open("head");
+  H.empty("meta", {{"charset", "utf-8"}});
+  // Nothing may be fetched: the page opens from a CI artifact offline.
+  H.empty("meta",
+          {{"http-equiv", "Content-Security-Policy"},
+           {"content", "default-src 'none'; style-src 'unsafe-inline'"}});
+  H.element("title", "tracelint lint report");
+  H.open("style");
+  H.literal(Style);
+  H.literal(Swatches);
+  H.close();
+  H.close();
+  H.open("body");
+  H.element("h1", "tracelint " + Opts.ToolVersion + " lint report");
+  // The arrow head of every timeline's launch links, defined once.
+  H.literal("<svg width=\"0\" height=\"0\" style=\"position:absolute\">"
+            "<defs><marker id=\"tl-arrow\" viewBox=\"0 0 6 6\" refX=\"5\" "
+            "refY=\"3\" markerWidth=\"6\" markerHeight=\"6\" "
+            "orient=\"auto\"><path d=\"M0,0L6,3L0,6z\" fill=\"#d0021b\"/>"
+            "</marker></defs></svg>\n");
+  for (const std::string &S : Sections)
+    OS << S;
+  for (const InputError &E : Errors) {
+    H.open("section", {{"class", "input error"}});
+    H.element("h2", "tracelint lint: " + E.Input);
+    H.element("p", "could not be read: " + E.Message);
+    H.close();
+  }
+  H.close();
+  H.close();
+  OS << "\n";
+}

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Checks a `lint --format html` page against the JSON report of the same run.
+
+    check-html.py REPORT.html LINT.json [--max-bytes N] [--hostile]
+
+Fails (exit 1, one line per problem) when:
+  - the page does not hold one class="card" per finding of the JSON report;
+  - it holds (as parsed markup, not escaped text) a <script> element or
+    another element that loads something (img, link, iframe, ...), an
+    event-handler attribute (on...=), a src= or href=, or a url() or
+    @import in its CSS other than url(#id), which points inside the page;
+  - it is larger than N bytes;
+  - with --hostile: the markup of hostile-trace.py's names does not appear
+    escaped (the checks above make sure it does not appear raw).
+"""
+import argparse
+from html.parser import HTMLParser
+import json
+import re
+import sys
+
+ap = argparse.ArgumentParser()
+ap.add_argument("html")
+ap.add_argument("json")
+ap.add_argument("--max-bytes", type=int, default=0)
+ap.add_argument("--hostile", action="store_true")
+a = ap.parse_args()
+
+raw = open(a.html, "rb").read()
+page = raw.decode("utf-8")
+report = json.load(open(a.json))
+findings = sum(len(r["findings"]) for r in report["results"])
+problems = []
+
+
+
+class Elements(HTMLParser):
+    """The page's real elements and attributes (escaped text is not markup)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.cards = 0
+        self.problems = []
+        self.in_style = False
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "link", "img", "iframe", "object", "embed",
+                   "image", "use", "base", "frame", "audio", "video"):
+            self.problems.append("a <%s> element" % tag)
+        for name, value in attrs:
+            value = value or ""
+            if name.startswith("on"):
+                self.problems.append("an event handler: %s=%s" % (name, value[:60]))
+            if name in ("src", "href", "xlink:href", "action", "srcset"):
+                self.problems.append("%s=%s" % (name, value[:60]))
+            if name == "style" and ("url(" in value or "@import" in value):
+                self.problems.append("a fetch in a style attribute")
+            if name == "class" and "card" in value.split():
+                self.cards += 1
+        self.in_style = tag == "style"
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        self.in_style = False
+
+    def handle_endtag(self, tag):
+        self.in_style = False
+
+    def handle_data(self, data):
+        if self.in_style and ("@import" in data or
+                              re.search(r"url\((?!#)", data)):
+            self.problems.append("a fetch in the style sheet")
+
+
+parser = Elements()
+parser.feed(page)
+parser.close()
+problems += parser.problems
+cards = parser.cards
+if cards != findings:
+    problems.append("%d cards for %d findings" % (cards, findings))
+if findings == 0:
+    problems.append("the JSON report has no findings: nothing was checked")
+# Raw markup of a hostile name, wherever it is, is markup the browser runs.
+for raw_markup in ["<script", "<img", "<svg onload", "onerror='"]:
+    if raw_markup in page:
+        problems.append("raw markup: " + raw_markup)
+if a.max_bytes and len(raw) > a.max_bytes:
+    problems.append("%d bytes, more than %d" % (len(raw), a.max_bytes))
+if a.hostile:
+    for escaped in ["&lt;script&gt;alert(&quot;k&quot;)&lt;/script&gt;",
+                    "&lt;img src=x onerror=alert(1)&gt;",
+                    "&lt;script&gt;thread&lt;/script&gt;"]:
+        if escaped not in page:
+            problems.append("missing, escaped: " + escaped)
+for p in problems:
+    print("check-html: " + a.html + ": " + p)
+if not problems:
+    print("check-html: %d cards, %d bytes" % (cards, len(raw)))
+sys.exit(1 if problems else 0)
