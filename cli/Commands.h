@@ -19,6 +19,7 @@ extern llvm::cl::SubCommand NamesSubcommand;
 /// Built on first use, so that options in any file can name them.
 llvm::cl::SubCommand &baselineSubcommand();
 llvm::cl::SubCommand &diffSubcommand();
+llvm::cl::SubCommand &summarizeSubcommand();
 
 /// Each runs one subcommand with the parsed options and returns the exit
 /// code.
@@ -34,6 +35,7 @@ int runExplain();
 int runNames();
 int runBaseline();
 int runDiff();
+int runSummarize();
 
 } // namespace tracelint::cli
 

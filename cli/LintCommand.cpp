@@ -9,15 +9,18 @@
 #include "AnnotateOutput.h"
 #include "Commands.h"
 #include "ImportLimits.h"
+#include "JobInputs.h"
 #include "LintSupport.h"
 #include "Output.h"
 #include "RuleSetup.h"
 #include "StepOption.h"
 
+#include "analysis/JobAnalysis.h"
 #include "analysis/Stats.h"
 #include "analysis/TraceIndex.h"
 #include "import/Import.h"
 #include "report/HtmlReport.h"
+#include "report/JobReport.h"
 #include "report/LintReport.h"
 #include "report/LintWriters.h"
 #include "rules/Baseline.h"
@@ -74,14 +77,16 @@ cl::list<std::string>
                     "comma-separated (replaces the configuration's select)"),
            cl::value_desc("CODES"), cl::CommaSeparated, cl::sub(LintSubcommand),
            cl::sub(CaptureSubcommand), cl::sub(baselineSubcommand()),
-           cl::sub(diffSubcommand()), cl::cat(LintCategory));
+           cl::sub(diffSubcommand()), cl::sub(summarizeSubcommand()),
+           cl::cat(LintCategory));
 cl::list<std::string>
     Ignore("ignore",
            cl::desc("Do not run these rules: codes, family letters or names, "
                     "comma-separated"),
            cl::value_desc("CODES"), cl::CommaSeparated, cl::sub(LintSubcommand),
            cl::sub(CaptureSubcommand), cl::sub(baselineSubcommand()),
-           cl::sub(diffSubcommand()), cl::cat(LintCategory));
+           cl::sub(diffSubcommand()), cl::sub(summarizeSubcommand()),
+           cl::cat(LintCategory));
 cl::opt<FailOn>
     FailLevel("fail-on",
               cl::desc("Exit with 1 when a finding has this severity or "
@@ -99,11 +104,11 @@ cl::opt<std::string> ConfigPath(
              "the working directory)"),
     cl::value_desc("FILE"), cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
     cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
-    cl::cat(LintCategory));
+    cl::sub(summarizeSubcommand()), cl::cat(LintCategory));
 cl::opt<bool> Isolated("isolated", cl::desc("Ignore every configuration file"),
                        cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
                        cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
-                       cl::cat(LintCategory));
+                       cl::sub(summarizeSubcommand()), cl::cat(LintCategory));
 cl::opt<bool> PathBounds(
     "path-bounds",
     cl::desc("Cap each finding's impact by its critical-path what-if bound "
@@ -111,21 +116,22 @@ cl::opt<bool> PathBounds(
              "bounds and skips the path)"),
     cl::init(true), cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
     cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
-    cl::cat(LintCategory));
+    cl::sub(summarizeSubcommand()), cl::cat(LintCategory));
 cl::opt<unsigned>
     Jobs("j",
          cl::desc("Run the rules on N threads (default: $TRACELINT_JOBS, else "
                   "every core); the report is the same for every N"),
          cl::value_desc("N"), cl::init(0), cl::Prefix, cl::sub(LintSubcommand),
          cl::sub(CaptureSubcommand), cl::sub(baselineSubcommand()),
-         cl::sub(diffSubcommand()), cl::cat(LintCategory));
+         cl::sub(diffSubcommand()), cl::sub(summarizeSubcommand()),
+         cl::cat(LintCategory));
 cl::list<std::string> RuleDirs(
     "rules",
     cl::desc("Add the rule files (*.toml) below DIR; a rule with a built-in "
              "code replaces it (repeatable)"),
     cl::value_desc("DIR"), cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
     cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
-    cl::cat(LintCategory));
+    cl::sub(summarizeSubcommand()), cl::cat(LintCategory));
 cl::opt<ColorMode> Color(
     "color", cl::desc("Colour in text output"),
     cl::values(clEnumValN(ColorMode::Auto, "auto", "on a terminal (default)"),
@@ -140,27 +146,27 @@ cl::opt<std::string> StepName(
              "ProfilerStep#N"),
     cl::value_desc("NAME"), cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
     cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
-    cl::cat(LintCategory));
+    cl::sub(summarizeSubcommand()), cl::cat(LintCategory));
 cl::opt<uint64_t>
     MaxEvents("max-events",
               cl::desc("Refuse traces with more events than N (0: no limit)"),
               cl::init(0), cl::sub(LintSubcommand),
               cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
-              cl::cat(LintCategory));
+              cl::sub(summarizeSubcommand()), cl::cat(LintCategory));
 cl::opt<std::string> MemoryBudget(
     "memory-budget",
     cl::desc("Refuse traces that would need more memory than SIZE (e.g. 8G, "
              "512M; about 256 bytes per event; default: no limit)"),
     cl::value_desc("SIZE"), cl::sub(LintSubcommand),
     cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
-    cl::cat(LintCategory));
+    cl::sub(summarizeSubcommand()), cl::cat(LintCategory));
 cl::opt<unsigned> InputTimeout(
     "input-timeout",
     cl::desc("Give up on a pipe or FIFO that delivers no data for this many "
              "seconds (0: wait forever)"),
     cl::value_desc("SECONDS"), cl::init(30), cl::sub(LintSubcommand),
     cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
-    cl::cat(LintCategory));
+    cl::sub(summarizeSubcommand()), cl::cat(LintCategory));
 
 cl::opt<std::string> BaselinePath(
     "baseline",
@@ -220,6 +226,13 @@ cl::opt<std::string> AnnotatePath(
              "examples) for Perfetto or chrome://tracing; gzipped when FILE "
              "ends in .gz (one input only)"),
     cl::value_desc("FILE"), cl::sub(LintSubcommand), cl::cat(LintCategory));
+cl::opt<bool>
+    JobMode("job",
+            cl::desc("The inputs are the ranks of one job (traces, `tracelint "
+                     "summarize` summaries, folders of them or glob patterns): "
+                     "report the job first, then each rank's findings folded "
+                     "(docs/multi-rank.md)"),
+            cl::sub(LintSubcommand), cl::cat(LintCategory));
 cl::opt<std::string> DocsUrl(
     "docs-url",
     cl::desc("SARIF: base URL of the rule pages (a published docs/rules/); "
@@ -291,24 +304,34 @@ llvm::Expected<RuleSetup> tracelint::cli::setupRulesFromOptions() {
   return Setup;
 }
 
+llvm::Expected<uint64_t> tracelint::cli::memoryBudgetOption() {
+  return parseByteSize(MemoryBudget, "--memory-budget");
+}
+
 bool tracelint::cli::lintInput(llvm::StringRef Input, const RuleSetup &Setup,
-                               LintedInput &Out, InputFailure &Failure) {
+                               LintedInput &Out, InputFailure &Failure,
+                               uint64_t BudgetBytes, bool Quiet) {
   auto Opts = importOptions(MaxEvents, MemoryBudget, InputTimeout);
   if (!Opts) {
     Failure = {llvm::toString(Opts.takeError()), ExitUsage};
-    reportError(Failure.Message);
+    if (!Quiet)
+      reportError(Failure.Message);
     return false;
   }
   Opts->Names = Setup.Cfg.Names;
+  if (BudgetBytes)
+    Opts->MemoryBudget = BudgetBytes;
   auto Trace = import::importTraceFile(Input, *Opts);
   if (!Trace) {
     Failure = {llvm::toString(Trace.takeError()), ExitBadInput};
-    reportError(Failure.Message);
+    if (!Quiet)
+      reportError(Failure.Message);
     return false;
   }
   if (llvm::Error E = applyStepOption(*Trace, Input, StepName)) {
     Failure = {llvm::toString(std::move(E)), ExitUsage};
-    reportError(Failure.Message);
+    if (!Quiet)
+      reportError(Failure.Message);
     return false;
   }
   Out.Trace = std::make_unique<model::Trace>(std::move(*Trace));
@@ -322,12 +345,61 @@ int tracelint::cli::runLint() {
   return runLintOn(std::vector<std::string>(Inputs.begin(), Inputs.end()));
 }
 
+/// `lint --job`: every input a rank; the job's findings, then the ranks'.
+static int runLintJob(const std::vector<std::string> &Inputs,
+                      const RuleSetup &Setup) {
+  if (OutputFormat != Format::Text && OutputFormat != Format::Json) {
+    reportError("--job writes text or JSON (--format text|json)");
+    return ExitUsage;
+  }
+  if (!BaselinePath.empty()) {
+    reportError("--job does not take --baseline yet: record and compare "
+                "each rank's findings without --job");
+    return ExitUsage;
+  }
+  auto Budget = memoryBudgetOption();
+  if (!Budget) {
+    reportError(llvm::toString(Budget.takeError()));
+    return ExitUsage;
+  }
+  JobInputs In = readJobInputs(Inputs, Setup, Setup.Cfg.Jobs, *Budget);
+  int Exit = In.Exit;
+  if (In.Ranks.empty()) {
+    reportError("--job: no rank could be read");
+    return std::max<int>(Exit, ExitBadInput);
+  }
+  analysis::JobAnalysis Job = analysis::analyzeJob(std::move(In.Ranks));
+  rules::JobLintResult Result = rules::runJobRules(Job, Setup.Rules, Setup.Cfg);
+  for (const rules::Finding &F : Result.Findings)
+    if (failsAt(F.Sev))
+      Exit = std::max<int>(Exit, ExitFindings);
+  report::TextOptions TextOpts;
+  TextOpts.Verbose = Verbose;
+  TextOpts.LongNames = LongNames;
+  TextOpts.Top = Top;
+  auto Write = OutputFormat == Format::Json ? writeJsonOutput : writeOutput;
+  llvm::Error E = Write(OutputPath, [&](llvm::raw_ostream &OS) {
+    if (OutputFormat == Format::Json)
+      report::writeLintJsonDocument(OS, {}, In.Errors,
+                                    report::jobJsonObject(Job, Result));
+    else
+      report::writeJobText(OS, Job, Result, In.Errors, TextOpts);
+  });
+  if (E) {
+    reportError(llvm::toString(std::move(E)));
+    Exit = std::max<int>(Exit, ExitUsage);
+  }
+  return Exit;
+}
+
 int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
   auto Setup = setupRulesFromOptions();
   if (!Setup) {
     reportError(llvm::toString(Setup.takeError()));
     return ExitUsage;
   }
+  if (JobMode)
+    return runLintJob(Inputs, *Setup);
   std::optional<double> Tolerance = parseShare(ImpactTolerance);
   if (!Tolerance) {
     reportError("--impact-tolerance: expected a share such as 25% or 0.25, "
@@ -389,8 +461,9 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
     report::LintOutcome O;
     O.Input = Input;
     O.Target = In.Result.Target.Description;
+    // Job rules run only under --job.
     for (const rules::RuleSpec &R : Setup->Rules.rules())
-      if (Setup->Cfg.isEnabled(R, Input))
+      if (!R.Sig.JobInput && Setup->Cfg.isEnabled(R, Input))
         O.RulesRun.push_back(R.Code);
     rules::LintResult &Result = In.Result;
     if (UpdateBaseline)

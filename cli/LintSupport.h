@@ -28,6 +28,9 @@ namespace tracelint::cli {
 /// error is a usage error (exit code 2).
 llvm::Expected<RuleSetup> setupRulesFromOptions();
 
+/// --memory-budget in bytes (0: none).
+llvm::Expected<uint64_t> memoryBudgetOption();
+
 /// One trace, imported, analysed and linted.
 struct LintedInput {
   std::unique_ptr<model::Trace> Trace;
@@ -43,9 +46,12 @@ struct InputFailure {
 };
 
 /// Imports and lints \p Input with the shared options. On failure returns
-/// false and fills \p Failure (already reported on standard error).
+/// false and fills \p Failure (reported on standard error unless \p Quiet:
+/// `lint --job` reports from one thread). \p BudgetBytes, when not 0,
+/// replaces --memory-budget (a thread's share of it).
 bool lintInput(llvm::StringRef Input, const RuleSetup &Setup, LintedInput &Out,
-               InputFailure &Failure);
+               InputFailure &Failure, uint64_t BudgetBytes = 0,
+               bool Quiet = false);
 
 } // namespace tracelint::cli
 

@@ -45,9 +45,9 @@ static bool isTopLevelOption(llvm::StringRef Arg) {
 
 /// Whether argv should get an implicit "lint" before its first argument.
 static bool needsImplicitLint(llvm::StringRef First) {
-  static const char *const Subcommands[] = {"baseline", "capture", "diff",
-                                            "explain",  "lint",    "names",
-                                            "path",     "rules",   "stats"};
+  static const char *const Subcommands[] = {
+      "baseline", "capture", "diff",  "explain", "lint",
+      "names",    "path",    "rules", "stats",   "summarize"};
   if (llvm::is_contained(Subcommands, First))
     return false;
   if (First.startswith("-"))
@@ -84,7 +84,11 @@ int main(int Argc, char **Argv) {
           "  tracelint baseline TRACE... -o FILE   record findings for "
           "`lint --baseline FILE`\n"
           "  tracelint diff BEFORE AFTER   did the predicted trace features "
-          "and the metric move?\n",
+          "and the metric move?\n"
+          "  tracelint summarize TRACE -o FILE   one rank's summary for "
+          "`lint --job`\n"
+          "  tracelint lint --job RANKS...   the ranks of one job together "
+          "(traces or summaries)\n",
           &ErrorStream)) {
     ErrorStream.flush();
     llvm::errs() << sanitizeMessage(Errors);
@@ -108,6 +112,8 @@ int main(int Argc, char **Argv) {
     return runBaseline();
   if (diffSubcommand())
     return runDiff();
+  if (summarizeSubcommand())
+    return runSummarize();
   llvm::errs() << "tracelint: error: no command given; try `tracelint lint "
                   "TRACE` or `tracelint --help`\n";
   return ExitUsage;

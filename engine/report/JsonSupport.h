@@ -10,7 +10,10 @@
 #ifndef TRACELINT_REPORT_JSONSUPPORT_H
 #define TRACELINT_REPORT_JSONSUPPORT_H
 
+#include "rules/Finding.h"
 #include "rules/Value.h"
+
+#include "llvm/ADT/ArrayRef.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/JSON.h"
@@ -33,6 +36,12 @@ void writeRounded(llvm::json::OStream &J, llvm::StringRef Key, double V);
 ///   "impact": {"ns": 1750000, "text": "1.75 ms"}
 void writeValues(llvm::json::OStream &J, llvm::StringRef Key,
                  const std::map<std::string, rules::Value> &Values);
+
+/// One finding as `lint --format json` writes it (the same schema for a
+/// trace's findings and a job's); \p SeeAlso: fingerprints of the findings
+/// about the same claim.
+void writeFindingJson(llvm::json::OStream &J, const rules::Finding &F,
+                      llvm::ArrayRef<std::string> SeeAlso = {});
 
 } // namespace tracelint::report
 

@@ -36,8 +36,8 @@ static void writeStrings(llvm::json::OStream &J, llvm::StringRef Key,
   });
 }
 
-static void writeFinding(llvm::json::OStream &J, const rules::Finding &F,
-                         llvm::ArrayRef<std::string> SeeAlso) {
+void report::writeFindingJson(llvm::json::OStream &J, const rules::Finding &F,
+                              llvm::ArrayRef<std::string> SeeAlso) {
   J.object([&] {
     J.attribute("code", F.Code);
     J.attribute("name", F.Name);
@@ -134,7 +134,7 @@ std::string report::lintJsonObject(const LintedTrace &L, unsigned Indent) {
     std::vector<size_t> Leads = claimLeads(Fs);
     J.attributeArray("findings", [&] {
       for (size_t I = 0; I < Fs.size(); ++I)
-        writeFinding(J, Fs[I], seeAlso(Fs, Leads, I));
+        writeFindingJson(J, Fs[I], seeAlso(Fs, Leads, I));
     });
     J.attributeArray("skipped", [&] {
       for (const rules::Skipped &S : L.Result.Skipped)
@@ -167,11 +167,18 @@ std::string report::lintJsonObject(const LintedTrace &L, unsigned Indent) {
 
 void report::writeLintJsonDocument(llvm::raw_ostream &OS,
                                    llvm::ArrayRef<std::string> Objects,
-                                   llvm::ArrayRef<InputError> Errors) {
+                                   llvm::ArrayRef<InputError> Errors,
+                                   llvm::StringRef JobObject) {
   llvm::json::OStream J(OS, 2);
   J.object([&] {
     J.attribute("version", LintJsonVersion);
     J.attribute("tool", "tracelint");
+    // lint --job: the job's findings and ranks first, as in the text.
+    if (!JobObject.empty()) {
+      J.attributeBegin("job");
+      J.rawValue(JobObject);
+      J.attributeEnd();
+    }
     J.attributeArray("results", [&] {
       for (const std::string &O : Objects)
         J.rawValue(O);

@@ -80,10 +80,12 @@ void writeLintText(llvm::raw_ostream &OS, const LintedTrace &L, bool Color);
 std::string lintJsonObject(const LintedTrace &L, unsigned Indent);
 
 /// The whole JSON document: {"version", "results": [objects],
-/// "errors": [{"input", "message"}]}.
+/// "errors": [{"input", "message"}]}, with "job": \p JobObject (raw JSON,
+/// report/JobReport.h) after "tool" when it is not empty.
 void writeLintJsonDocument(llvm::raw_ostream &OS,
                            llvm::ArrayRef<std::string> Objects,
-                           llvm::ArrayRef<InputError> Errors);
+                           llvm::ArrayRef<InputError> Errors,
+                           llvm::StringRef JobObject = {});
 
 /// `tracelint rules`: one line per rule (code, name, family, status,
 /// severity, summary), or a JSON array.

@@ -77,8 +77,12 @@ std::vector<std::string> describeSignature(const RuleSpec &Spec) {
     WhatIf = "impact capped by the critical path without " +
              Spec.Sig.WhatIf.describe() + " (docs/path.md)";
   if (!Spec.Sig.Detector.empty()) {
-    Lines.push_back("C++ detector '" + Spec.Sig.Detector +
-                    "' (reads the options below)");
+    Lines.push_back(
+        (Spec.Sig.JobInput ? "C++ job detector '" : "C++ detector '") +
+        Spec.Sig.Detector +
+        (Spec.Sig.JobInput ? "' (reads the ranks of a job under `lint --job`, "
+                             "docs/multi-rank.md, and the options below)"
+                           : "' (reads the options below)"));
     if (!WhatIf.empty())
       Lines.push_back(WhatIf);
     return Lines;
@@ -419,6 +423,8 @@ void report::writeRuleList(llvm::raw_ostream &OS, const rules::Catalogue &Cat,
                       R.Sig.Detector.empty() ? "declarative" : "detector");
           if (!R.Sig.Detector.empty())
             J.attribute("detector", R.Sig.Detector);
+          if (R.Sig.JobInput)
+            J.attribute("input", "job");
           J.attributeArray("needs", [&] {
             for (rules::Need N : R.Needs)
               J.value(rules::needName(N));

@@ -24,6 +24,10 @@
 #include <string>
 #include <vector>
 
+namespace tracelint::analysis {
+struct JobAnalysis; // analysis/JobAnalysis.h: only job detectors include it
+} // namespace tracelint::analysis
+
 namespace tracelint::rules {
 
 /// What running a rule on a trace came to: it ran (and its detections, if
@@ -71,6 +75,24 @@ llvm::ArrayRef<DetectorEntry> detectors();
 llvm::ArrayRef<DetectorEntry> detectorTable();
 /// The detector with this name, or nullptr.
 DetectorFn findDetector(llvm::StringRef Name);
+
+/// A job detector ([signature] input = "job", docs/writing-rules.md) reads
+/// the joined ranks of a job instead of one trace: it runs once per
+/// `lint --job`, never on a single trace.
+using JobDetectorFn = Outcome (*)(const analysis::JobAnalysis &Job,
+                                  const RuleOptions &Opts,
+                                  std::vector<Detection> &Out);
+
+struct JobDetectorEntry {
+  llvm::StringRef Name;
+  JobDetectorFn Run;
+};
+
+/// The generated table of job detectors (BuiltinDetectors.cpp), sorted by
+/// name.
+llvm::ArrayRef<JobDetectorEntry> jobDetectorTable();
+/// The job detector with this name, or nullptr.
+JobDetectorFn findJobDetector(llvm::StringRef Name);
 
 } // namespace tracelint::rules
 

@@ -31,6 +31,15 @@ DetectorFn rules::findDetector(llvm::StringRef Name) {
   return It->Run;
 }
 
+JobDetectorFn rules::findJobDetector(llvm::StringRef Name) {
+  llvm::ArrayRef<JobDetectorEntry> All = jobDetectorTable();
+  auto It = llvm::partition_point(
+      All, [&](const JobDetectorEntry &E) { return E.Name < Name; });
+  if (It == All.end() || It->Name != Name)
+    return nullptr;
+  return It->Run;
+}
+
 llvm::StringRef rules::skipKindName(SkipKind K) {
   switch (K) {
   case SkipKind::CannotJudge:

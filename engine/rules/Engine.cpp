@@ -1,6 +1,7 @@
 //===- rules/Engine.cpp - Running the catalogue on a trace ----------------===//
 #include "rules/Engine.h"
 
+#include "analysis/JobAnalysis.h"
 #include "analysis/PathAnalysis.h"
 #include "rules/Evaluator.h"
 
@@ -319,6 +320,43 @@ std::string whereThePathShows(const analysis::PathModel &Path,
   return Out;
 }
 
+/// Renders \p Spec's texts for \p F from \p D's values (the vocabulary of
+/// the producer \p Kind), and fills F's values, window, examples, subject
+/// and fingerprint. Shared by trace and job findings.
+void renderTexts(const RuleSpec &Spec, const std::string &Target,
+                 analysis::ProducerKind Kind, Detection &D, Finding &F) {
+  auto &V = D.Values;
+  V.emplace("target", Target);
+  V.emplace("code", Spec.Code);
+  V.emplace("name", Spec.Name);
+  V.emplace("subject", D.Subject.empty() ? "none" : D.Subject);
+
+  // The texts in the vocabulary of the program that produced the trace.
+  const RuleTexts Texts = Spec.textsFor(Kind);
+  F.Hypothesis = renderTemplate(
+      Texts.Hypothesis.empty() ? Spec.Summary : Texts.Hypothesis, V);
+  for (const std::string &E : Texts.Evidence)
+    F.Evidence.push_back(renderTemplate(E, V));
+  for (std::string &E : D.ExtraEvidence)
+    F.Evidence.push_back(std::move(E));
+  for (const std::string &A : Texts.Alternatives)
+    F.Alternatives.push_back(renderTemplate(A, V));
+  F.Next.Change = renderTemplate(Texts.Next.Change, V);
+  F.Next.PredictTrace = renderTemplate(Texts.Next.PredictTrace, V);
+  F.Next.PredictMetric = renderTemplate(Texts.Next.PredictMetric, V);
+  F.Next.Verify = renderTemplate(Texts.Next.Verify, V);
+  F.Next.RefutedIf = renderTemplate(Texts.Next.RefutedIf, V);
+  // The values measured for this finding; the rule's identity, the target
+  // and the subject have fields of their own in every report.
+  for (llvm::StringRef Own : {"code", "name", "target", "subject"})
+    V.erase(Own.str());
+  F.Values = std::move(V);
+  F.Window = std::move(D.Window);
+  F.Examples = std::move(D.Examples);
+  F.Subject = std::move(D.Subject);
+  F.Fingerprint = fingerprint(F.Code, F.Subject);
+}
+
 Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec,
                     const Config &Cfg, const RuleOptions &Opts, Detection D,
                     llvm::ArrayRef<Penalty> Penalties, int64_t PathBound,
@@ -435,35 +473,7 @@ Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec,
       Val = Value(std::move(Text));
     }
   }
-  V.emplace("target", Ctx.describeTarget());
-  V.emplace("code", Spec.Code);
-  V.emplace("name", Spec.Name);
-  V.emplace("subject", D.Subject.empty() ? "none" : D.Subject);
-
-  // The texts in the vocabulary of the program that produced the trace.
-  const RuleTexts Texts = Spec.textsFor(Ctx.producer().Kind);
-  F.Hypothesis = renderTemplate(
-      Texts.Hypothesis.empty() ? Spec.Summary : Texts.Hypothesis, V);
-  for (const std::string &E : Texts.Evidence)
-    F.Evidence.push_back(renderTemplate(E, V));
-  for (std::string &E : D.ExtraEvidence)
-    F.Evidence.push_back(std::move(E));
-  for (const std::string &A : Texts.Alternatives)
-    F.Alternatives.push_back(renderTemplate(A, V));
-  F.Next.Change = renderTemplate(Texts.Next.Change, V);
-  F.Next.PredictTrace = renderTemplate(Texts.Next.PredictTrace, V);
-  F.Next.PredictMetric = renderTemplate(Texts.Next.PredictMetric, V);
-  F.Next.Verify = renderTemplate(Texts.Next.Verify, V);
-  F.Next.RefutedIf = renderTemplate(Texts.Next.RefutedIf, V);
-  // The values measured for this finding; the rule's identity, the target
-  // and the subject have fields of their own in every report.
-  for (llvm::StringRef Own : {"code", "name", "target", "subject"})
-    V.erase(Own.str());
-  F.Values = std::move(V);
-  F.Window = std::move(D.Window);
-  F.Examples = std::move(D.Examples);
-  F.Subject = std::move(D.Subject);
-  F.Fingerprint = fingerprint(F.Code, F.Subject);
+  renderTexts(Spec, Ctx.describeTarget(), Ctx.producer().Kind, D, F);
   return F;
 }
 
@@ -557,7 +567,8 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
   std::array<bool, NumNeeds> NeedChecked{};
   std::vector<RuleRun> Runs;
   for (const RuleSpec &Spec : Rules.rules()) {
-    if (!Cfg.isEnabled(Spec, TracePath))
+    // A job rule reads the ranks of a job; lint --job runs it.
+    if (Spec.Sig.JobInput || !Cfg.isEnabled(Spec, TracePath))
       continue;
     for (Need N : Spec.Needs)
       if (!NeedChecked[unsigned(N)]) {
@@ -628,6 +639,70 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
     }
   }
 
+  llvm::stable_sort(R.Findings, [](const Finding &A, const Finding &B) {
+    if (A.score() != B.score())
+      return A.score() > B.score();
+    if (A.Code != B.Code)
+      return A.Code < B.Code;
+    return A.Subject < B.Subject;
+  });
+  return R;
+}
+
+JobLintResult rules::runJobRules(const analysis::JobAnalysis &Job,
+                                 const Catalogue &Rules, const Config &Cfg) {
+  JobLintResult R;
+  R.TargetNs = Job.StepNs;
+  R.Target = Job.describeTarget();
+  // Without aligned clocks the arrival order is the trace clocks' order,
+  // which may be the clocks' offset rather than the ranks' skew.
+  std::string ClockNote;
+  if (!Job.ClocksAligned)
+    ClockNote = "confidence x0.5: some ranks' clock offsets could not be "
+                "estimated (fewer than 2 collectives matched with the "
+                "reference rank), so their trace clocks are used as they are";
+  for (const RuleSpec &Spec : Rules.rules()) {
+    if (!Spec.Sig.JobInput || !Cfg.isEnabled(Spec, "job"))
+      continue;
+    RuleOptions Opts = Cfg.optionsFor(Spec);
+    std::vector<Detection> Found;
+    JobDetectorFn Fn = findJobDetector(Spec.Sig.Detector);
+    Outcome O = Fn ? Fn(Job, Opts, Found)
+                   : Outcome::cannotJudge(
+                         llvm::formatv("job detector '{0}' is not built into "
+                                       "this binary",
+                                       Spec.Sig.Detector)
+                             .str());
+    if (!O.judged()) {
+      R.Skipped.push_back({Spec.Code, Spec.Name, O.kind(), O.reason()});
+      continue;
+    }
+    for (Detection &D : Found) {
+      Finding F;
+      F.Code = Spec.Code;
+      F.Name = Spec.Name;
+      auto Settings = Cfg.PerRule.find(Spec.Code);
+      if (Settings != Cfg.PerRule.end() && Settings->second.SeverityOverride)
+        F.Sev = *Settings->second.SeverityOverride;
+      else
+        F.Sev = D.SeverityOverride ? *D.SeverityOverride : Spec.DefaultSeverity;
+      F.ImpactNs = std::max<int64_t>(0, D.ImpactNs);
+      if (R.TargetNs > 0)
+        F.ImpactNs = std::min(F.ImpactNs, R.TargetNs);
+      F.ImpactShare =
+          R.TargetNs > 0 ? double(F.ImpactNs) / double(R.TargetNs) : 0;
+      F.Confidence = std::clamp(D.Confidence, 0.0, 1.0);
+      F.ConfidenceNotes = std::move(D.ConfidenceNotes);
+      if (!ClockNote.empty()) {
+        F.Confidence *= 0.5;
+        F.ConfidenceNotes.push_back(ClockNote);
+      }
+      D.Values.emplace("impact", Value::duration(F.ImpactNs));
+      D.Values.emplace("impact_share", Value::share(F.ImpactShare));
+      renderTexts(Spec, R.Target, analysis::ProducerKind::Unknown, D, F);
+      R.Findings.push_back(std::move(F));
+    }
+  }
   llvm::stable_sort(R.Findings, [](const Finding &A, const Finding &B) {
     if (A.score() != B.score())
       return A.score() > B.score();

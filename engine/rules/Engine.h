@@ -48,6 +48,20 @@ LintResult runRules(const analysis::TraceIndex &Ctx, const Catalogue &Rules,
                     const Config &Cfg, llvm::StringRef TracePath,
                     DetectorLookup Lookup);
 
+/// What the job rules found in the joined ranks of a job.
+struct JobLintResult {
+  int64_t TargetNs = 0;          ///< the job's step time (JobAnalysis::StepNs)
+  std::string Target;            ///< JobAnalysis::describeTarget()
+  std::vector<Finding> Findings; ///< ranked as per-trace findings are
+  std::vector<rules::Skipped> Skipped;
+};
+
+/// Runs every enabled job rule ([signature] input = "job") on \p Job.
+/// Impacts are bounded by the job's step time; confidence is halved when
+/// some rank's clock could not be aligned.
+JobLintResult runJobRules(const analysis::JobAnalysis &Job,
+                          const Catalogue &Rules, const Config &Cfg);
+
 /// Why \p Ctx cannot support a rule that needs \p N, naming the missing
 /// data and the profiler option that records it ("the trace has no device
 /// activity ...; record it with ProfilerActivity.CUDA"); empty when the trace

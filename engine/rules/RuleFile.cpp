@@ -389,8 +389,8 @@ llvm::Error RuleReader::readSignature(const toml::table &T) {
   if (!Sig)
     return fail(*N, llvm::formatv("'signature' must be a table, not {0}",
                                   typeName(*N)));
-  static const llvm::StringRef SigKeys[] = {"detector", "select", "aggregate",
-                                            "fires-when", "what-if"};
+  static const llvm::StringRef SigKeys[] = {
+      "detector", "select", "aggregate", "fires-when", "what-if", "input"};
   if (llvm::Error E = checkKeys(*Sig, SigKeys, "[signature]", Origin))
     return E;
   if (const toml::node *W = Sig->get("what-if")) {
@@ -408,6 +408,9 @@ llvm::Error RuleReader::readSignature(const toml::table &T) {
   if (!Det && !Sel)
     return fail(*Sig, "[signature] needs 'detector' (a C++ detector) or "
                       "[signature.select] (a declarative signature)");
+  if (const toml::node *In = Sig->get("input"); In && !Det)
+    return fail(*In, "'input' chooses what a C++ detector reads; a "
+                     "declarative signature always reads one trace");
   if (Det) {
     for (llvm::StringRef K : {"aggregate", "fires-when"})
       if (const toml::node *X = Sig->get(std::string_view(K.data(), K.size())))
@@ -417,6 +420,30 @@ llvm::Error RuleReader::readSignature(const toml::table &T) {
                                       K));
     if (llvm::Error E = readStringKey(*Sig, "detector", Spec.Sig.Detector))
       return E;
+    if (const toml::node *In = Sig->get("input")) {
+      std::string Input;
+      if (llvm::Error E = readStringKey(*Sig, "input", Input))
+        return E;
+      if (Input != "job" && Input != "trace")
+        return fail(*In, "'input' is \"trace\" (the default: one trace's "
+                         "index) or \"job\" (the ranks of a job, "
+                         "lint --job), not '" +
+                             Input + "'");
+      Spec.Sig.JobInput = Input == "job";
+    }
+    if (Spec.Sig.JobInput) {
+      if (!findJobDetector(Spec.Sig.Detector)) {
+        std::vector<llvm::StringRef> Known;
+        for (const JobDetectorEntry &D : jobDetectorTable())
+          Known.push_back(D.Name);
+        return fail(*Det, llvm::formatv("unknown job detector '{0}'; known "
+                                        "job detectors: {1}",
+                                        Spec.Sig.Detector,
+                                        Known.empty() ? std::string("(none)")
+                                                      : joinNames(Known)));
+      }
+      return llvm::Error::success();
+    }
     if (!findDetector(Spec.Sig.Detector)) {
       std::vector<llvm::StringRef> Known;
       for (const DetectorEntry &D : detectors())

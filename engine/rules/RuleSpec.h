@@ -115,6 +115,9 @@ struct Signature {
   /// A C++ detector for rules the declarative language cannot express;
   /// empty when the signature is declarative.
   std::string Detector;
+  /// The detector reads a job (`input = "job"`: analysis/JobAnalysis.h)
+  /// rather than one trace; such a rule runs only under `lint --job`.
+  bool JobInput = false;
   /// What the rule's findings blame, as a what-if query on the critical
   /// path ("category:wait"); empty: the detector's own bound stands.
   analysis::WhatIfQuery WhatIf;

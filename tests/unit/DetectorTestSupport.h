@@ -141,6 +141,33 @@ inline std::string run(llvm::StringRef Code, const analysis::TraceIndex &Ctx,
   return (rules::skipKindName(R.kind()) + ": " + R.reason()).str();
 }
 
+/// Runs the built-in job rule \p Code on \p Job with its rule file's
+/// option defaults and \p Opts over them; "" when it judged the job.
+inline std::string run(llvm::StringRef Code, const analysis::JobAnalysis &Job,
+                       std::vector<rules::Detection> &Out,
+                       std::vector<std::pair<std::string, double>> Opts = {}) {
+  const rules::RuleSpec *Spec = builtinRules().find(Code);
+  if (!Spec || !Spec->Sig.JobInput) {
+    ADD_FAILURE() << "no built-in job rule " << Code.str();
+    return "no such rule";
+  }
+  rules::RuleOptions O(*Spec);
+  for (auto &[K, V] : Opts) {
+    if (!Spec->option(K))
+      ADD_FAILURE() << Code.str() << " has no option " << K;
+    O.set(K, V);
+  }
+  rules::JobDetectorFn Fn = rules::findJobDetector(Spec->Sig.Detector);
+  if (!Fn) {
+    ADD_FAILURE() << Code.str() << ": no job detector " << Spec->Sig.Detector;
+    return "no detector";
+  }
+  rules::Outcome R = Fn(Job, O, Out);
+  if (R.judged())
+    return "";
+  return (rules::skipKindName(R.kind()) + ": " + R.reason()).str();
+}
+
 } // namespace tracelint::testing
 
 #endif

@@ -1,0 +1,356 @@
+//===- analysis/JobAnalysis.cpp - The ranks of one job, joined ------------===//
+#include "analysis/JobAnalysis.h"
+
+#include "support/Format.h"
+#include "support/Statistics.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+using namespace tracelint;
+using namespace tracelint::analysis;
+
+namespace {
+
+std::string ordinalText(size_t N) {
+  size_t Mod100 = N % 100, Mod10 = N % 10;
+  const char *Suffix = (Mod100 >= 11 && Mod100 <= 13) ? "th"
+                       : Mod10 == 1                   ? "st"
+                       : Mod10 == 2                   ? "nd"
+                       : Mod10 == 3                   ? "rd"
+                                                      : "th";
+  return std::to_string(N) + Suffix;
+}
+
+/// "3, 5, 9-12": ranks, ranges folded.
+std::string rankList(llvm::ArrayRef<int64_t> Sorted) {
+  std::vector<std::string> Parts;
+  for (size_t I = 0; I < Sorted.size();) {
+    size_t J = I;
+    while (J + 1 < Sorted.size() && Sorted[J + 1] == Sorted[J] + 1)
+      ++J;
+    Parts.push_back(J == I
+                        ? std::to_string(Sorted[I])
+                        : llvm::formatv("{0}-{1}", Sorted[I], Sorted[J]).str());
+    I = J + 1;
+  }
+  return llvm::join(Parts, ", ");
+}
+
+/// The most frequent of \p Values (ties: the smallest).
+template <typename T> T mostCommon(const std::vector<T> &Values) {
+  std::map<T, size_t> Count;
+  for (const T &V : Values)
+    ++Count[V];
+  auto Best = Count.begin();
+  for (auto It = Count.begin(); It != Count.end(); ++It)
+    if (It->second > Best->second)
+      Best = It;
+  return Best->first;
+}
+
+/// Keeps the ranks that can be one job; records why the others cannot.
+void chooseRanks(std::vector<RankSummary> In, JobAnalysis &J) {
+  std::vector<int64_t> Worlds;
+  std::vector<std::string> Jobs;
+  for (const RankSummary &S : In) {
+    if (S.WorldSize > 0)
+      Worlds.push_back(S.WorldSize);
+    if (!S.JobId.empty())
+      Jobs.push_back(S.JobId);
+  }
+  const int64_t World = Worlds.empty() ? -1 : mostCommon(Worlds);
+  const std::string Job = Jobs.empty() ? std::string() : mostCommon(Jobs);
+  llvm::stable_sort(In, [](const RankSummary &A, const RankSummary &B) {
+    return A.Rank < B.Rank;
+  });
+  for (RankSummary &S : In) {
+    if (S.Rank < 0) {
+      J.Problems.push_back(
+          S.Input + ": its rank is unknown (no distributedInfo, and the file "
+                    "name does not match the rank pattern); left out");
+      continue;
+    }
+    if (World > 0 && S.WorldSize > 0 && S.WorldSize != World) {
+      J.Problems.push_back(llvm::formatv(
+          "{0}: rank {1} of a job of {2} ranks, the others are of {3}: a "
+          "different job, left out",
+          S.Input, S.Rank, S.WorldSize, World));
+      continue;
+    }
+    if (!Job.empty() && !S.JobId.empty() && S.JobId != Job) {
+      J.Problems.push_back(llvm::formatv(
+          "{0}: rank {1} of job '{2}', the others are of job '{3}': left out",
+          S.Input, S.Rank, S.JobId, Job));
+      continue;
+    }
+    if (World > 0 && S.Rank >= World) {
+      J.Problems.push_back(llvm::formatv(
+          "{0}: rank {1} is outside the job's {2} ranks; left out", S.Input,
+          S.Rank, World));
+      continue;
+    }
+    if (!J.Ranks.empty() && J.Ranks.back().S.Rank == S.Rank) {
+      J.Problems.push_back(llvm::formatv(
+          "rank {0} appears twice ({1} and {2}); the second is left out",
+          S.Rank, J.Ranks.back().S.Input, S.Input));
+      continue;
+    }
+    JobRank R;
+    R.S = std::move(S);
+    J.Ranks.push_back(std::move(R));
+  }
+  J.WorldSize = World > 0         ? World
+                : J.Ranks.empty() ? -1
+                                  : J.Ranks.back().S.Rank + 1;
+  size_t Next = 0;
+  for (int64_t Rank = 0; Rank < J.WorldSize; ++Rank) {
+    while (Next < J.Ranks.size() && J.Ranks[Next].S.Rank < Rank)
+      ++Next;
+    if (Next == J.Ranks.size() || J.Ranks[Next].S.Rank != Rank)
+      J.MissingRanks.push_back(Rank);
+  }
+  if (!J.MissingRanks.empty())
+    J.Problems.push_back(llvm::formatv(
+        "{0} of the job's {1} ranks {2} missing (rank{3} {4}); the job is "
+        "analysed without {5}",
+        J.MissingRanks.size(), J.WorldSize,
+        J.MissingRanks.size() == 1 ? "is" : "are",
+        J.MissingRanks.size() == 1 ? "" : "s", rankList(J.MissingRanks),
+        J.MissingRanks.size() == 1 ? "it" : "them"));
+  for (const JobRank &R : J.Ranks)
+    if (R.S.Collectives.empty())
+      J.Problems.push_back(llvm::formatv(
+          "rank {0} ({1}) records no collectives: it takes no part in the "
+          "matching or the clock alignment",
+          R.S.Rank, R.S.Input));
+}
+
+using Key = std::tuple<std::string, std::string, int64_t>;
+
+/// Matches every rank's collectives into J.Collectives (raw clocks).
+void matchCollectives(JobAnalysis &J) {
+  bool AllSeq = llvm::all_of(J.Ranks, [](const JobRank &R) {
+    return llvm::all_of(R.S.Collectives,
+                        [](const RankCollective &C) { return C.Seq >= 0; });
+  });
+  bool AnyCollective = llvm::any_of(
+      J.Ranks, [](const JobRank &R) { return !R.S.Collectives.empty(); });
+  AllSeq = AllSeq && AnyCollective;
+  J.MatchedBy = AllSeq ? "process group and sequence number"
+                       : "order per process group and kind";
+  std::map<Key, size_t> Index;
+  const size_t N = J.Ranks.size();
+  for (size_t Slot = 0; Slot < N; ++Slot) {
+    std::map<std::pair<std::string, std::string>, size_t> Seen;
+    for (const RankCollective &C : J.Ranks[Slot].S.Collectives) {
+      size_t Ordinal = Seen[{C.Group, C.Kind}]++;
+      // By sequence the kind is not part of the key: a kind that differs
+      // at one sequence number is a mismatch, counted below.
+      Key K = AllSeq ? Key{C.Group, "", C.Seq}
+                     : Key{C.Group, C.Kind, int64_t(Ordinal)};
+      auto [It, New] = Index.try_emplace(K, J.Collectives.size());
+      if (New) {
+        JobCollective M;
+        M.Group = C.Group;
+        M.Kind = C.Kind;
+        M.Seq = AllSeq ? C.Seq : -1;
+        M.Ordinal = Ordinal;
+        M.Bytes = C.Bytes;
+        M.Start.assign(N, NoTime);
+        M.End.assign(N, NoTime);
+        J.Collectives.push_back(std::move(M));
+      }
+      JobCollective &M = J.Collectives[It->second];
+      if (M.Start[Slot] != NoTime || M.Kind != C.Kind) {
+        ++J.Mismatched; // the same sequence number twice, or another kind
+        continue;
+      }
+      M.Start[Slot] = C.StartNs;
+      M.End[Slot] = C.EndNs;
+      ++M.Present;
+    }
+  }
+  size_t WithCollectives = llvm::count_if(
+      J.Ranks, [](const JobRank &R) { return !R.S.Collectives.empty(); });
+  for (const JobCollective &M : J.Collectives)
+    if (M.Present < WithCollectives)
+      ++J.Mismatched;
+}
+
+/// Estimates each rank's offset against the reference rank from the ends of
+/// the collectives both recorded: a collective ends at nearly the same
+/// instant on every rank, whatever the arrival order.
+void alignClocks(JobAnalysis &J, const JobOptions &Opts) {
+  for (size_t Slot = 0; Slot < J.Ranks.size(); ++Slot)
+    if (!J.Ranks[Slot].S.Collectives.empty()) {
+      J.Reference = Slot;
+      break;
+    }
+  if (J.Reference == SIZE_MAX)
+    return;
+  J.Ranks[J.Reference].Aligned = true;
+  J.ClocksAligned = true;
+  for (size_t Slot = 0; Slot < J.Ranks.size(); ++Slot) {
+    JobRank &R = J.Ranks[Slot];
+    if (Slot == J.Reference || R.S.Collectives.empty())
+      continue;
+    std::vector<int64_t> D;
+    for (const JobCollective &M : J.Collectives)
+      if (M.End[Slot] != NoTime && M.End[J.Reference] != NoTime)
+        D.push_back(M.End[Slot] - M.End[J.Reference]);
+    R.OffsetSamples = D.size();
+    if (D.size() < 2) {
+      J.ClocksAligned = false;
+      continue;
+    }
+    R.Aligned = true;
+    R.OffsetNs = support::median(D);
+    std::vector<int64_t> Dev;
+    for (int64_t X : D)
+      Dev.push_back(X > R.OffsetNs ? X - R.OffsetNs : R.OffsetNs - X);
+    R.OffsetSpreadNs = support::median(Dev);
+    const int64_t Limit = Opts.OutlierFloorNs + 3 * R.OffsetSpreadNs;
+    R.OffsetOutliers =
+        llvm::count_if(Dev, [&](int64_t X) { return X > Limit; });
+    J.OffsetSpreadNs = std::max(J.OffsetSpreadNs, R.OffsetSpreadNs);
+    J.OffsetOutliers += R.OffsetOutliers;
+  }
+  for (JobCollective &M : J.Collectives)
+    for (size_t Slot = 0; Slot < J.Ranks.size(); ++Slot)
+      if (M.Start[Slot] != NoTime) {
+        M.Start[Slot] -= J.Ranks[Slot].OffsetNs;
+        M.End[Slot] -= J.Ranks[Slot].OffsetNs;
+      }
+}
+
+/// Who started each collective last, by how much, and the others' wait.
+void findLateArrivals(JobAnalysis &J) {
+  for (JobCollective &M : J.Collectives) {
+    if (M.Present < 2)
+      continue;
+    size_t Last = SIZE_MAX;
+    int64_t Second = NoTime;
+    for (size_t Slot = 0; Slot < M.Start.size(); ++Slot) {
+      if (M.Start[Slot] == NoTime)
+        continue;
+      if (Last == SIZE_MAX || M.Start[Slot] > M.Start[Last]) {
+        if (Last != SIZE_MAX)
+          Second = std::max(Second, M.Start[Last]);
+        Last = Slot;
+      } else {
+        Second = std::max(Second, M.Start[Slot]);
+      }
+    }
+    M.Last = Last;
+    M.LateByNs = M.Start[Last] - Second;
+    for (size_t Slot = 0; Slot < M.Start.size(); ++Slot)
+      if (Slot != Last && M.Start[Slot] != NoTime)
+        M.WaitNs += std::max<int64_t>(0, std::min(M.Start[Last], M.End[Slot]) -
+                                             M.Start[Slot]);
+    // A tie is no late arrival: nobody waited for anybody.
+    if (M.LateByNs > 0)
+      ++J.Ranks[Last].TimesLast;
+  }
+  // The step a collective belongs to, as the late rank saw it.
+  for (size_t Slot = 0; Slot < J.Ranks.size(); ++Slot) {
+    std::map<std::pair<std::string, std::string>, size_t> Seen;
+    std::map<Key, int32_t> StepOf;
+    bool BySeq = J.MatchedBy.starts_with("process group and sequence");
+    for (const RankCollective &C : J.Ranks[Slot].S.Collectives) {
+      size_t Ordinal = Seen[{C.Group, C.Kind}]++;
+      StepOf[BySeq ? Key{C.Group, "", C.Seq}
+                   : Key{C.Group, C.Kind, int64_t(Ordinal)}] = C.Step;
+    }
+    for (JobCollective &M : J.Collectives)
+      if (M.Last == Slot) {
+        auto It = StepOf.find(BySeq ? Key{M.Group, "", M.Seq}
+                                    : Key{M.Group, M.Kind, int64_t(M.Ordinal)});
+        if (It != StepOf.end())
+          M.Step = It->second;
+        const std::vector<RankStep> &Steps = J.Ranks[Slot].S.Steps;
+        M.Steady =
+            Steps.empty() || (M.Step >= 0 && size_t(M.Step) < Steps.size() &&
+                              Steps[M.Step].Steady);
+      }
+  }
+  // In the order the reference clock saw them.
+  auto FirstStart = [](const JobCollective &M) {
+    int64_t S = std::numeric_limits<int64_t>::max();
+    for (int64_t X : M.Start)
+      if (X != NoTime)
+        S = std::min(S, X);
+    return S;
+  };
+  llvm::stable_sort(J.Collectives,
+                    [&](const JobCollective &A, const JobCollective &B) {
+                      return FirstStart(A) < FirstStart(B);
+                    });
+}
+
+} // namespace
+
+std::string JobCollective::describe() const {
+  std::string What = Seq >= 0 ? llvm::formatv("{0} seq {1}", Kind, Seq).str()
+                              : "the " + ordinalText(Ordinal + 1) + " " + Kind;
+  if (!Group.empty())
+    What += " of process group " + Group;
+  return What;
+}
+
+size_t JobAnalysis::slotOf(int64_t Rank) const {
+  auto It = llvm::partition_point(
+      Ranks, [&](const JobRank &R) { return R.S.Rank < Rank; });
+  return It != Ranks.end() && It->S.Rank == Rank ? size_t(It - Ranks.begin())
+                                                 : SIZE_MAX;
+}
+
+std::string JobAnalysis::describeTarget() const {
+  if (Slowest == SIZE_MAX)
+    return "job step time unknown (no rank)";
+  return llvm::formatv("job step time {0} (the slowest of {1} rank{2}, {3})",
+                       support::formatDuration(StepNs), Ranks.size(),
+                       Ranks.size() == 1 ? "" : "s", rankName(Slowest))
+      .str();
+}
+
+std::string JobAnalysis::describeWindow() const {
+  std::string Ranks_ =
+      llvm::formatv("{0} rank{1}", Ranks.size(), Ranks.size() == 1 ? "" : "s")
+          .str();
+  if (!Steps)
+    return "the whole window of " + Ranks_;
+  return llvm::formatv("{0} steady step{1} of {2}", Steps,
+                       Steps == 1 ? "" : "s", Ranks_)
+      .str();
+}
+
+std::string JobAnalysis::rankName(size_t Slot) const {
+  return "rank " + std::to_string(Ranks[Slot].S.Rank);
+}
+
+JobAnalysis analysis::analyzeJob(std::vector<RankSummary> Ranks,
+                                 const JobOptions &Opts) {
+  JobAnalysis J;
+  chooseRanks(std::move(Ranks), J);
+  matchCollectives(J);
+  alignClocks(J, Opts);
+  findLateArrivals(J);
+  for (size_t Slot = 0; Slot < J.Ranks.size(); ++Slot) {
+    int64_t Ns = J.Ranks[Slot].S.medianStepNs();
+    if (J.Slowest == SIZE_MAX || Ns > J.StepNs) {
+      J.StepNs = Ns;
+      J.Slowest = Slot;
+    }
+  }
+  for (const JobRank &R : J.Ranks)
+    J.Steps = std::max<size_t>(
+        J.Steps,
+        llvm::count_if(R.S.Steps, [](const RankStep &S) { return S.Steady; }));
+  return J;
+}

@@ -1,0 +1,125 @@
+//===- analysis/JobAnalysis.h - The ranks of one job, joined ----*- C++ -*-===//
+//
+// Joins the summaries of a job's ranks (RankSummary.h): decides which ranks
+// are there (missing, duplicated, of another job, without collectives),
+// matches each collective across the ranks, estimates every rank's clock
+// offset from the collectives' end times, and says per collective which
+// rank arrived last, by how much, and how long the others waited for it.
+// The job rules (rules/N/) and the job report read these facts; they are
+// computed here once (DESIGN.md section 3, "one source of facts").
+//
+// Memory grows with the number of collectives times the number of ranks,
+// never with the ranks' events: summaries are all it reads.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRACELINT_ANALYSIS_JOBANALYSIS_H
+#define TRACELINT_ANALYSIS_JOBANALYSIS_H
+
+#include "analysis/RankSummary.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace tracelint::analysis {
+
+/// A time a rank did not record (the collective is missing on it).
+constexpr int64_t NoTime = std::numeric_limits<int64_t>::min();
+
+struct JobOptions {
+  /// A per-collective clock offset further than this plus three median
+  /// absolute deviations from a rank's median offset is an outlier (a
+  /// collective that does not end together, or a mismatched one).
+  int64_t OutlierFloorNs = 50'000;
+};
+
+/// One rank of the job, with its clock against the reference rank's.
+struct JobRank {
+  RankSummary S;
+  /// Subtract from the rank's times to get the reference rank's clock.
+  int64_t OffsetNs = 0;
+  /// The median absolute deviation of the per-collective offsets.
+  int64_t OffsetSpreadNs = 0;
+  uint64_t OffsetSamples = 0, OffsetOutliers = 0;
+  /// The offset was estimated (at least 2 matched collectives); otherwise
+  /// the trace's own clock is used.
+  bool Aligned = false;
+  /// Matched collectives at which this rank arrived last (strictly: a tie
+  /// is nobody's).
+  uint64_t TimesLast = 0;
+};
+
+/// One collective, matched across the ranks.
+struct JobCollective {
+  std::string Group, Kind;
+  int64_t Seq = -1;   ///< the sequence number, when matched by it
+  size_t Ordinal = 0; ///< 0-based, among the (group, kind)'s collectives
+  int64_t Bytes = -1; ///< the reference rank's payload
+  int32_t Step = -1;  ///< the step (index) of the late rank's collective
+  /// In one of the late rank's steady steps (or the late rank has no
+  /// steps): what the job rules measure over, as the rank rules do.
+  bool Steady = false;
+  /// Per JobAnalysis::Ranks slot, in the reference clock; NoTime: missing.
+  std::vector<int64_t> Start, End;
+  size_t Present = 0;
+  size_t Last = SIZE_MAX; ///< slot of the rank that started last
+  /// The last start minus the second-last start: how much earlier the
+  /// collective could have begun had the late rank come with the others.
+  int64_t LateByNs = 0;
+  /// Every other rank's time inside the collective before the last rank
+  /// started (each bounded by its own collective's end).
+  int64_t WaitNs = 0;
+  /// "the 2nd AllReduce" / "AllReduce seq 17"
+  std::string describe() const;
+};
+
+struct JobAnalysis {
+  std::vector<JobRank> Ranks; ///< sorted by rank, one per rank
+  int64_t WorldSize = -1;     ///< as the ranks declare (else max rank + 1)
+  std::vector<int64_t> MissingRanks;
+  /// What was wrong with the inputs, one line each: duplicates, mixed
+  /// jobs, unknown ranks, ranks without collectives, missing ranks.
+  std::vector<std::string> Problems;
+  /// How collectives were matched: "process group and sequence number" or
+  /// "order per process group and kind".
+  std::string MatchedBy;
+  std::vector<JobCollective> Collectives; ///< by start in the reference
+  /// Collectives not found on every rank that records collectives.
+  uint64_t Mismatched = 0;
+  size_t Reference = SIZE_MAX; ///< the slot whose clock the times are in
+  bool ClocksAligned = false;  ///< every rank with collectives is aligned
+  /// The largest offset spread of a rank, and every offset outlier.
+  int64_t OffsetSpreadNs = 0;
+  uint64_t OffsetOutliers = 0;
+  /// Steps: the most steady steps a rank has (the job's steps per rank).
+  size_t Steps = 0;
+  /// \p TotalNs over the steady collectives, per steady step.
+  int64_t perStep(int64_t TotalNs) const {
+    return TotalNs / std::max<int64_t>(1, int64_t(Steps));
+  }
+  /// "steps 2-4 of 8 ranks" style text for findings.
+  std::string describeWindow() const;
+  /// The job's step time: the slowest rank's median step time, since every
+  /// collective waits for it; and that rank's slot.
+  int64_t StepNs = 0;
+  size_t Slowest = SIZE_MAX;
+
+  /// "job step time 12.3 ms (the slowest of 8 ranks, rank 5)".
+  std::string describeTarget() const;
+
+  /// The slot of rank \p Rank, or SIZE_MAX.
+  size_t slotOf(int64_t Rank) const;
+  /// "rank 5".
+  std::string rankName(size_t Slot) const;
+};
+
+/// Joins \p Ranks (in any order) into one job. Inputs that cannot be part
+/// of it (duplicates, another job's, no rank) are left out with a Problem.
+JobAnalysis analyzeJob(std::vector<RankSummary> Ranks,
+                       const JobOptions &Opts = {});
+
+} // namespace tracelint::analysis
+
+#endif

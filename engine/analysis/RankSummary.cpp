@@ -1,0 +1,179 @@
+//===- analysis/RankSummary.cpp - What one rank contributes to a job ------===//
+#include "analysis/RankSummary.h"
+
+#include "support/Format.h"
+#include "support/Statistics.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
+
+#include <algorithm>
+
+using namespace tracelint;
+using namespace tracelint::analysis;
+using model::Event;
+using model::EventKind;
+
+llvm::StringRef analysis::rankSourceName(RankSource S) {
+  switch (S) {
+  case RankSource::DistributedInfo:
+    return "distributedInfo";
+  case RankSource::FileName:
+    return "file name";
+  case RankSource::Unknown:
+    break;
+  }
+  return "unknown";
+}
+
+RankSource analysis::parseRankSource(llvm::StringRef S) {
+  if (S == "distributedInfo")
+    return RankSource::DistributedInfo;
+  if (S == "file name")
+    return RankSource::FileName;
+  return RankSource::Unknown;
+}
+
+int64_t RankSummary::medianStepNs() const {
+  std::vector<int64_t> D;
+  for (const RankStep &S : Steps)
+    if (S.Steady)
+      D.push_back(S.durationNs());
+  return D.empty() ? TargetNs : support::median(std::move(D));
+}
+
+std::string RankSummary::topIdleCause() const {
+  // The medians of the steady steps' parts, as the target's split is.
+  std::vector<int64_t> Launch, Wait, Other, Loading, Unrec;
+  for (const RankStep &S : Steps)
+    if (S.Steady) {
+      Launch.push_back(S.LaunchNs);
+      Wait.push_back(S.HostWaitNs);
+      Other.push_back(S.HostOtherNs);
+      Loading.push_back(S.DataLoadingNs);
+      Unrec.push_back(S.UnrecordedNs);
+    }
+  if (Launch.empty())
+    return {};
+  const std::pair<const char *, int64_t> Parts[] = {
+      {"launch overhead", support::median(Launch)},
+      {"host waits on the device", support::median(Wait)},
+      {"host work between launches", support::median(Other)},
+      {"data loading", support::median(Loading)},
+      {"unrecorded dependencies (peers, other streams)",
+       support::median(Unrec)},
+  };
+  const auto *Top = std::max_element(
+      std::begin(Parts), std::end(Parts),
+      [](const auto &A, const auto &B) { return A.second < B.second; });
+  if (Top->second <= 0)
+    return "its device did not idle in its steps";
+  return llvm::formatv("its device idles most on {0} ({1} per step)",
+                       Top->first, support::formatDuration(Top->second))
+      .str();
+}
+
+llvm::Expected<int64_t> analysis::rankFromFileName(llvm::StringRef Path,
+                                                   llvm::StringRef Pattern) {
+  llvm::Regex Re(Pattern, llvm::Regex::IgnoreCase);
+  std::string Why;
+  if (!Re.isValid(Why))
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "--rank-pattern '%s': not a regular expression: %s",
+        Pattern.str().c_str(), Why.c_str());
+  llvm::SmallVector<llvm::StringRef, 4> Groups;
+  if (!Re.match(llvm::sys::path::filename(Path), &Groups) || Groups.empty())
+    return -1;
+  int64_t Rank = -1;
+  if (Groups.back().getAsInteger(10, Rank) || Rank < 0)
+    return -1;
+  return Rank;
+}
+
+std::string analysis::collectiveKind(llvm::StringRef KernelName,
+                                     llvm::StringRef CollectiveName) {
+  if (!CollectiveName.empty())
+    return CollectiveName.str();
+  llvm::StringRef N = KernelName;
+  for (llvm::StringRef Prefix :
+       {"ncclDevKernel_", "ncclKernel_", "rcclKernel_", "ncclDevFunc_"})
+    if (N.consume_front(Prefix))
+      return N.take_until([](char C) { return C == '_' || C == '('; }).str();
+  return N.take_until([](char C) { return C == '('; }).trim().str();
+}
+
+llvm::Expected<RankSummary>
+analysis::summarizeTrace(const TraceIndex &Ctx, llvm::StringRef Input,
+                         llvm::StringRef RankPattern) {
+  const model::Trace &T = Ctx.trace();
+  RankSummary S;
+  S.Input = Input.str();
+  S.Rank = T.Source.Rank;
+  S.WorldSize = T.Source.WorldSize;
+  S.Backend = T.Source.DistributedBackend;
+  if (S.Rank >= 0) {
+    S.RankFrom = RankSource::DistributedInfo;
+  } else {
+    auto FromName = rankFromFileName(Input, RankPattern);
+    if (!FromName)
+      return FromName.takeError();
+    S.Rank = *FromName;
+    if (S.Rank >= 0)
+      S.RankFrom = RankSource::FileName;
+  }
+  S.Producer = T.Source.Format;
+  const ProducerInfo &P = Ctx.producer();
+  if (P.Kind != ProducerKind::Unknown)
+    S.Producer += ", " + producerTitle(P.Kind).str() + " program";
+  if (!T.Source.CuptiVersion.empty())
+    S.Producer += ", CUPTI " + T.Source.CuptiVersion;
+  if (!T.Source.RoctracerVersion.empty())
+    S.Producer += ", roctracer " + T.Source.RoctracerVersion;
+  S.TargetNs = Ctx.targetNs();
+  S.Target = Ctx.describeTarget();
+  S.Truncated = Ctx.truncated();
+
+  // The idle split per step is the index's, on the device the target's
+  // split is of, so that the job report and `lint` on this rank agree.
+  const TargetIdle &Idle = Ctx.targetIdle();
+  S.Device = Idle.Device;
+  llvm::ArrayRef<StepWindow> Steady = Ctx.steadySteps();
+  for (const StepWindow &W : Ctx.steps()) {
+    RankStep St;
+    St.Number = W.Number;
+    St.StartNs = T.OriginNs + W.Range.Begin;
+    St.EndNs = T.OriginNs + W.Range.End;
+    St.Steady = llvm::any_of(
+        Steady, [&](const StepWindow &X) { return X.Range == W.Range; });
+    if (Idle.Device >= 0) {
+      const IdleBreakdown &B = Ctx.attributeIdle(Idle.Device, W.Range);
+      St.IdleNs = B.IdleNs;
+      St.LaunchNs = B.LaunchNs;
+      St.HostWaitNs = B.HostWaitNs;
+      St.HostOtherNs = B.HostOtherNs;
+      St.DataLoadingNs = B.DataLoadingNs;
+      St.UnrecordedNs = B.UnrecordedNs;
+      St.UnlinkedNs = B.UnlinkedNs;
+    }
+    S.Steps.push_back(St);
+  }
+
+  for (uint32_t I : Ctx.eventsOfKind(EventKind::Collective)) {
+    const Event &E = T.Events[I];
+    const model::EventArgs *A = T.args(E);
+    RankCollective C;
+    C.Kind = collectiveKind(T.name(E), A && A->Detail != model::EmptyString
+                                           ? T.Strings.get(A->Detail)
+                                           : llvm::StringRef());
+    C.Stream = A && A->Stream >= 0 ? A->Stream : T.laneOf(E).Stream;
+    C.Bytes = A ? A->Bytes : -1;
+    C.StartNs = T.OriginNs + E.Start;
+    C.EndNs = T.OriginNs + E.end();
+    C.Step = Ctx.stepAt(E.Start);
+    S.Collectives.push_back(std::move(C));
+  }
+  return S;
+}

@@ -1,0 +1,360 @@
+//===- report/JobReport.cpp - The job section of `lint --job` -------------===//
+#include "report/JobReport.h"
+
+#include "report/JsonSupport.h"
+#include "support/Format.h"
+#include "support/Statistics.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace tracelint;
+using namespace tracelint::report;
+using analysis::JobAnalysis;
+using analysis::JobCollective;
+using support::formatDuration;
+
+namespace {
+
+/// Tables longer than this show their first rows and a count, unless
+/// verbose: a job of 10,000 ranks must not print 10,000 lines.
+constexpr size_t MaxRows = 32;
+
+std::string sanitized(llvm::StringRef S) { return support::sanitize(S); }
+
+/// "0-3, 5": ranks folded into ranges.
+std::string rankRanges(llvm::ArrayRef<int64_t> Sorted) {
+  std::vector<std::string> Parts;
+  for (size_t I = 0; I < Sorted.size();) {
+    size_t J = I;
+    while (J + 1 < Sorted.size() && Sorted[J + 1] == Sorted[J] + 1)
+      ++J;
+    Parts.push_back(J == I
+                        ? std::to_string(Sorted[I])
+                        : llvm::formatv("{0}-{1}", Sorted[I], Sorted[J]).str());
+    I = J + 1;
+  }
+  return llvm::join(Parts, ", ");
+}
+
+/// "on 7 of 8 ranks (all but rank 3)", "on rank 5 only".
+std::string onRanks(const FoldedFinding &F, const JobAnalysis &J) {
+  size_t N = J.Ranks.size();
+  if (F.Ranks.size() == 1)
+    return N == 1 ? "on the only rank"
+                  : "on rank " + std::to_string(F.Ranks[0]) + " only";
+  std::string Text = llvm::formatv("on {0} of {1} ranks", F.Ranks.size(), N);
+  if (F.Ranks.size() == N)
+    return Text;
+  if (F.Ranks.size() * 2 >= N) {
+    std::vector<int64_t> Without;
+    for (const analysis::JobRank &R : J.Ranks)
+      if (!std::binary_search(F.Ranks.begin(), F.Ranks.end(), R.S.Rank))
+        Without.push_back(R.S.Rank);
+    return Text + " (all but rank" + (Without.size() == 1 ? " " : "s ") +
+           rankRanges(Without) + ")";
+  }
+  return Text + " (rank" + (F.Ranks.size() == 1 ? " " : "s ") +
+         rankRanges(F.Ranks) + ")";
+}
+
+void writeFindingText(llvm::raw_ostream &OS, const rules::Finding &F,
+                      size_t Number, const TextOptions &O) {
+  OS << "\n"
+     << Number << ". " << F.Code << " [" << F.Name << "] "
+     << rules::severityName(F.Sev) << ", confidence "
+     << formatConfidence(F.Confidence) << ", impact up to "
+     << formatDuration(F.ImpactNs) << " ("
+     << support::formatShare(F.ImpactShare) << " of job step)\n";
+  const std::string Pad = "   ";
+  OS << Pad << sanitized(F.Hypothesis) << "\n";
+  if (!F.Window.empty())
+    OS << Pad << "where: " << sanitized(F.Window) << "\n";
+  auto List = [&](llvm::StringRef Title, llvm::ArrayRef<std::string> Items) {
+    if (Items.empty())
+      return;
+    OS << Pad << Title << ":\n";
+    for (const std::string &I : Items)
+      OS << Pad << "  - " << sanitized(I) << "\n";
+  };
+  List("evidence", F.Evidence);
+  if (O.Verbose)
+    List("could also be", F.Alternatives);
+  if (!F.Next.Change.empty())
+    OS << Pad << "experiment: " << sanitized(F.Next.Change) << "\n";
+  if (!F.Next.PredictMetric.empty())
+    OS << Pad << "expect:     " << sanitized(F.Next.PredictMetric) << "\n";
+  if (O.Verbose) {
+    if (!F.Next.PredictTrace.empty())
+      OS << Pad << "in trace:   " << sanitized(F.Next.PredictTrace) << "\n";
+    if (!F.Next.Verify.empty())
+      OS << Pad << "verify:     " << sanitized(F.Next.Verify) << "\n";
+    if (!F.Next.RefutedIf.empty())
+      OS << Pad << "refuted if: " << sanitized(F.Next.RefutedIf) << "\n";
+    List("confidence", F.ConfidenceNotes);
+  }
+  OS << Pad << "fingerprint " << F.Fingerprint << "\n";
+}
+
+std::string clocksText(const JobAnalysis &J) {
+  if (J.Reference == SIZE_MAX)
+    return "not aligned: no rank records a collective; the trace clocks are "
+           "used";
+  size_t Unaligned = llvm::count_if(
+      J.Ranks, [](const analysis::JobRank &R) { return !R.Aligned; });
+  std::string Text = llvm::formatv(
+      "aligned to {0} from the collectives' end times (median offset per "
+      "rank); spread up to {1}, {2} outlier{3}",
+      J.rankName(J.Reference), formatDuration(J.OffsetSpreadNs),
+      J.OffsetOutliers, J.OffsetOutliers == 1 ? "" : "s");
+  if (Unaligned)
+    Text += llvm::formatv("; {0} rank{1} with fewer than 2 matched "
+                          "collectives keep{2} the trace clock",
+                          Unaligned, Unaligned == 1 ? "" : "s",
+                          Unaligned == 1 ? "s" : "");
+  return Text;
+}
+
+/// A subject that names the rank's own device ("device 5") is the same
+/// subject on every rank.
+std::string foldedSubject(llvm::StringRef Subject) {
+  llvm::StringRef Rest = Subject;
+  if (Rest.consume_front("device ") && !Rest.empty() &&
+      llvm::all_of(Rest, llvm::isDigit))
+    return "the rank's device";
+  return Subject.str();
+}
+
+} // namespace
+
+std::vector<FoldedFinding> report::foldRankFindings(const JobAnalysis &Job) {
+  std::map<std::pair<std::string, std::string>, FoldedFinding> By;
+  std::map<std::pair<std::string, std::string>, std::vector<int64_t>> Impacts;
+  for (const analysis::JobRank &R : Job.Ranks)
+    for (const analysis::RankFinding &F : R.S.Findings) {
+      auto Key = std::make_pair(F.Code, foldedSubject(F.Subject));
+      FoldedFinding &Fold = By[Key];
+      if (Fold.Code.empty()) {
+        Fold.Code = F.Code;
+        Fold.Name = F.Name;
+        Fold.Severity = F.Severity;
+        Fold.Subject = Key.second;
+      }
+      if (!Fold.Ranks.empty() && Fold.Ranks.back() == R.S.Rank)
+        continue; // the same subject twice on one rank
+      Fold.Ranks.push_back(R.S.Rank);
+      Impacts[Key].push_back(F.ImpactNs);
+      if (F.ImpactNs > Fold.MaxImpactNs || Fold.MaxRank < 0) {
+        Fold.MaxImpactNs = F.ImpactNs;
+        Fold.MaxRank = R.S.Rank;
+      }
+    }
+  std::vector<FoldedFinding> Out;
+  for (auto &[Key, F] : By) {
+    F.MedianImpactNs = support::median(Impacts[Key]);
+    Out.push_back(std::move(F));
+  }
+  llvm::stable_sort(Out, [](const FoldedFinding &A, const FoldedFinding &B) {
+    if (A.Ranks.size() != B.Ranks.size())
+      return A.Ranks.size() > B.Ranks.size();
+    if (A.MedianImpactNs != B.MedianImpactNs)
+      return A.MedianImpactNs > B.MedianImpactNs;
+    return A.Code < B.Code;
+  });
+  return Out;
+}
+
+void report::writeJobText(llvm::raw_ostream &OS, const JobAnalysis &J,
+                          const rules::JobLintResult &R,
+                          llvm::ArrayRef<InputError> Errors,
+                          const TextOptions &O) {
+  OS << "job         " << J.Ranks.size() << " rank"
+     << (J.Ranks.size() == 1 ? "" : "s") << " of " << J.WorldSize << "\n";
+  OS << "target      " << R.Target << "\n";
+  OS << "clocks      " << clocksText(J) << "\n";
+  OS << "matched     " << J.Collectives.size() << " collective"
+     << (J.Collectives.size() == 1 ? "" : "s") << " by " << J.MatchedBy << "; "
+     << J.Mismatched << " not found on every rank\n";
+  for (const std::string &P : J.Problems)
+    OS << "problem     " << sanitized(P) << "\n";
+  for (const InputError &E : Errors)
+    OS << "unreadable  " << sanitized(E.Message) << "\n";
+
+  OS << "\njob findings\n";
+  if (R.Findings.empty())
+    OS << "   none\n";
+  for (size_t I = 0; I < R.Findings.size(); ++I)
+    writeFindingText(OS, R.Findings[I], I + 1, O);
+  for (const rules::Skipped &S : R.Skipped)
+    if (S.Kind == rules::SkipKind::CannotJudge || O.Verbose)
+      OS << "\n"
+         << S.Code << " [" << S.Name << "]: " << rules::skipKindName(S.Kind)
+         << ": " << sanitized(S.Reason) << "\n";
+
+  const size_t Rows = O.Verbose ? SIZE_MAX : MaxRows;
+  OS << "\nranks       rank  median step  offset       spread     last at  "
+        "input\n";
+  size_t Shown = 0;
+  for (size_t Slot = 0; Slot < J.Ranks.size() && Shown < Rows;
+       ++Slot, ++Shown) {
+    const analysis::JobRank &Rk = J.Ranks[Slot];
+    OS << llvm::formatv("            {0,4}  {1,-11}  {2,-11}  {3,-9}  {4,7}  ",
+                        Rk.S.Rank, formatDuration(Rk.S.medianStepNs()),
+                        Rk.Aligned ? formatDuration(Rk.OffsetNs)
+                                   : std::string("trace"),
+                        formatDuration(Rk.OffsetSpreadNs), Rk.TimesLast)
+       << sanitized(Rk.S.Input) << "\n";
+  }
+  if (J.Ranks.size() > Shown)
+    OS << "            ... " << J.Ranks.size() - Shown
+       << " more ranks (--verbose or --format json shows every rank)\n";
+
+  OS << "\ncollectives late rank per collective (clocks aligned)\n";
+  Shown = 0;
+  for (const JobCollective &M : J.Collectives) {
+    if (Shown == Rows)
+      break;
+    if (M.Last == SIZE_MAX)
+      continue;
+    ++Shown;
+    OS << "            " << sanitized(M.describe()) << ": "
+       << J.rankName(M.Last) << " last by " << formatDuration(M.LateByNs)
+       << ", the other " << (M.Present - 1) << " waited "
+       << formatDuration(M.WaitNs) << " in all\n";
+  }
+  size_t Judged = llvm::count_if(
+      J.Collectives, [](const JobCollective &M) { return M.Last != SIZE_MAX; });
+  if (Judged > Shown)
+    OS << "            ... " << Judged - Shown << " more collectives\n";
+
+  OS << "\nrank findings (each rank's own, folded)\n";
+  std::vector<FoldedFinding> Folded = foldRankFindings(J);
+  if (Folded.empty())
+    OS << "   none\n";
+  Shown = 0;
+  for (const FoldedFinding &F : Folded) {
+    if (Shown++ == Rows) {
+      OS << "   ... " << Folded.size() - Rows << " more\n";
+      break;
+    }
+    OS << "   " << F.Code << " [" << F.Name << "] " << F.Severity << " "
+       << onRanks(F, J) << ", impact median "
+       << formatDuration(F.MedianImpactNs);
+    if (F.Ranks.size() > 1)
+      OS << " (up to " << formatDuration(F.MaxImpactNs) << " on rank "
+         << F.MaxRank << ")";
+    OS << ": " << sanitized(F.Subject) << "\n";
+  }
+  size_t Warn = 0;
+  for (const rules::Finding &F : R.Findings)
+    Warn += F.Sev >= rules::Severity::Warning;
+  OS << "\nsummary     " << R.Findings.size() << " job finding"
+     << (R.Findings.size() == 1 ? "" : "s") << " (" << Warn
+     << " warning or worse); " << Folded.size() << " distinct rank finding"
+     << (Folded.size() == 1 ? "" : "s") << "\n";
+}
+
+std::string report::jobJsonObject(const JobAnalysis &J,
+                                  const rules::JobLintResult &R) {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  llvm::json::OStream W(OS, 2);
+  W.object([&] {
+    W.attribute("world_size", J.WorldSize);
+    W.attribute("target", R.Target);
+    W.attribute("target_ns", R.TargetNs);
+    W.attribute("matched_by", J.MatchedBy);
+    W.attribute("collectives_matched", int64_t(J.Collectives.size()));
+    W.attribute("collectives_mismatched", int64_t(J.Mismatched));
+    W.attributeObject("clocks", [&] {
+      W.attribute("aligned", J.ClocksAligned);
+      W.attribute("reference_rank", J.Reference == SIZE_MAX
+                                        ? int64_t(-1)
+                                        : J.Ranks[J.Reference].S.Rank);
+      W.attribute("spread_ns", J.OffsetSpreadNs);
+      W.attribute("outliers", int64_t(J.OffsetOutliers));
+    });
+    W.attributeArray("missing_ranks", [&] {
+      for (int64_t M : J.MissingRanks)
+        W.value(M);
+    });
+    W.attributeArray("problems", [&] {
+      for (const std::string &P : J.Problems)
+        W.value(P);
+    });
+    W.attributeArray("findings", [&] {
+      for (const rules::Finding &F : R.Findings)
+        writeFindingJson(W, F);
+    });
+    W.attributeArray("skipped", [&] {
+      for (const rules::Skipped &S : R.Skipped)
+        W.object([&] {
+          W.attribute("code", S.Code);
+          W.attribute("name", S.Name);
+          W.attribute("kind", rules::skipKindName(S.Kind));
+          W.attribute("reason", S.Reason);
+        });
+    });
+    W.attributeArray("ranks", [&] {
+      for (const analysis::JobRank &Rk : J.Ranks)
+        W.object([&] {
+          W.attribute("rank", Rk.S.Rank);
+          W.attribute("input", Rk.S.Input);
+          W.attribute("rank_from", analysis::rankSourceName(Rk.S.RankFrom));
+          W.attribute("producer", Rk.S.Producer);
+          W.attribute("median_step_ns", Rk.S.medianStepNs());
+          W.attribute("clock_aligned", Rk.Aligned);
+          W.attribute("clock_offset_ns", Rk.OffsetNs);
+          W.attribute("clock_spread_ns", Rk.OffsetSpreadNs);
+          W.attribute("clock_outliers", int64_t(Rk.OffsetOutliers));
+          W.attribute("times_last", int64_t(Rk.TimesLast));
+          W.attribute("top_idle_cause", Rk.S.topIdleCause());
+          W.attributeArray("findings", [&] {
+            for (const analysis::RankFinding &F : Rk.S.Findings)
+              W.object([&] {
+                W.attribute("code", F.Code);
+                W.attribute("name", F.Name);
+                W.attribute("severity", F.Severity);
+                W.attribute("impact_ns", F.ImpactNs);
+                W.attribute("subject", F.Subject);
+              });
+          });
+        });
+    });
+    W.attributeArray("collectives", [&] {
+      for (const JobCollective &M : J.Collectives)
+        W.object([&] {
+          W.attribute("kind", M.Kind);
+          W.attribute("group", M.Group);
+          W.attribute("seq", M.Seq);
+          W.attribute("ordinal", int64_t(M.Ordinal));
+          W.attribute("ranks", int64_t(M.Present));
+          W.attribute("late_rank", M.Last == SIZE_MAX ? int64_t(-1)
+                                                      : J.Ranks[M.Last].S.Rank);
+          W.attribute("late_by_ns", M.LateByNs);
+          W.attribute("wait_ns", M.WaitNs);
+        });
+    });
+    W.attributeArray("folded_rank_findings", [&] {
+      for (const FoldedFinding &F : foldRankFindings(J))
+        W.object([&] {
+          W.attribute("code", F.Code);
+          W.attribute("name", F.Name);
+          W.attribute("subject", F.Subject);
+          W.attributeArray("ranks", [&] {
+            for (int64_t Rk : F.Ranks)
+              W.value(Rk);
+          });
+          W.attribute("median_impact_ns", F.MedianImpactNs);
+          W.attribute("max_impact_ns", F.MaxImpactNs);
+        });
+    });
+  });
+  OS.flush();
+  return Out;
+}

@@ -1,0 +1,201 @@
+//===- JobAnalysisTest.cpp - Joining the ranks of a job -------------------===//
+//
+// The inputs a job can go wrong with (a missing, duplicated or foreign rank,
+// a rank without collectives, a damaged summary), rank identity from file
+// names, and the summary format's round trip.
+//
+//===----------------------------------------------------------------------===//
+#include "JobTestSupport.h"
+
+#include "analysis/SummaryFormat.h"
+
+#include "gtest/gtest.h"
+
+using namespace tracelint;
+using namespace tracelint::testing;
+using analysis::JobAnalysis;
+using analysis::RankSummary;
+
+namespace {
+
+bool anyProblem(const JobAnalysis &J, llvm::StringRef Needle) {
+  for (const std::string &P : J.Problems)
+    if (llvm::StringRef(P).contains(Needle))
+      return true;
+  return false;
+}
+
+std::string problems(const JobAnalysis &J) {
+  return llvm::join(J.Problems, "\n");
+}
+
+TEST(JobAnalysis, MissingRankIsReportedAndTheRestAnalysed) {
+  std::vector<RankSummary> R = makeJob(4, 1, 5 * Ms);
+  R.erase(R.begin() + 2);
+  JobAnalysis J = analysis::analyzeJob(std::move(R));
+  EXPECT_EQ(J.Ranks.size(), 3u);
+  EXPECT_EQ(J.MissingRanks, std::vector<int64_t>{2});
+  EXPECT_TRUE(anyProblem(J, "1 of the job's 4 ranks is missing (rank 2)"))
+      << problems(J);
+  ASSERT_FALSE(J.Collectives.empty());
+  EXPECT_EQ(J.rankName(J.Collectives.front().Last), "rank 1");
+}
+
+TEST(JobAnalysis, DuplicateRankKeepsTheFirst) {
+  std::vector<RankSummary> R = makeJob(4, -1, 0);
+  RankSummary Again = R[3];
+  Again.Input = "copy-of-rank3.json";
+  R.push_back(Again);
+  JobAnalysis J = analysis::analyzeJob(std::move(R));
+  EXPECT_EQ(J.Ranks.size(), 4u);
+  EXPECT_TRUE(anyProblem(J, "rank 3 appears twice (rank3.json and "
+                            "copy-of-rank3.json)"))
+      << problems(J);
+}
+
+TEST(JobAnalysis, RankOfAnotherJobIsLeftOut) {
+  std::vector<RankSummary> R = makeJob(4, -1, 0);
+  RankLayout Other;
+  Other.Rank = 1;
+  Other.World = 2;
+  R.push_back(summarizeRank(Other, "other-job-rank1.json"));
+  JobAnalysis J = analysis::analyzeJob(std::move(R));
+  EXPECT_EQ(J.Ranks.size(), 4u);
+  EXPECT_EQ(J.WorldSize, 4);
+  EXPECT_TRUE(anyProblem(J, "other-job-rank1.json: rank 1 of a job of 2 "
+                            "ranks, the others are of 4"))
+      << problems(J);
+}
+
+TEST(JobAnalysis, DifferentJobIdsAreMixedJobs) {
+  std::vector<RankSummary> R = makeJob(4, -1, 0);
+  for (RankSummary &S : R)
+    S.JobId = "job-a";
+  R[2].JobId = "job-b";
+  JobAnalysis J = analysis::analyzeJob(std::move(R));
+  EXPECT_EQ(J.Ranks.size(), 3u);
+  EXPECT_TRUE(anyProblem(J, "of job 'job-b', the others are of job 'job-a'"))
+      << problems(J);
+}
+
+TEST(JobAnalysis, RankWithoutCollectivesTakesNoPart) {
+  std::vector<RankSummary> R = makeJob(4, 1, 5 * Ms);
+  R[3].Collectives.clear();
+  JobAnalysis J = analysis::analyzeJob(std::move(R));
+  EXPECT_EQ(J.Ranks.size(), 4u);
+  EXPECT_TRUE(anyProblem(J, "rank 3 (rank3.json) records no collectives"))
+      << problems(J);
+  EXPECT_FALSE(J.Ranks[3].Aligned);
+  ASSERT_FALSE(J.Collectives.empty());
+  EXPECT_EQ(J.Collectives.front().Present, 3u);
+  EXPECT_EQ(J.rankName(J.Collectives.front().Last), "rank 1");
+}
+
+TEST(JobAnalysis, FewerThanTwoMatchedCollectivesKeepTheTraceClock) {
+  RankLayout L;
+  L.Steps = 1; // one collective per rank
+  std::vector<RankSummary> R;
+  for (int64_t Rank = 0; Rank < 2; ++Rank) {
+    L.Rank = Rank;
+    L.World = 2;
+    L.ClockShiftNs = Rank * 30 * Ms;
+    R.push_back(summarizeRank(L));
+  }
+  JobAnalysis J = analysis::analyzeJob(std::move(R));
+  EXPECT_FALSE(J.ClocksAligned);
+  EXPECT_FALSE(J.Ranks[1].Aligned);
+  EXPECT_EQ(J.Ranks[1].OffsetNs, 0);
+}
+
+TEST(JobAnalysis, RankFromTheFileName) {
+  RankLayout L;
+  L.Distributed = false;
+  RankSummary S = summarizeRank(L, "/tmp/job/trace_worker_12.pt.trace.json");
+  EXPECT_EQ(S.Rank, 12);
+  EXPECT_EQ(S.RankFrom, analysis::RankSource::FileName);
+  EXPECT_EQ(llvm::cantFail(
+                analysis::rankFromFileName("host-a.gpu3.json", "gpu([0-9]+)")),
+            3);
+  EXPECT_EQ(llvm::cantFail(analysis::rankFromFileName(
+                "trace.json", analysis::DefaultRankPattern)),
+            -1);
+  EXPECT_FALSE(bool(analysis::rankFromFileName("x", "(")));
+}
+
+TEST(JobAnalysis, UnknownRankIsLeftOut) {
+  RankLayout L;
+  L.Distributed = false;
+  std::vector<RankSummary> R = makeJob(2, -1, 0);
+  R.push_back(summarizeRank(L, "trace.json"));
+  JobAnalysis J = analysis::analyzeJob(std::move(R));
+  EXPECT_EQ(J.Ranks.size(), 2u);
+  EXPECT_TRUE(anyProblem(J, "trace.json: its rank is unknown")) << problems(J);
+}
+
+TEST(SummaryFormat, RoundTripKeepsEveryField) {
+  RankSummary S = makeJob(4, 2, 5 * Ms)[2];
+  S.Findings.push_back(
+      {"L002", "host-bound-gaps", "warning", 1234, 0.5, "aten::index_select"});
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  analysis::writeRankSummary(OS, S);
+  OS.flush();
+  EXPECT_TRUE(analysis::looksLikeRankSummary(Text));
+  EXPECT_EQ(
+      llvm::StringRef(Text).take_until([](char C) { return C == '\n'; }),
+      R"({"type":"header","format":"tracelint-rank-summary","version":1})");
+  analysis::SummaryFile F = analysis::readRankSummaries(Text, "r2");
+  ASSERT_TRUE(F.Errors.empty()) << F.Errors.front();
+  ASSERT_EQ(F.Ranks.size(), 1u);
+  const RankSummary &B = F.Ranks[0];
+  EXPECT_EQ(B.Rank, 2);
+  EXPECT_EQ(B.WorldSize, 4);
+  EXPECT_EQ(B.RankFrom, analysis::RankSource::DistributedInfo);
+  ASSERT_EQ(B.Steps.size(), S.Steps.size());
+  EXPECT_EQ(B.Steps[1].HostOtherNs, S.Steps[1].HostOtherNs);
+  ASSERT_EQ(B.Collectives.size(), S.Collectives.size());
+  EXPECT_EQ(B.Collectives[0].StartNs, S.Collectives[0].StartNs);
+  EXPECT_EQ(B.Collectives[0].Kind, "AllReduce");
+  ASSERT_EQ(B.Findings.size(), 1u);
+  EXPECT_EQ(B.Findings[0].Subject, "aten::index_select");
+  EXPECT_EQ(B.topIdleCause(), S.topIdleCause());
+}
+
+TEST(SummaryFormat, TruncatedRankIsAnErrorAndTheOthersAreRead) {
+  std::vector<RankSummary> R = makeJob(3, -1, 0);
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  analysis::writeRankSummary(OS, R[0]);
+  std::string Second;
+  llvm::raw_string_ostream OS2(Second);
+  analysis::writeRankSummary(OS2, R[1]);
+  OS2.flush();
+  OS << Second.substr(0, Second.size() / 2); // cut mid-line
+  OS << "\n";
+  analysis::writeRankSummary(OS, R[2]);
+  OS.flush();
+  analysis::SummaryFile F = analysis::readRankSummaries(Text, "job.jsonl");
+  ASSERT_EQ(F.Ranks.size(), 2u);
+  EXPECT_EQ(F.Ranks[0].Rank, 0);
+  EXPECT_EQ(F.Ranks[1].Rank, 2);
+  ASSERT_EQ(F.Errors.size(), 1u);
+  EXPECT_NE(F.Errors[0].find("job.jsonl:"), std::string::npos) << F.Errors[0];
+}
+
+TEST(SummaryFormat, NewerVersionIsRefused) {
+  analysis::SummaryFile F = analysis::readRankSummaries(
+      R"({"type":"header","format":"tracelint-rank-summary","version":9})",
+      "new.jsonl");
+  ASSERT_EQ(F.Errors.size(), 1u);
+  EXPECT_NE(F.Errors[0].find("version 9"), std::string::npos) << F.Errors[0];
+}
+
+TEST(JobAnalysis, CollectiveKindFromKernelNames) {
+  EXPECT_EQ(analysis::collectiveKind(AllReduceKernel, ""), "AllReduce");
+  EXPECT_EQ(analysis::collectiveKind(
+                "ncclDevKernel_SendRecv(ncclDevComm*, unsigned long)", ""),
+            "SendRecv");
+  EXPECT_EQ(analysis::collectiveKind("anything", "allreduce"), "allreduce");
+}
+
+} // namespace
