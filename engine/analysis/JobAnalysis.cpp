@@ -27,21 +27,6 @@ std::string ordinalText(size_t N) {
   return std::to_string(N) + Suffix;
 }
 
-/// "3, 5, 9-12": ranks, ranges folded.
-std::string rankList(llvm::ArrayRef<int64_t> Sorted) {
-  std::vector<std::string> Parts;
-  for (size_t I = 0; I < Sorted.size();) {
-    size_t J = I;
-    while (J + 1 < Sorted.size() && Sorted[J + 1] == Sorted[J] + 1)
-      ++J;
-    Parts.push_back(J == I
-                        ? std::to_string(Sorted[I])
-                        : llvm::formatv("{0}-{1}", Sorted[I], Sorted[J]).str());
-    I = J + 1;
-  }
-  return llvm::join(Parts, ", ");
-}
-
 /// The most frequent of \p Values (ties: the smallest).
 template <typename T> T mostCommon(const std::vector<T> &Values) {
   std::map<T, size_t> Count;
@@ -121,7 +106,8 @@ void chooseRanks(std::vector<RankSummary> In, JobAnalysis &J) {
         "analysed without {5}",
         J.MissingRanks.size(), J.WorldSize,
         J.MissingRanks.size() == 1 ? "is" : "are",
-        J.MissingRanks.size() == 1 ? "" : "s", rankList(J.MissingRanks),
+        J.MissingRanks.size() == 1 ? "" : "s",
+        support::formatRanges(J.MissingRanks),
         J.MissingRanks.size() == 1 ? "it" : "them"));
   for (const JobRank &R : J.Ranks)
     if (R.S.Collectives.empty())

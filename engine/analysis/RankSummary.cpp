@@ -49,11 +49,11 @@ std::string RankSummary::topIdleCause() const {
   std::vector<int64_t> Launch, Wait, Other, Loading, Unrec;
   for (const RankStep &S : Steps)
     if (S.Steady) {
-      Launch.push_back(S.LaunchNs);
-      Wait.push_back(S.HostWaitNs);
-      Other.push_back(S.HostOtherNs);
-      Loading.push_back(S.DataLoadingNs);
-      Unrec.push_back(S.UnrecordedNs);
+      Launch.push_back(S.Idle.LaunchNs);
+      Wait.push_back(S.Idle.HostWaitNs);
+      Other.push_back(S.Idle.HostOtherNs);
+      Loading.push_back(S.Idle.DataLoadingNs);
+      Unrec.push_back(S.Idle.UnrecordedNs);
     }
   if (Launch.empty())
     return {};
@@ -148,16 +148,8 @@ analysis::summarizeTrace(const TraceIndex &Ctx, llvm::StringRef Input,
     St.EndNs = T.OriginNs + W.Range.End;
     St.Steady = llvm::any_of(
         Steady, [&](const StepWindow &X) { return X.Range == W.Range; });
-    if (Idle.Device >= 0) {
-      const IdleBreakdown &B = Ctx.attributeIdle(Idle.Device, W.Range);
-      St.IdleNs = B.IdleNs;
-      St.LaunchNs = B.LaunchNs;
-      St.HostWaitNs = B.HostWaitNs;
-      St.HostOtherNs = B.HostOtherNs;
-      St.DataLoadingNs = B.DataLoadingNs;
-      St.UnrecordedNs = B.UnrecordedNs;
-      St.UnlinkedNs = B.UnlinkedNs;
-    }
+    if (Idle.Device >= 0)
+      St.Idle = Ctx.idleSplit(Idle.Device, W.Range);
     S.Steps.push_back(St);
   }
 

@@ -53,8 +53,9 @@ struct RankStep {
   int64_t Number = -1;
   int64_t StartNs = 0, EndNs = 0; ///< absolute, the rank's own clock
   bool Steady = false;            ///< one of TraceIndex::steadySteps()
-  int64_t IdleNs = 0, LaunchNs = 0, HostWaitNs = 0, HostOtherNs = 0,
-          DataLoadingNs = 0, UnrecordedNs = 0, UnlinkedNs = 0;
+  /// The step's idle split on the rank's target device
+  /// (TraceIndex::idleSplit, the split lint, `path` and `stats` show).
+  TargetIdle Idle;
   int64_t durationNs() const { return EndNs - StartNs; }
 };
 

@@ -49,13 +49,13 @@ void analysis::writeRankSummary(llvm::raw_ostream &OS, const RankSummary &S) {
       J.attribute("start_ns", St.StartNs);
       J.attribute("end_ns", St.EndNs);
       J.attribute("steady", St.Steady);
-      J.attribute("idle_ns", St.IdleNs);
-      J.attribute("launch_ns", St.LaunchNs);
-      J.attribute("host_wait_ns", St.HostWaitNs);
-      J.attribute("host_other_ns", St.HostOtherNs);
-      J.attribute("data_loading_ns", St.DataLoadingNs);
-      J.attribute("unrecorded_ns", St.UnrecordedNs);
-      J.attribute("unlinked_ns", St.UnlinkedNs);
+      J.attribute("idle_ns", St.Idle.IdleNs);
+      J.attribute("launch_ns", St.Idle.LaunchNs);
+      J.attribute("host_wait_ns", St.Idle.HostWaitNs);
+      J.attribute("host_other_ns", St.Idle.HostOtherNs);
+      J.attribute("data_loading_ns", St.Idle.DataLoadingNs);
+      J.attribute("unrecorded_ns", St.Idle.UnrecordedNs);
+      J.attribute("unlinked_ns", St.Idle.UnlinkedNs);
     });
   for (const RankCollective &C : S.Collectives)
     line(OS, "collective", [&](json::OStream &J) {
@@ -236,13 +236,18 @@ SummaryFile analysis::readRankSummaries(llvm::StringRef Text,
       S.StartNs = F.integer("start_ns");
       S.EndNs = F.integer("end_ns");
       S.Steady = F.boolean("steady");
-      S.IdleNs = F.integer("idle_ns");
-      S.LaunchNs = F.integer("launch_ns");
-      S.HostWaitNs = F.integer("host_wait_ns");
-      S.HostOtherNs = F.integer("host_other_ns");
-      S.DataLoadingNs = F.integer("data_loading_ns");
-      S.UnrecordedNs = F.integer("unrecorded_ns");
-      S.UnlinkedNs = F.integer("unlinked_ns");
+      S.Idle.IdleNs = F.integer("idle_ns");
+      S.Idle.LaunchNs = F.integer("launch_ns");
+      S.Idle.HostWaitNs = F.integer("host_wait_ns");
+      S.Idle.HostOtherNs = F.integer("host_other_ns");
+      S.Idle.DataLoadingNs = F.integer("data_loading_ns");
+      S.Idle.UnrecordedNs = F.integer("unrecorded_ns");
+      S.Idle.UnlinkedNs = F.integer("unlinked_ns");
+      // Said once on the rank line, and by the step's own bounds.
+      if (Cur->Device >= 0) {
+        S.Idle.Device = Cur->Device;
+        S.Idle.SpanNs = S.durationNs();
+      }
       Cur->Steps.push_back(S);
     } else if (*Type == "collective") {
       RankCollective C;

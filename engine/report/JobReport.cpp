@@ -27,21 +27,6 @@ constexpr size_t MaxRows = 32;
 
 std::string sanitized(llvm::StringRef S) { return support::sanitize(S); }
 
-/// "0-3, 5": ranks folded into ranges.
-std::string rankRanges(llvm::ArrayRef<int64_t> Sorted) {
-  std::vector<std::string> Parts;
-  for (size_t I = 0; I < Sorted.size();) {
-    size_t J = I;
-    while (J + 1 < Sorted.size() && Sorted[J + 1] == Sorted[J] + 1)
-      ++J;
-    Parts.push_back(J == I
-                        ? std::to_string(Sorted[I])
-                        : llvm::formatv("{0}-{1}", Sorted[I], Sorted[J]).str());
-    I = J + 1;
-  }
-  return llvm::join(Parts, ", ");
-}
-
 /// "on 7 of 8 ranks (all but rank 3)", "on rank 5 only".
 std::string onRanks(const FoldedFinding &F, const JobAnalysis &J) {
   size_t N = J.Ranks.size();
@@ -57,10 +42,10 @@ std::string onRanks(const FoldedFinding &F, const JobAnalysis &J) {
       if (!std::binary_search(F.Ranks.begin(), F.Ranks.end(), R.S.Rank))
         Without.push_back(R.S.Rank);
     return Text + " (all but rank" + (Without.size() == 1 ? " " : "s ") +
-           rankRanges(Without) + ")";
+           support::formatRanges(Without) + ")";
   }
   return Text + " (rank" + (F.Ranks.size() == 1 ? " " : "s ") +
-         rankRanges(F.Ranks) + ")";
+         support::formatRanges(F.Ranks) + ")";
 }
 
 void writeFindingText(llvm::raw_ostream &OS, const rules::Finding &F,

@@ -59,6 +59,21 @@ std::string support::formatBytes(int64_t Bytes) {
   return formatScaled(Bytes, Units, 6);
 }
 
+std::string support::formatRanges(llvm::ArrayRef<int64_t> Sorted) {
+  std::string Out;
+  for (size_t I = 0; I < Sorted.size();) {
+    size_t J = I;
+    while (J + 1 < Sorted.size() && Sorted[J + 1] == Sorted[J] + 1)
+      ++J;
+    if (!Out.empty())
+      Out += ", ";
+    Out += J == I ? std::to_string(Sorted[I])
+                  : llvm::formatv("{0}-{1}", Sorted[I], Sorted[J]).str();
+    I = J + 1;
+  }
+  return Out;
+}
+
 std::string support::formatShare(double Fraction) {
   return llvm::formatv("{0:F1} %", Fraction * 100).str();
 }

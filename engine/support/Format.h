@@ -12,6 +12,8 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <cstdint>
 #include <string>
 
@@ -31,6 +33,10 @@ std::string formatBytes(int64_t Bytes);
 
 /// A fraction as a percentage with one decimal: 0.4125 -> "41.3 %".
 std::string formatShare(double Fraction);
+
+/// Sorted integers with runs folded into ranges: {0, 1, 2, 3, 5} ->
+/// "0-3, 5" (ranks of a job, step numbers).
+std::string formatRanges(llvm::ArrayRef<int64_t> Sorted);
 
 /// \p S made safe for a terminal: ASCII control characters (ESC included),
 /// C1 controls, bidirectional overrides and invalid UTF-8 become visible

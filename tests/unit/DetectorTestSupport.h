@@ -105,6 +105,28 @@ inline const rules::Catalogue &builtinRules() {
   return Cat;
 }
 
+/// \p Spec's options: its rule file's defaults with \p Opts over them
+/// (each must be an option of the rule).
+inline rules::RuleOptions
+optionsOf(const rules::RuleSpec &Spec, llvm::StringRef Code,
+          const std::vector<std::pair<std::string, double>> &Opts) {
+  rules::RuleOptions O(Spec);
+  for (auto &[K, V] : Opts) {
+    if (!Spec.option(K))
+      ADD_FAILURE() << Code.str() << " has no option " << K;
+    O.set(K, V);
+  }
+  return O;
+}
+
+/// "" when a rule judged its input, else "cannot judge: WHY" or "not
+/// applicable: WHY".
+inline std::string outcomeText(const rules::Outcome &R) {
+  if (R.judged())
+    return "";
+  return (rules::skipKindName(R.kind()) + ": " + R.reason()).str();
+}
+
 /// Runs the built-in rule \p Code on \p Ctx as the engine does: its needs
 /// are checked first, and its options are its rule file's defaults with
 /// \p Opts over them (each must be an option of the rule). Returns "" when
@@ -118,12 +140,7 @@ inline std::string run(llvm::StringRef Code, const analysis::TraceIndex &Ctx,
     ADD_FAILURE() << "no built-in rule " << Code.str();
     return "no such rule";
   }
-  rules::RuleOptions O(*Spec);
-  for (auto &[K, V] : Opts) {
-    if (!Spec->option(K))
-      ADD_FAILURE() << Code.str() << " has no option " << K;
-    O.set(K, V);
-  }
+  rules::RuleOptions O = optionsOf(*Spec, Code, Opts);
   std::vector<std::string> Missing;
   for (rules::Need N : Spec->Needs)
     if (std::string Why = rules::missingNeed(Ctx, N); !Why.empty())
@@ -136,9 +153,7 @@ inline std::string run(llvm::StringRef Code, const analysis::TraceIndex &Ctx,
     return "no detector";
   }
   rules::Outcome R = Fn(Ctx, O, Out);
-  if (R.judged())
-    return "";
-  return (rules::skipKindName(R.kind()) + ": " + R.reason()).str();
+  return outcomeText(R);
 }
 
 /// Runs the built-in job rule \p Code on \p Job with its rule file's
@@ -151,21 +166,14 @@ inline std::string run(llvm::StringRef Code, const analysis::JobAnalysis &Job,
     ADD_FAILURE() << "no built-in job rule " << Code.str();
     return "no such rule";
   }
-  rules::RuleOptions O(*Spec);
-  for (auto &[K, V] : Opts) {
-    if (!Spec->option(K))
-      ADD_FAILURE() << Code.str() << " has no option " << K;
-    O.set(K, V);
-  }
+  rules::RuleOptions O = optionsOf(*Spec, Code, Opts);
   rules::JobDetectorFn Fn = rules::findJobDetector(Spec->Sig.Detector);
   if (!Fn) {
     ADD_FAILURE() << Code.str() << ": no job detector " << Spec->Sig.Detector;
     return "no detector";
   }
   rules::Outcome R = Fn(Job, O, Out);
-  if (R.judged())
-    return "";
-  return (rules::skipKindName(R.kind()) + ": " + R.reason()).str();
+  return outcomeText(R);
 }
 
 } // namespace tracelint::testing

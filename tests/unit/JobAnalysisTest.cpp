@@ -152,7 +152,11 @@ TEST(SummaryFormat, RoundTripKeepsEveryField) {
   EXPECT_EQ(B.WorldSize, 4);
   EXPECT_EQ(B.RankFrom, analysis::RankSource::DistributedInfo);
   ASSERT_EQ(B.Steps.size(), S.Steps.size());
-  EXPECT_EQ(B.Steps[1].HostOtherNs, S.Steps[1].HostOtherNs);
+  EXPECT_EQ(B.Steps[1].Idle.HostOtherNs, S.Steps[1].Idle.HostOtherNs);
+  // The split's device and span, said once per rank and by the step's
+  // bounds, come back as the summarized split had them.
+  EXPECT_EQ(B.Steps[1].Idle.Device, S.Steps[1].Idle.Device);
+  EXPECT_EQ(B.Steps[1].Idle.SpanNs, S.Steps[1].Idle.SpanNs);
   ASSERT_EQ(B.Collectives.size(), S.Collectives.size());
   EXPECT_EQ(B.Collectives[0].StartNs, S.Collectives[0].StartNs);
   EXPECT_EQ(B.Collectives[0].Kind, "AllReduce");
