@@ -31,75 +31,78 @@ using namespace tracelint;
 using namespace tracelint::cli;
 namespace cl = llvm::cl;
 
-cl::SubCommand tracelint::cli::CaptureSubcommand(
-    "capture", "Run a CUDA program under CUPTI, write one Kineto trace per "
-               "process, then lint it: tracelint capture [options] -- CMD "
-               "[ARGS...]");
+cl::SubCommand &tracelint::cli::captureSubcommand() {
+  static cl::SubCommand Sub(
+      "capture", "Run a CUDA program under CUPTI, write one Kineto trace per "
+                 "process, then lint it: tracelint capture [options] -- CMD "
+                 "[ARGS...]");
+  return Sub;
+}
 
 namespace {
 
 cl::OptionCategory CaptureCategory("capture options");
 
 cl::list<std::string> Command(cl::Positional, cl::desc("-- CMD [ARGS...]"),
-                              cl::ZeroOrMore, cl::sub(CaptureSubcommand),
+                              cl::ZeroOrMore, cl::sub(captureSubcommand()),
                               cl::cat(CaptureCategory));
 cl::opt<std::string>
     TraceDir("trace-dir",
              cl::desc("Folder for the traces (created if missing)"),
              cl::value_desc("DIR"), cl::init("tracelint-traces"),
-             cl::sub(CaptureSubcommand), cl::cat(CaptureCategory));
+             cl::sub(captureSubcommand()), cl::cat(CaptureCategory));
 cl::opt<std::string> TracePrefix(
     "trace-prefix",
     cl::desc("Trace file names: PREFIX[.rankN].pidP.json (default capture)"),
-    cl::value_desc("NAME"), cl::init("capture"), cl::sub(CaptureSubcommand),
+    cl::value_desc("NAME"), cl::init("capture"), cl::sub(captureSubcommand()),
     cl::cat(CaptureCategory));
 cl::opt<double>
     Delay("delay",
           cl::desc("Seconds (wall clock, not iterations) after launch before "
                    "the window may open"),
-          cl::value_desc("S"), cl::init(0), cl::sub(CaptureSubcommand),
+          cl::value_desc("S"), cl::init(0), cl::sub(captureSubcommand()),
           cl::cat(CaptureCategory));
 cl::opt<double> Duration(
     "duration",
     cl::desc("Seconds (wall clock, not iterations) the window stays open; "
              "0: until the range ends, cudaProfilerStop or exit"),
-    cl::value_desc("S"), cl::init(0), cl::sub(CaptureSubcommand),
+    cl::value_desc("S"), cl::init(0), cl::sub(captureSubcommand()),
     cl::cat(CaptureCategory));
 cl::opt<std::string> RangeName(
     "range",
     cl::desc("Open the window at the first NVTX range named exactly NAME "
              "(after --delay) and close it when that range ends"),
-    cl::value_desc("NAME"), cl::sub(CaptureSubcommand),
+    cl::value_desc("NAME"), cl::sub(captureSubcommand()),
     cl::cat(CaptureCategory));
 cl::opt<unsigned> RangeCount(
     "range-count",
     cl::desc("With --range: close the window when the N-th range named NAME "
              "ends (default 1)"),
-    cl::value_desc("N"), cl::init(1), cl::sub(CaptureSubcommand),
+    cl::value_desc("N"), cl::init(1), cl::sub(captureSubcommand()),
     cl::cat(CaptureCategory));
 cl::opt<bool>
     ProfilerApi("profiler-api",
                 cl::desc("Open the window at cudaProfilerStart and close it at "
                          "cudaProfilerStop"),
-                cl::sub(CaptureSubcommand), cl::cat(CaptureCategory));
+                cl::sub(captureSubcommand()), cl::cat(CaptureCategory));
 cl::opt<uint64_t> CaptureMaxEvents(
     "max-events",
     cl::desc("Keep at most N records per process; the rest are counted as "
              "dropped (0: no limit)"),
-    cl::value_desc("N"), cl::init(1000000), cl::sub(CaptureSubcommand),
+    cl::value_desc("N"), cl::init(1000000), cl::sub(captureSubcommand()),
     cl::cat(CaptureCategory));
 cl::opt<bool> NoLint("no-lint", cl::desc("Only capture: print the trace paths"),
-                     cl::sub(CaptureSubcommand), cl::cat(CaptureCategory));
+                     cl::sub(captureSubcommand()), cl::cat(CaptureCategory));
 cl::opt<bool> NoNvtx(
     "no-nvtx",
     cl::desc("Do not route NVTX to CUPTI (no ranges in the trace; --range "
              "then cannot work)"),
-    cl::sub(CaptureSubcommand), cl::cat(CaptureCategory));
+    cl::sub(captureSubcommand()), cl::cat(CaptureCategory));
 cl::opt<std::string> LibraryPath(
     "capture-library",
     cl::desc("The injection library (default: found beside tracelint, or "
              "TRACELINT_CAPTURE_LIBRARY)"),
-    cl::value_desc("PATH"), cl::Hidden, cl::sub(CaptureSubcommand),
+    cl::value_desc("PATH"), cl::Hidden, cl::sub(captureSubcommand()),
     cl::cat(CaptureCategory));
 
 /// A usage problem in the capture options, or "".

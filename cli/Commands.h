@@ -9,14 +9,17 @@
 
 namespace tracelint::cli {
 
-extern llvm::cl::SubCommand LintSubcommand;
-extern llvm::cl::SubCommand PathSubcommand;
-extern llvm::cl::SubCommand CaptureSubcommand;
-extern llvm::cl::SubCommand StatsSubcommand;
-extern llvm::cl::SubCommand RulesSubcommand;
-extern llvm::cl::SubCommand ExplainSubcommand;
-extern llvm::cl::SubCommand NamesSubcommand;
-/// Built on first use, so that options in any file can name them.
+/// Each subcommand is built on first use, so that an option in any file can
+/// name it: a global SubCommand could still be unconstructed while another
+/// file's options register with it (the static initialisation order is
+/// unspecified; ASan's leak check caught it for `--rank-pattern`).
+llvm::cl::SubCommand &lintSubcommand();
+llvm::cl::SubCommand &pathSubcommand();
+llvm::cl::SubCommand &captureSubcommand();
+llvm::cl::SubCommand &statsSubcommand();
+llvm::cl::SubCommand &rulesSubcommand();
+llvm::cl::SubCommand &explainSubcommand();
+llvm::cl::SubCommand &namesSubcommand();
 llvm::cl::SubCommand &baselineSubcommand();
 llvm::cl::SubCommand &diffSubcommand();
 llvm::cl::SubCommand &summarizeSubcommand();

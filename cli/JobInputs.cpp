@@ -30,7 +30,7 @@ cl::opt<std::string> RankPattern(
              "expression matched against the file name, whose last group is "
              "the rank (default: (rank|worker)[-_.]?([0-9]+))"),
     cl::value_desc("REGEX"), cl::init(analysis::DefaultRankPattern.str()),
-    cl::sub(LintSubcommand), cl::sub(summarizeSubcommand()));
+    cl::sub(lintSubcommand()), cl::sub(summarizeSubcommand()));
 } // namespace
 
 llvm::StringRef tracelint::cli::rankPattern() { return RankPattern; }

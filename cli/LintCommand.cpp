@@ -36,10 +36,13 @@ using namespace tracelint;
 using namespace tracelint::cli;
 namespace cl = llvm::cl;
 
-cl::SubCommand tracelint::cli::LintSubcommand(
-    "lint", "Ranked hypotheses: what probably delays completion, the "
-            "evidence, and the experiment that would decide (the default "
-            "command)");
+cl::SubCommand &tracelint::cli::lintSubcommand() {
+  static cl::SubCommand Sub(
+      "lint", "Ranked hypotheses: what probably delays completion, the "
+              "evidence, and the experiment that would decide (the default "
+              "command)");
+  return Sub;
+}
 
 namespace {
 
@@ -49,7 +52,7 @@ enum class FailOn { Info, Warning, Error, None };
 cl::OptionCategory LintCategory("lint options");
 
 cl::list<std::string> Inputs(cl::Positional, cl::desc("TRACE..."),
-                             cl::OneOrMore, cl::sub(LintSubcommand),
+                             cl::OneOrMore, cl::sub(lintSubcommand()),
                              cl::cat(LintCategory));
 cl::opt<Format> OutputFormat(
     "format", cl::desc("Output format"),
@@ -64,29 +67,29 @@ cl::opt<Format> OutputFormat(
                clEnumValN(Format::Html, "html",
                           "one self-contained page with a timeline per "
                           "finding (use with -o REPORT.html)")),
-    cl::init(Format::Text), cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
-    cl::cat(LintCategory));
+    cl::init(Format::Text), cl::sub(lintSubcommand()),
+    cl::sub(captureSubcommand()), cl::cat(LintCategory));
 cl::opt<std::string> OutputPath("o", cl::desc("Write the report to FILE"),
                                 cl::value_desc("FILE"), cl::init("-"),
-                                cl::sub(LintSubcommand),
-                                cl::sub(CaptureSubcommand),
+                                cl::sub(lintSubcommand()),
+                                cl::sub(captureSubcommand()),
                                 cl::cat(LintCategory));
 cl::list<std::string>
     Select("select",
            cl::desc("Run only these rules: codes, family letters or names, "
                     "comma-separated (replaces the configuration's select)"),
-           cl::value_desc("CODES"), cl::CommaSeparated, cl::sub(LintSubcommand),
-           cl::sub(CaptureSubcommand), cl::sub(baselineSubcommand()),
-           cl::sub(diffSubcommand()), cl::sub(summarizeSubcommand()),
-           cl::cat(LintCategory));
+           cl::value_desc("CODES"), cl::CommaSeparated,
+           cl::sub(lintSubcommand()), cl::sub(captureSubcommand()),
+           cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
+           cl::sub(summarizeSubcommand()), cl::cat(LintCategory));
 cl::list<std::string>
     Ignore("ignore",
            cl::desc("Do not run these rules: codes, family letters or names, "
                     "comma-separated"),
-           cl::value_desc("CODES"), cl::CommaSeparated, cl::sub(LintSubcommand),
-           cl::sub(CaptureSubcommand), cl::sub(baselineSubcommand()),
-           cl::sub(diffSubcommand()), cl::sub(summarizeSubcommand()),
-           cl::cat(LintCategory));
+           cl::value_desc("CODES"), cl::CommaSeparated,
+           cl::sub(lintSubcommand()), cl::sub(captureSubcommand()),
+           cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
+           cl::sub(summarizeSubcommand()), cl::cat(LintCategory));
 cl::opt<FailOn>
     FailLevel("fail-on",
               cl::desc("Exit with 1 when a finding has this severity or "
@@ -96,17 +99,18 @@ cl::opt<FailOn>
                                     "warnings and errors (default)"),
                          clEnumValN(FailOn::Error, "error", "errors only"),
                          clEnumValN(FailOn::None, "none", "never")),
-              cl::init(FailOn::Warning), cl::sub(LintSubcommand),
-              cl::sub(CaptureSubcommand), cl::cat(LintCategory));
+              cl::init(FailOn::Warning), cl::sub(lintSubcommand()),
+              cl::sub(captureSubcommand()), cl::cat(LintCategory));
 cl::opt<std::string> ConfigPath(
     "config",
     cl::desc("Configuration file (default: tracelint.toml found upward from "
              "the working directory)"),
-    cl::value_desc("FILE"), cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
-    cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
-    cl::sub(summarizeSubcommand()), cl::cat(LintCategory));
+    cl::value_desc("FILE"), cl::sub(lintSubcommand()),
+    cl::sub(captureSubcommand()), cl::sub(baselineSubcommand()),
+    cl::sub(diffSubcommand()), cl::sub(summarizeSubcommand()),
+    cl::cat(LintCategory));
 cl::opt<bool> Isolated("isolated", cl::desc("Ignore every configuration file"),
-                       cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
+                       cl::sub(lintSubcommand()), cl::sub(captureSubcommand()),
                        cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
                        cl::sub(summarizeSubcommand()), cl::cat(LintCategory));
 cl::opt<bool> PathBounds(
@@ -114,57 +118,59 @@ cl::opt<bool> PathBounds(
     cl::desc("Cap each finding's impact by its critical-path what-if bound "
              "(default on; --path-bounds=false keeps the detectors' own "
              "bounds and skips the path)"),
-    cl::init(true), cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
+    cl::init(true), cl::sub(lintSubcommand()), cl::sub(captureSubcommand()),
     cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
     cl::sub(summarizeSubcommand()), cl::cat(LintCategory));
 cl::opt<unsigned>
     Jobs("j",
          cl::desc("Run the rules on N threads (default: $TRACELINT_JOBS, else "
                   "every core); the report is the same for every N"),
-         cl::value_desc("N"), cl::init(0), cl::Prefix, cl::sub(LintSubcommand),
-         cl::sub(CaptureSubcommand), cl::sub(baselineSubcommand()),
-         cl::sub(diffSubcommand()), cl::sub(summarizeSubcommand()),
-         cl::cat(LintCategory));
+         cl::value_desc("N"), cl::init(0), cl::Prefix,
+         cl::sub(lintSubcommand()), cl::sub(captureSubcommand()),
+         cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
+         cl::sub(summarizeSubcommand()), cl::cat(LintCategory));
 cl::list<std::string> RuleDirs(
     "rules",
     cl::desc("Add the rule files (*.toml) below DIR; a rule with a built-in "
              "code replaces it (repeatable)"),
-    cl::value_desc("DIR"), cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
-    cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
-    cl::sub(summarizeSubcommand()), cl::cat(LintCategory));
+    cl::value_desc("DIR"), cl::sub(lintSubcommand()),
+    cl::sub(captureSubcommand()), cl::sub(baselineSubcommand()),
+    cl::sub(diffSubcommand()), cl::sub(summarizeSubcommand()),
+    cl::cat(LintCategory));
 cl::opt<ColorMode> Color(
     "color", cl::desc("Colour in text output"),
     cl::values(clEnumValN(ColorMode::Auto, "auto", "on a terminal (default)"),
                clEnumValN(ColorMode::Always, "always", "always"),
                clEnumValN(ColorMode::Never, "never", "never")),
-    cl::init(ColorMode::Auto), cl::sub(LintSubcommand),
-    cl::sub(CaptureSubcommand), cl::cat(LintCategory));
+    cl::init(ColorMode::Auto), cl::sub(lintSubcommand()),
+    cl::sub(captureSubcommand()), cl::cat(LintCategory));
 cl::opt<std::string> StepName(
     "step",
     cl::desc("Steps are the annotation ranges named exactly NAME (an NVTX "
              "range, a record_function / user annotation) instead of "
              "ProfilerStep#N"),
-    cl::value_desc("NAME"), cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
-    cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
-    cl::sub(summarizeSubcommand()), cl::cat(LintCategory));
+    cl::value_desc("NAME"), cl::sub(lintSubcommand()),
+    cl::sub(captureSubcommand()), cl::sub(baselineSubcommand()),
+    cl::sub(diffSubcommand()), cl::sub(summarizeSubcommand()),
+    cl::cat(LintCategory));
 cl::opt<uint64_t>
     MaxEvents("max-events",
               cl::desc("Refuse traces with more events than N (0: no limit)"),
-              cl::init(0), cl::sub(LintSubcommand),
+              cl::init(0), cl::sub(lintSubcommand()),
               cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
               cl::sub(summarizeSubcommand()), cl::cat(LintCategory));
 cl::opt<std::string> MemoryBudget(
     "memory-budget",
     cl::desc("Refuse traces that would need more memory than SIZE (e.g. 8G, "
              "512M; about 256 bytes per event; default: no limit)"),
-    cl::value_desc("SIZE"), cl::sub(LintSubcommand),
+    cl::value_desc("SIZE"), cl::sub(lintSubcommand()),
     cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
     cl::sub(summarizeSubcommand()), cl::cat(LintCategory));
 cl::opt<unsigned> InputTimeout(
     "input-timeout",
     cl::desc("Give up on a pipe or FIFO that delivers no data for this many "
              "seconds (0: wait forever)"),
-    cl::value_desc("SECONDS"), cl::init(30), cl::sub(LintSubcommand),
+    cl::value_desc("SECONDS"), cl::init(30), cl::sub(lintSubcommand()),
     cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
     cl::sub(summarizeSubcommand()), cl::cat(LintCategory));
 
@@ -172,24 +178,24 @@ cl::opt<std::string> BaselinePath(
     "baseline",
     cl::desc("Report only findings that are not in this baseline file, or "
              "whose impact grew beyond --impact-tolerance"),
-    cl::value_desc("FILE"), cl::sub(LintSubcommand), cl::cat(LintCategory));
+    cl::value_desc("FILE"), cl::sub(lintSubcommand()), cl::cat(LintCategory));
 cl::opt<bool> UpdateBaseline(
     "update-baseline",
     cl::desc("Rewrite the --baseline file with this run's findings (then "
              "no finding fails the run)"),
-    cl::sub(LintSubcommand), cl::cat(LintCategory));
+    cl::sub(lintSubcommand()), cl::cat(LintCategory));
 cl::opt<std::string> ImpactTolerance(
     "impact-tolerance",
     cl::desc("A known finding is reported again when its impact exceeds the "
              "baseline's by more than this (default 100%: it doubled)"),
-    cl::value_desc("SHARE"), cl::init("100%"), cl::sub(LintSubcommand),
+    cl::value_desc("SHARE"), cl::init("100%"), cl::sub(lintSubcommand()),
     cl::cat(LintCategory));
 cl::opt<unsigned> Top(
     "top",
     cl::desc("Text: show the N highest-ranked findings as cards and one line "
              "for each other finding (default 5; 0: every finding a card)"),
-    cl::value_desc("N"), cl::init(5), cl::sub(LintSubcommand),
-    cl::sub(CaptureSubcommand), cl::cat(LintCategory));
+    cl::value_desc("N"), cl::init(5), cl::sub(lintSubcommand()),
+    cl::sub(captureSubcommand()), cl::cat(LintCategory));
 cl::opt<rules::Severity> MinSeverity(
     "min-severity",
     cl::desc("Text: show only findings of this severity or higher (the "
@@ -200,44 +206,46 @@ cl::opt<rules::Severity> MinSeverity(
                clEnumValN(rules::Severity::Warning, "warning",
                           "warnings and errors"),
                clEnumValN(rules::Severity::Error, "error", "errors only")),
-    cl::init(rules::Severity::Info), cl::sub(LintSubcommand),
-    cl::sub(CaptureSubcommand), cl::cat(LintCategory));
+    cl::init(rules::Severity::Info), cl::sub(lintSubcommand()),
+    cl::sub(captureSubcommand()), cl::cat(LintCategory));
 cl::opt<bool> Verbose(
     "verbose",
     cl::desc("Text: the whole report: every finding a full card (could also "
              "be, every example, verify, refuted if, confidence notes) and "
              "the rules that do not apply"),
-    cl::sub(LintSubcommand), cl::sub(CaptureSubcommand), cl::cat(LintCategory));
+    cl::sub(lintSubcommand()), cl::sub(captureSubcommand()),
+    cl::cat(LintCategory));
 cl::opt<unsigned> Width(
     "width",
     cl::desc("Text: wrap lines at N columns (at most 240; default: the "
              "terminal's width, 100 into a file or a pipe; 0: never wrap)"),
-    cl::value_desc("N"), cl::sub(LintSubcommand), cl::sub(CaptureSubcommand),
-    cl::cat(LintCategory));
+    cl::value_desc("N"), cl::sub(lintSubcommand()),
+    cl::sub(captureSubcommand()), cl::cat(LintCategory));
 cl::opt<bool> LongNames(
     "long-names",
     cl::desc("Text and Markdown: kernel and op names as the trace writes "
              "them, not shortened (JSON and SARIF always keep them whole)"),
-    cl::sub(LintSubcommand), cl::sub(CaptureSubcommand), cl::cat(LintCategory));
+    cl::sub(lintSubcommand()), cl::sub(captureSubcommand()),
+    cl::cat(LintCategory));
 cl::opt<std::string> AnnotatePath(
     "annotate",
     cl::desc("Also write the trace with the findings added as a 'tracelint' "
              "process (a slice per finding over its evidence, arrows to its "
              "examples) for Perfetto or chrome://tracing; gzipped when FILE "
              "ends in .gz (one input only)"),
-    cl::value_desc("FILE"), cl::sub(LintSubcommand), cl::cat(LintCategory));
+    cl::value_desc("FILE"), cl::sub(lintSubcommand()), cl::cat(LintCategory));
 cl::opt<bool>
     JobMode("job",
             cl::desc("The inputs are the ranks of one job (traces, `tracelint "
                      "summarize` summaries, folders of them or glob patterns): "
                      "report the job first, then each rank's findings folded "
                      "(docs/multi-rank.md)"),
-            cl::sub(LintSubcommand), cl::cat(LintCategory));
+            cl::sub(lintSubcommand()), cl::cat(LintCategory));
 cl::opt<std::string> DocsUrl(
     "docs-url",
     cl::desc("SARIF: base URL of the rule pages (a published docs/rules/); "
              "each rule's helpUri is URL<CODE>-<name>.md"),
-    cl::value_desc("URL"), cl::sub(LintSubcommand), cl::cat(LintCategory));
+    cl::value_desc("URL"), cl::sub(lintSubcommand()), cl::cat(LintCategory));
 
 /// "25%", "0.25" -> 0.25.
 std::optional<double> parseShare(llvm::StringRef S) {

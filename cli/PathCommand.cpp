@@ -15,9 +15,12 @@ using namespace tracelint;
 using namespace tracelint::cli;
 namespace cl = llvm::cl;
 
-cl::SubCommand tracelint::cli::PathSubcommand(
-    "path", "Completion and its critical path: which dependency prevents "
-            "earlier completion, and what-if bounds");
+cl::SubCommand &tracelint::cli::pathSubcommand() {
+  static cl::SubCommand Sub(
+      "path", "Completion and its critical path: which dependency prevents "
+              "earlier completion, and what-if bounds");
+  return Sub;
+}
 
 namespace {
 
@@ -26,46 +29,47 @@ enum class Format { Text, Json };
 cl::OptionCategory PathCategory("path options");
 
 cl::opt<std::string> Input(cl::Positional, cl::desc("TRACE"), cl::Required,
-                           cl::sub(PathSubcommand), cl::cat(PathCategory));
+                           cl::sub(pathSubcommand()), cl::cat(PathCategory));
 cl::opt<Format> OutputFormat(
     "format", cl::desc("Output format"),
     cl::values(clEnumValN(Format::Text, "text", "readable text (default)"),
                clEnumValN(Format::Json, "json", "JSON for scripts")),
-    cl::init(Format::Text), cl::sub(PathSubcommand), cl::cat(PathCategory));
+    cl::init(Format::Text), cl::sub(pathSubcommand()), cl::cat(PathCategory));
 cl::opt<std::string> OutputPath("o", cl::desc("Write the report to FILE"),
                                 cl::value_desc("FILE"), cl::init("-"),
-                                cl::sub(PathSubcommand), cl::cat(PathCategory));
+                                cl::sub(pathSubcommand()),
+                                cl::cat(PathCategory));
 cl::opt<std::string> StepName(
     "step",
     cl::desc("Steps are the annotation ranges named exactly NAME (an NVTX "
              "range, a record_function / user annotation) instead of "
              "ProfilerStep#N"),
-    cl::value_desc("NAME"), cl::sub(PathSubcommand), cl::cat(PathCategory));
+    cl::value_desc("NAME"), cl::sub(pathSubcommand()), cl::cat(PathCategory));
 cl::opt<int64_t> StepNumber(
     "step-number",
     cl::desc("Analyse the step numbered N (default: the median steady step)"),
-    cl::value_desc("N"), cl::init(-1), cl::sub(PathSubcommand),
+    cl::value_desc("N"), cl::init(-1), cl::sub(pathSubcommand()),
     cl::cat(PathCategory));
 cl::list<std::string> WhatIf(
     "what-if",
     cl::desc("Also bound the gain of removing QUERY: 'category:NAME' "
              "(compute, launch, wait, ...) or 'name:OP_OR_KERNEL', several "
              "joined by ','"),
-    cl::value_desc("QUERY"), cl::sub(PathSubcommand), cl::cat(PathCategory));
+    cl::value_desc("QUERY"), cl::sub(pathSubcommand()), cl::cat(PathCategory));
 cl::opt<unsigned> TopN("top", cl::desc("Chains listed (default 10)"),
-                       cl::init(10), cl::sub(PathSubcommand),
+                       cl::init(10), cl::sub(pathSubcommand()),
                        cl::cat(PathCategory));
 cl::opt<std::string> ConfigPath(
     "config",
     cl::desc("Configuration file whose [names] table says what names are "
              "(default: tracelint.toml found upward, as lint finds it)"),
-    cl::value_desc("FILE"), cl::sub(PathSubcommand), cl::cat(PathCategory));
+    cl::value_desc("FILE"), cl::sub(pathSubcommand()), cl::cat(PathCategory));
 cl::opt<bool> Isolated("isolated", cl::desc("Ignore every configuration file"),
-                       cl::sub(PathSubcommand), cl::cat(PathCategory));
+                       cl::sub(pathSubcommand()), cl::cat(PathCategory));
 cl::opt<uint64_t>
     MaxEvents("max-events",
               cl::desc("Refuse traces with more events than N (0: no limit)"),
-              cl::init(0), cl::sub(PathSubcommand), cl::cat(PathCategory));
+              cl::init(0), cl::sub(pathSubcommand()), cl::cat(PathCategory));
 
 } // namespace
 

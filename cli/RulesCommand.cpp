@@ -12,16 +12,25 @@ using namespace tracelint;
 using namespace tracelint::cli;
 namespace cl = llvm::cl;
 
-cl::SubCommand tracelint::cli::RulesSubcommand(
-    "rules", "List the rule catalogue: code, name, family, status, default "
-             "severity, summary");
-cl::SubCommand tracelint::cli::ExplainSubcommand(
-    "explain", "Print one rule's page: what it detects, why it matters, the "
-               "experiment, options and needs");
-cl::SubCommand tracelint::cli::NamesSubcommand(
-    "names", "List the name classes (data loading, communication, "
-             "synchronization, start-up...) and the patterns that decide "
-             "them, with tracelint.toml's changes");
+cl::SubCommand &tracelint::cli::rulesSubcommand() {
+  static cl::SubCommand Sub(
+      "rules", "List the rule catalogue: code, name, family, status, default "
+               "severity, summary");
+  return Sub;
+}
+cl::SubCommand &tracelint::cli::explainSubcommand() {
+  static cl::SubCommand Sub(
+      "explain", "Print one rule's page: what it detects, why it matters, the "
+                 "experiment, options and needs");
+  return Sub;
+}
+cl::SubCommand &tracelint::cli::namesSubcommand() {
+  static cl::SubCommand Sub(
+      "names", "List the name classes (data loading, communication, "
+               "synchronization, start-up...) and the patterns that decide "
+               "them, with tracelint.toml's changes");
+  return Sub;
+}
 
 namespace {
 
@@ -36,35 +45,36 @@ cl::opt<ListFormat> RulesFormat(
     "format", cl::desc("Output format"),
     cl::values(clEnumValN(ListFormat::Text, "text", "a table (default)"),
                clEnumValN(ListFormat::Json, "json", "JSON for scripts")),
-    cl::init(ListFormat::Text), cl::sub(RulesSubcommand),
+    cl::init(ListFormat::Text), cl::sub(rulesSubcommand()),
     cl::cat(RulesCategory));
 cl::opt<std::string> RulesOutput("o", cl::desc("Write the list to FILE"),
                                  cl::value_desc("FILE"), cl::init("-"),
-                                 cl::sub(RulesSubcommand),
+                                 cl::sub(rulesSubcommand()),
                                  cl::cat(RulesCategory));
 cl::opt<std::string> RulesConfig(
     "config",
     cl::desc("Configuration file whose [[rule]] tables and rule-dirs are "
              "listed too (default: tracelint.toml found upward)"),
-    cl::value_desc("FILE"), cl::sub(RulesSubcommand), cl::cat(RulesCategory));
+    cl::value_desc("FILE"), cl::sub(rulesSubcommand()), cl::cat(RulesCategory));
 cl::opt<bool> RulesIsolated("isolated",
                             cl::desc("Ignore every configuration file"),
-                            cl::sub(RulesSubcommand), cl::cat(RulesCategory));
+                            cl::sub(rulesSubcommand()), cl::cat(RulesCategory));
 cl::list<std::string>
     RulesDirs("rules", cl::desc("Add the rule files below DIR (repeatable)"),
-              cl::value_desc("DIR"), cl::sub(RulesSubcommand),
+              cl::value_desc("DIR"), cl::sub(rulesSubcommand()),
               cl::cat(RulesCategory));
 cl::opt<ColorMode> RulesColor(
     "color", cl::desc("Colour in text output"),
     cl::values(clEnumValN(ColorMode::Auto, "auto", "on a terminal (default)"),
                clEnumValN(ColorMode::Always, "always", "always"),
                clEnumValN(ColorMode::Never, "never", "never")),
-    cl::init(ColorMode::Auto), cl::sub(RulesSubcommand),
+    cl::init(ColorMode::Auto), cl::sub(rulesSubcommand()),
     cl::cat(RulesCategory));
 
 // --- tracelint explain -----------------------------------------------------
 cl::opt<std::string> Rule(cl::Positional, cl::desc("CODE|NAME"), cl::Required,
-                          cl::sub(ExplainSubcommand), cl::cat(ExplainCategory));
+                          cl::sub(explainSubcommand()),
+                          cl::cat(ExplainCategory));
 cl::opt<PageFormat> ExplainFormat(
     "format", cl::desc("Output format"),
     cl::values(clEnumValN(PageFormat::Text, "text",
@@ -72,32 +82,32 @@ cl::opt<PageFormat> ExplainFormat(
                           "(default)"),
                clEnumValN(PageFormat::Markdown, "markdown",
                           "Markdown, as in docs/rules/<CODE>.md")),
-    cl::init(PageFormat::Text), cl::sub(ExplainSubcommand),
+    cl::init(PageFormat::Text), cl::sub(explainSubcommand()),
     cl::cat(ExplainCategory));
 cl::opt<std::string> ExplainOutput("o", cl::desc("Write the page to FILE"),
                                    cl::value_desc("FILE"), cl::init("-"),
-                                   cl::sub(ExplainSubcommand),
+                                   cl::sub(explainSubcommand()),
                                    cl::cat(ExplainCategory));
 cl::opt<std::string> ExplainConfig(
     "config",
     cl::desc("Configuration file whose rules can be explained too (default: "
              "tracelint.toml found upward)"),
-    cl::value_desc("FILE"), cl::sub(ExplainSubcommand),
+    cl::value_desc("FILE"), cl::sub(explainSubcommand()),
     cl::cat(ExplainCategory));
 cl::opt<bool> ExplainIsolated("isolated",
                               cl::desc("Ignore every configuration file"),
-                              cl::sub(ExplainSubcommand),
+                              cl::sub(explainSubcommand()),
                               cl::cat(ExplainCategory));
 cl::list<std::string>
     ExplainDirs("rules", cl::desc("Add the rule files below DIR (repeatable)"),
-                cl::value_desc("DIR"), cl::sub(ExplainSubcommand),
+                cl::value_desc("DIR"), cl::sub(explainSubcommand()),
                 cl::cat(ExplainCategory));
 cl::opt<ColorMode> ExplainColor(
     "color", cl::desc("Colour in text output"),
     cl::values(clEnumValN(ColorMode::Auto, "auto", "on a terminal (default)"),
                clEnumValN(ColorMode::Always, "always", "always"),
                clEnumValN(ColorMode::Never, "never", "never")),
-    cl::init(ColorMode::Auto), cl::sub(ExplainSubcommand),
+    cl::init(ColorMode::Auto), cl::sub(explainSubcommand()),
     cl::cat(ExplainCategory));
 
 // --- tracelint names -------------------------------------------------------
@@ -110,20 +120,20 @@ cl::opt<report::NamesFormat> NamesFormatOpt(
                           "Markdown, as in docs/name-classes.md"),
                clEnumValN(report::NamesFormat::Json, "json",
                           "JSON for scripts")),
-    cl::init(report::NamesFormat::Text), cl::sub(NamesSubcommand),
+    cl::init(report::NamesFormat::Text), cl::sub(namesSubcommand()),
     cl::cat(NamesCategory));
 cl::opt<std::string> NamesOutput("o", cl::desc("Write the list to FILE"),
                                  cl::value_desc("FILE"), cl::init("-"),
-                                 cl::sub(NamesSubcommand),
+                                 cl::sub(namesSubcommand()),
                                  cl::cat(NamesCategory));
 cl::opt<std::string> NamesConfig(
     "config",
     cl::desc("Configuration file whose [names] table is shown (default: "
              "tracelint.toml found upward)"),
-    cl::value_desc("FILE"), cl::sub(NamesSubcommand), cl::cat(NamesCategory));
+    cl::value_desc("FILE"), cl::sub(namesSubcommand()), cl::cat(NamesCategory));
 cl::opt<bool> NamesIsolated("isolated",
                             cl::desc("Ignore every configuration file"),
-                            cl::sub(NamesSubcommand), cl::cat(NamesCategory));
+                            cl::sub(namesSubcommand()), cl::cat(NamesCategory));
 
 } // namespace
 

@@ -17,9 +17,12 @@ using namespace tracelint;
 using namespace tracelint::cli;
 namespace cl = llvm::cl;
 
-cl::SubCommand tracelint::cli::StatsSubcommand(
-    "stats", "Summarise a trace: steps, device busy/idle, top kernels, "
-             "runtime calls, copies and import statistics");
+cl::SubCommand &tracelint::cli::statsSubcommand() {
+  static cl::SubCommand Sub(
+      "stats", "Summarise a trace: steps, device busy/idle, top kernels, "
+               "runtime calls, copies and import statistics");
+  return Sub;
+}
 
 namespace {
 
@@ -28,55 +31,55 @@ enum class Format { Text, Json };
 cl::OptionCategory StatsCategory("stats options");
 
 cl::opt<std::string> Input(cl::Positional, cl::desc("TRACE"), cl::Required,
-                           cl::sub(StatsSubcommand), cl::cat(StatsCategory));
+                           cl::sub(statsSubcommand()), cl::cat(StatsCategory));
 cl::opt<Format> OutputFormat(
     "format", cl::desc("Output format"),
     cl::values(clEnumValN(Format::Text, "text", "readable text (default)"),
                clEnumValN(Format::Json, "json", "JSON for scripts")),
-    cl::init(Format::Text), cl::sub(StatsSubcommand), cl::cat(StatsCategory));
+    cl::init(Format::Text), cl::sub(statsSubcommand()), cl::cat(StatsCategory));
 cl::opt<std::string> OutputPath("o", cl::desc("Write the report to FILE"),
                                 cl::value_desc("FILE"), cl::init("-"),
-                                cl::sub(StatsSubcommand),
+                                cl::sub(statsSubcommand()),
                                 cl::cat(StatsCategory));
 cl::opt<unsigned> TopN("top",
                        cl::desc("Rows in the top-kernel and top-call "
                                 "tables (default 10)"),
-                       cl::init(10), cl::sub(StatsSubcommand),
+                       cl::init(10), cl::sub(statsSubcommand()),
                        cl::cat(StatsCategory));
 cl::opt<std::string> StepName(
     "step",
     cl::desc("Steps are the annotation ranges named exactly NAME (an NVTX "
              "range, a record_function / user annotation) instead of "
              "ProfilerStep#N"),
-    cl::value_desc("NAME"), cl::sub(StatsSubcommand), cl::cat(StatsCategory));
+    cl::value_desc("NAME"), cl::sub(statsSubcommand()), cl::cat(StatsCategory));
 cl::opt<std::string> ConfigPath(
     "config",
     cl::desc("Configuration file whose [names] table says what names are "
              "(default: tracelint.toml found upward, as lint finds it)"),
-    cl::value_desc("FILE"), cl::sub(StatsSubcommand), cl::cat(StatsCategory));
+    cl::value_desc("FILE"), cl::sub(statsSubcommand()), cl::cat(StatsCategory));
 cl::opt<bool> Isolated("isolated", cl::desc("Ignore every configuration file"),
-                       cl::sub(StatsSubcommand), cl::cat(StatsCategory));
+                       cl::sub(statsSubcommand()), cl::cat(StatsCategory));
 cl::opt<uint64_t>
     MaxEvents("max-events",
               cl::desc("Refuse traces with more events than N (0: no limit)"),
-              cl::init(0), cl::sub(StatsSubcommand), cl::cat(StatsCategory));
+              cl::init(0), cl::sub(statsSubcommand()), cl::cat(StatsCategory));
 cl::opt<std::string> MemoryBudget(
     "memory-budget",
     cl::desc("Refuse traces that would need more memory than SIZE (e.g. 8G, "
              "512M; about 256 bytes per event; default: no limit)"),
-    cl::value_desc("SIZE"), cl::sub(StatsSubcommand), cl::cat(StatsCategory));
+    cl::value_desc("SIZE"), cl::sub(statsSubcommand()), cl::cat(StatsCategory));
 cl::opt<unsigned> InputTimeout(
     "input-timeout",
     cl::desc("Give up on a pipe or FIFO that delivers no data for this many "
              "seconds (0: wait forever)"),
-    cl::value_desc("SECONDS"), cl::init(30), cl::sub(StatsSubcommand),
+    cl::value_desc("SECONDS"), cl::init(30), cl::sub(statsSubcommand()),
     cl::cat(StatsCategory));
 cl::opt<ColorMode> Color(
     "color", cl::desc("Colour in text output"),
     cl::values(clEnumValN(ColorMode::Auto, "auto", "on a terminal (default)"),
                clEnumValN(ColorMode::Always, "always", "always"),
                clEnumValN(ColorMode::Never, "never", "never")),
-    cl::init(ColorMode::Auto), cl::sub(StatsSubcommand),
+    cl::init(ColorMode::Auto), cl::sub(statsSubcommand()),
     cl::cat(StatsCategory));
 
 } // namespace

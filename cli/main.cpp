@@ -94,19 +94,19 @@ int main(int Argc, char **Argv) {
     llvm::errs() << sanitizeMessage(Errors);
     return ExitUsage;
   }
-  if (LintSubcommand)
+  if (lintSubcommand())
     return runLint();
-  if (PathSubcommand)
+  if (pathSubcommand())
     return runPath();
-  if (CaptureSubcommand)
+  if (captureSubcommand())
     return runCapture(Argv[0]);
-  if (StatsSubcommand)
+  if (statsSubcommand())
     return runStats();
-  if (RulesSubcommand)
+  if (rulesSubcommand())
     return runRulesList();
-  if (ExplainSubcommand)
+  if (explainSubcommand())
     return runExplain();
-  if (NamesSubcommand)
+  if (namesSubcommand())
     return runNames();
   if (baselineSubcommand())
     return runBaseline();
