@@ -239,6 +239,7 @@ Outcome rules::runAllocatorChurn(const TraceIndex &Ctx, const RuleOptions &Opts,
 
   const double MinShare = Opts.number("min-share-of-step");
   const double MinGain = Opts.number("min-gain-share");
+  const double MinInfo = Opts.number("min-info-share");
   const int64_t Target = Ctx.targetNs();
   if (Target <= 0)
     return Outcome::ran();
@@ -246,7 +247,12 @@ Outcome rules::runAllocatorChurn(const TraceIndex &Ctx, const RuleOptions &Opts,
   if (S.ByPath.empty())
     return Outcome::ran();
   ChurnFigures F = measureChurn(Ctx, S);
-  if (double(F.HostNs) < MinShare * double(Target))
+  // Under the floor the churn is still reported, at info, while its bound
+  // on the gain reaches min-info-share: allocator calls in steady steps are
+  // a sign of a cache that keeps being emptied.
+  const bool UnderFloor = double(F.HostNs) < MinShare * double(Target);
+  if (F.HostNs <= 0 ||
+      (UnderFloor && double(F.ImpactNs) < MinInfo * double(Target)))
     return Outcome::ran();
 
   auto Ranked =
@@ -268,6 +274,8 @@ Outcome rules::runAllocatorChurn(const TraceIndex &Ctx, const RuleOptions &Opts,
   // The calls are recorded, not inferred; recurring in most steps is churn,
   // in a few it may be the cache still growing.
   Det.Confidence = 2 * F.StepsWithCalls > S.HostParts.size() ? 0.75 : 0.5;
+  if (UnderFloor)
+    keepUnderFloor(Det, "min-share-of-step", MinShare, F.HostNs, Target);
   Out.push_back(std::move(Det));
   return Outcome::ran();
 }

@@ -367,6 +367,7 @@ Outcome rules::runHostFilledTensor(const TraceIndex &Ctx,
                                    std::vector<Detection> &Out) {
   const double MinShare = Opts.number("min-share-of-step");
   const double MinGain = Opts.number("min-gain-share");
+  const double MinInfo = Opts.number("min-info-share");
   const size_t MaxBetween = size_t(Opts.number("max-ops-between"));
   const int64_t Target = Ctx.targetNs();
   if (Target <= 0)
@@ -383,7 +384,12 @@ Outcome rules::runHostFilledTensor(const TraceIndex &Ctx,
   if (!S.Measured)
     return Outcome::ran();
   PairFigures F = measurePairs(Ctx, S);
-  if (double(F.CostNs) < MinShare * double(Target))
+  // Under the floor the pairs are still reported, at info, while their
+  // bound on the gain reaches min-info-share: creating the tensor on the
+  // device is a one-line change.
+  const bool UnderFloor = double(F.CostNs) < MinShare * double(Target);
+  if (F.CostNs <= 0 ||
+      (UnderFloor && double(F.ImpactNs) < MinInfo * double(Target)))
     return Outcome::ran();
 
   auto Ranked = rankByKey(
@@ -407,6 +413,8 @@ Outcome rules::runHostFilledTensor(const TraceIndex &Ctx,
   // The link between the two ops is inferred from their order; matching
   // shapes make it firmer.
   Det.Confidence = S.Confirmed == S.Measured ? 0.7 : 0.5;
+  if (UnderFloor)
+    keepUnderFloor(Det, "min-share-of-step", MinShare, F.CostNs, Target);
   Out.push_back(std::move(Det));
   return Outcome::ran();
 }

@@ -187,6 +187,7 @@ Outcome rules::runHtodOnComputeStream(const TraceIndex &Ctx,
                                       std::vector<Detection> &Out) {
   const model::Trace &T = Ctx.trace();
   const double MinShare = Opts.number("min-share-of-step");
+  const double MinInfo = Opts.number("min-info-share");
   const int64_t Target = Ctx.targetNs();
   if (Target <= 0)
     return Outcome::ran();
@@ -195,9 +196,14 @@ Outcome rules::runHtodOnComputeStream(const TraceIndex &Ctx,
   if (S.ByPath.empty())
     return Outcome::ran();
   ExposureFigures F = measureExposure(Ctx, S);
-  if (double(F.ExposedNs) < MinShare * double(Target))
-    return Outcome::ran();
+  // Exposed copy time under the floor is still reported, at info, while it
+  // reaches min-info-share: moving a copy off the compute stream is a small
+  // change, and a reader looking at copies wants it.
+  const bool UnderFloor = double(F.ExposedNs) < MinShare * double(Target);
   const int64_t Impact = std::min(F.ExposedNs, Target);
+  if (Impact <= 0 ||
+      (UnderFloor && double(Impact) < MinInfo * double(Target)))
+    return Outcome::ran();
 
   auto Ranked =
       rankByKey(S.ByPath, [](const PathGroup &G) { return G.ExposedNs; });
@@ -238,6 +244,8 @@ Outcome rules::runHtodOnComputeStream(const TraceIndex &Ctx,
   // Exposure is measured; whether the data could be copied earlier (is it
   // known before the step needs it?) is not in the trace.
   Det.Confidence = S.OnCompute ? 0.65 : 0.5;
+  if (UnderFloor)
+    keepUnderFloor(Det, "min-share-of-step", MinShare, F.ExposedNs, Target);
   Out.push_back(std::move(Det));
   return Outcome::ran();
 }

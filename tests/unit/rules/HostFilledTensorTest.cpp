@@ -196,13 +196,20 @@ TEST(HostFilledTensorDetector, TooManyOpsBetweenOrAnotherContainerAreQuiet) {
   EXPECT_TRUE(Out.empty());
 }
 
-TEST(HostFilledTensorDetector, UnderTheShareFloorItIsQuiet) {
+TEST(HostFilledTensorDetector, UnderTheShareFloorItIsInfo) {
   model::Trace T = stepsTrace({});
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
-  // 200 us is 10 % of the 2 ms step.
+  // 200 us is 10 % of the 2 ms step: under an 11 % floor the pair is still
+  // reported, at info.
   EXPECT_EQ(run("M006", Ctx, Out, {{"min-share-of-step", 0.11}}), "");
-  EXPECT_TRUE(Out.empty());
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out.front().SeverityOverride, rules::Severity::Info);
+  ASSERT_FALSE(Out.front().ExtraEvidence.empty());
+  EXPECT_EQ(Out.front().ExtraEvidence.back(),
+            "10.0 % is under the rule's min-share-of-step (11.0 % of the "
+            "target), so the finding is info: small, but on record");
+  Out.clear();
   EXPECT_EQ(run("M006", Ctx, Out,
                 {{"min-share-of-step", 0.09}, {"min-gain-share", 0.09}}),
             "");

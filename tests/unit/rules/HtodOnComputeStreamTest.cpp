@@ -56,6 +56,23 @@ TEST(ExposedCopiesDetector, OnlyTheUnoverlappedPartCounts) {
   EXPECT_EQ(Out.front().Confidence, 0.5);
 }
 
+TEST(ExposedCopiesDetector, ExposedTimeUnderTheFloorIsInfoNotSilent) {
+  // 1 ms exposed per 10 ms step is 10 %; with a 20 % floor the copies are
+  // still reported, at info, with their impact.
+  model::Trace T = copyTrace(7, 300 * Us);
+  TraceIndex Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run("M003", Ctx, Out, {{"min-share-of-step", 0.2}}), "");
+  ASSERT_EQ(Out.size(), 1u);
+  const rules::Detection &D = Out.front();
+  EXPECT_EQ(D.SeverityOverride, rules::Severity::Info);
+  EXPECT_EQ(D.ImpactNs, 1 * Ms);
+  ASSERT_FALSE(D.ExtraEvidence.empty());
+  EXPECT_EQ(D.ExtraEvidence.back(),
+            "10.0 % is under the rule's min-share-of-step (20.0 % of the "
+            "target), so the finding is info: small, but on record");
+}
+
 TEST(ExposedCopiesDetector, AnOverlappedCopyIsQuiet) {
   model::Trace T = copyTrace(9, 2 * Ms);
   TraceIndex Ctx(T);
