@@ -18,7 +18,7 @@ enum class PathCategory : uint8_t {
   Compute,              ///< device kernels (not communication)
   Copy,                 ///< device copies
   Memset,               ///< device memsets
-  Communication,        ///< collective (NCCL/RCCL) kernels
+  Communication,        ///< communication kernels (EventKind::Collective)
   Launch,               ///< host on its launch path: inside a launch
                         ///< (submission) call or an op that submits work
   Wait,                 ///< host blocked in a wait beyond the work it awaited

@@ -213,6 +213,20 @@ ProducerInfo analysis::detectProducer(const model::Trace &T) {
     P.Kind = ProducerKind::OpenAcc;
     Note(P.AccKernels, "OpenACC kernel");
     Note(P.AccCalls, "OpenACC call");
+  } else if (Src.SchemaVersion >= 0 && !Src.TracelintCapture) {
+    // libkineto writes schemaVersion, and libkineto is the PyTorch
+    // profiler's: a Kineto trace without framework events was recorded
+    // with CPU activity off, and its user still changes Python. tracelint
+    // capture writes the same schema for any CUDA program, so it is left
+    // to the kernels and calls below.
+    P.Kind = ProducerKind::PyTorch;
+    Seen.push_back(llvm::formatv("a Kineto trace (schemaVersion {0}) without "
+                                 "CPU ops: the PyTorch profiler with CPU "
+                                 "activity off",
+                                 Src.SchemaVersion)
+                       .str());
+    Note(P.RuntimeCalls, "runtime call");
+    Note(P.DeviceWork, "device event");
   } else if (P.RuntimeCalls || P.DeviceWork) {
     P.Kind = ProducerKind::Cuda;
     Note(P.RuntimeCalls, "runtime call");

@@ -188,6 +188,7 @@ void tracelint::import::applyTopLevelValue(model::TraceBuilder &B,
     if (!V.get_object().get(Obj))
       readDistributed(Obj, B.producer());
   } else if (Key == "tracelint_capture") {
+    B.producer().TracelintCapture = true;
     simdjson::ondemand::object Obj;
     if (!V.get_object().get(Obj))
       readCaptureCounts(Obj, B);

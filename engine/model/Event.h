@@ -31,7 +31,9 @@ enum class EventKind : uint8_t {
   Memcpy,     ///< device copy
   Memset,     ///< device memset
   Sync,       ///< device-side synchronization record (cuda_sync)
-  Collective, ///< communication kernel (NCCL/RCCL)
+  Collective, ///< communication kernel: the name class CommunicationKernel
+              ///< (NCCL, RCCL, NVSHMEM, DeepEP, custom all-reduce;
+              ///< docs/name-classes.md)
   Marker,     ///< instant event (memory events, markers)
   Counter,    ///< counter sample ('C' phase)
   Overhead,   ///< profiler overhead

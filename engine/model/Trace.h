@@ -89,6 +89,9 @@ struct Producer {
   std::string TraceName, DisplayTimeUnit;
   int64_t Rank = -1, WorldSize = -1;
   std::string DistributedBackend;
+  /// Written by `tracelint capture` (its `tracelint_capture` object): the
+  /// Kineto schema, but of any CUDA program, not the PyTorch profiler.
+  bool TracelintCapture = false;
   /// Profiler options recorded as metadata (record_shapes, with_stack...):
   /// -1 unknown, 0 off, 1 on.
   int8_t RecordShapes = -1, ProfileMemory = -1, WithStack = -1, WithFlops = -1,

@@ -9,6 +9,7 @@
 
 #include "analysis/Producer.h"
 #include "analysis/Stats.h"
+#include "import/Import.h"
 #include "rules/Catalogue.h"
 #include "rules/Config.h"
 #include "rules/Engine.h"
@@ -122,6 +123,40 @@ TEST(Producer, PyTorchWinsOverOffloadKernelsAndNothingIsUnknown) {
     M.add(M.Host, EventKind::Annotation, "main loop", 0, 10 * Us);
     EXPECT_EQ(kindOf(M.finish()), ProducerKind::Unknown);
   }
+}
+
+/// A Kineto trace with only CUDA activity: a runtime call and its kernel,
+/// with \p Extra top-level keys.
+ProducerKind importedKind(llvm::StringRef Extra, std::string *Signals) {
+  std::string Json = "{" + Extra.str() + R"json("traceEvents": [
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 10, "dur": 4, "args": {"correlation": 1}},
+{"ph": "X", "cat": "kernel", "name": "saxpy", "pid": 0, "tid": 7, "ts": 20, "dur": 20, "args": {"device": 0, "stream": 7, "correlation": 1}}
+]})json";
+  auto T = import::importTraceBytes("cuda-only.json", Json);
+  if (!T) {
+    ADD_FAILURE() << llvm::toString(T.takeError());
+    return ProducerKind::Unknown;
+  }
+  analysis::TraceIndex Ctx(*T);
+  *Signals = Ctx.producer().Signals;
+  return Ctx.producer().Kind;
+}
+
+TEST(Producer, AKinetoTraceWithCpuActivityOffIsPyTorch) {
+  std::string Signals;
+  // libkineto's schema: the PyTorch profiler run with only CUDA activity.
+  EXPECT_EQ(importedKind(R"("schemaVersion": 1, )", &Signals),
+            ProducerKind::PyTorch);
+  EXPECT_NE(Signals.find("a Kineto trace (schemaVersion 1) without CPU ops"),
+            std::string::npos)
+      << Signals;
+  // tracelint capture writes the same schema for any CUDA program.
+  EXPECT_EQ(importedKind(
+                R"("schemaVersion": 1, "tracelint_capture": {"records": {}}, )",
+                &Signals),
+            ProducerKind::Cuda);
+  // A Chrome trace of other origin says nothing of the profiler.
+  EXPECT_EQ(importedKind("", &Signals), ProducerKind::Cuda);
 }
 
 TEST(Producer, StatsCarryTheProducer) {
