@@ -45,12 +45,17 @@ Outcome rules::runRankRepeatedlyLast(const JobAnalysis &J,
                       Judged, MinCollectives)
             .str());
   const double MinShare = Opts.number("min-share");
+  // Lateness the clocks cannot resolve is jitter, not a straggler: a rank
+  // counts as last only when it is late by min-late and by more than the
+  // clock alignment's spread.
+  const int64_t MinLate = std::max<int64_t>(
+      {int64_t(Opts.number("min-late")), J.OffsetSpreadNs, int64_t(1)});
   for (size_t Slot = 0; Slot < J.Ranks.size(); ++Slot) {
     const analysis::JobRank &R = J.Ranks[Slot];
     // Last strictly (a tie is nobody's), in the steady steps.
     int64_t Sum = 0, Times = 0;
     for (const JobCollective &M : J.Collectives)
-      if (M.Last == Slot && M.Steady && M.LateByNs > 0) {
+      if (M.Last == Slot && M.Steady && M.LateByNs >= MinLate) {
         Sum += M.LateByNs;
         ++Times;
       }

@@ -30,6 +30,18 @@ TEST(RankRepeatedlyLast, QuietWhenNobodyIsLate) {
   EXPECT_TRUE(Out.empty());
 }
 
+TEST(RankRepeatedlyLast, ConsistentJitterIsNotAStraggler) {
+  // Rank 1 is 10 us late before every step's first all-reduce: last at 3
+  // of 6 again, but by less than min-late (50 us), so it is not counted.
+  analysis::JobAnalysis J = analysis::analyzeJob(makeJob(4, 1, 10 * Us, 2));
+  std::vector<rules::Detection> Out;
+  ASSERT_EQ(run("N005", J, Out), "");
+  EXPECT_TRUE(Out.empty());
+  ASSERT_EQ(run("N005", J, Out, {{"min-late", 0.0}}), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out[0].Values.at("times").text(), "3");
+}
+
 TEST(RankRepeatedlyLast, TwoRanksAreNotJudged) {
   analysis::JobAnalysis J = analysis::analyzeJob(makeJob(2, 1, 300 * Us, 2));
   std::vector<rules::Detection> Out;
