@@ -201,8 +201,7 @@ Outcome rules::runHtodOnComputeStream(const TraceIndex &Ctx,
   // change, and a reader looking at copies wants it.
   const bool UnderFloor = double(F.ExposedNs) < MinShare * double(Target);
   const int64_t Impact = std::min(F.ExposedNs, Target);
-  if (Impact <= 0 ||
-      (UnderFloor && double(Impact) < MinInfo * double(Target)))
+  if (Impact <= 0 || (UnderFloor && double(Impact) < MinInfo * double(Target)))
     return Outcome::ran();
 
   auto Ranked =
