@@ -30,11 +30,14 @@ llvm::Error tracelint::cli::writeOutput(
     return llvm::Error::success();
   }
   auto Temp = llvm::sys::fs::TempFile::create(Path + ".tmp-%%%%%%%%");
-  if (!Temp)
-    return llvm::createStringError(llvm::errorToErrorCode(Temp.takeError()),
+  if (!Temp) {
+    // Say why: most often the folder does not exist or is not writable.
+    std::error_code EC = llvm::errorToErrorCode(Temp.takeError());
+    return llvm::createStringError(EC,
                                    "%s: cannot create a temporary file beside "
-                                   "the output",
-                                   Path.str().c_str());
+                                   "the output: %s",
+                                   Path.str().c_str(), EC.message().c_str());
+  }
   {
     llvm::raw_fd_ostream OS(Temp->FD, /*shouldClose=*/false);
     Write(OS);
