@@ -273,6 +273,22 @@ bool failsAt(rules::Severity S) {
 
 } // namespace
 
+/// The text report's options from the command line, for one trace's report
+/// and a job's alike.
+static report::TextOptions textOptions() {
+  report::TextOptions O;
+  O.Color = useColor(Color, OutputPath);
+  O.Verbose = Verbose;
+  O.LongNames = LongNames;
+  O.Top = Top;
+  O.MinSeverity = MinSeverity;
+  O.Width =
+      Width.getNumOccurrences()
+          ? std::min<size_t>(Width, report::MaxLineWidth)
+          : textWidth(OutputPath, report::DefaultWidth, report::MaxLineWidth);
+  return O;
+}
+
 /// The rules' thread count: -j, else TRACELINT_JOBS, else 0 (every core).
 static llvm::Expected<unsigned> ruleJobs() {
   if (Jobs.getNumOccurrences())
@@ -381,10 +397,7 @@ static int runLintJob(const std::vector<std::string> &Inputs,
   for (const rules::Finding &F : Result.Findings)
     if (failsAt(F.Sev))
       Exit = std::max<int>(Exit, ExitFindings);
-  report::TextOptions TextOpts;
-  TextOpts.Verbose = Verbose;
-  TextOpts.LongNames = LongNames;
-  TextOpts.Top = Top;
+  report::TextOptions TextOpts = textOptions();
   auto Write = OutputFormat == Format::Json ? writeJsonOutput : writeOutput;
   llvm::Error E = Write(OutputPath, [&](llvm::raw_ostream &OS) {
     if (OutputFormat == Format::Json)
@@ -441,16 +454,7 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
   }
 
   int Exit = ExitOk;
-  report::TextOptions TextOpts;
-  TextOpts.Color = useColor(Color, OutputPath);
-  TextOpts.Verbose = Verbose;
-  TextOpts.LongNames = LongNames;
-  TextOpts.Top = Top;
-  TextOpts.MinSeverity = MinSeverity;
-  TextOpts.Width =
-      Width.getNumOccurrences()
-          ? std::min<size_t>(Width, report::MaxLineWidth)
-          : textWidth(OutputPath, report::DefaultWidth, report::MaxLineWidth);
+  report::TextOptions TextOpts = textOptions();
   report::HtmlOptions HtmlOpts;
   HtmlOpts.ToolVersion = TRACELINT_VERSION;
   HtmlOpts.LongNames = LongNames;

@@ -2,6 +2,7 @@
 #include "report/JobReport.h"
 
 #include "report/JsonSupport.h"
+#include "report/ShortNames.h"
 #include "support/Format.h"
 #include "support/Statistics.h"
 
@@ -56,31 +57,31 @@ void writeFindingText(llvm::raw_ostream &OS, const rules::Finding &F,
      << formatConfidence(F.Confidence) << ", impact up to "
      << formatDuration(F.ImpactNs) << " ("
      << support::formatShare(F.ImpactShare) << " of job step)\n";
+  // Wrapped to --width like the per-trace report's findings.
+  const size_t Width = std::min(O.Width, MaxLineWidth);
   const std::string Pad = "   ";
-  OS << Pad << sanitized(F.Hypothesis) << "\n";
-  if (!F.Window.empty())
-    OS << Pad << "where: " << sanitized(F.Window) << "\n";
+  auto Line = [&](llvm::StringRef Label, llvm::StringRef Text) {
+    if (!Text.empty())
+      writeWrapped(OS, Pad + Label.str(), sanitized(Text), Width);
+  };
+  Line("", F.Hypothesis);
+  Line("where: ", F.Window);
   auto List = [&](llvm::StringRef Title, llvm::ArrayRef<std::string> Items) {
     if (Items.empty())
       return;
     OS << Pad << Title << ":\n";
     for (const std::string &I : Items)
-      OS << Pad << "  - " << sanitized(I) << "\n";
+      Line("  - ", I);
   };
   List("evidence", F.Evidence);
   if (O.Verbose)
     List("could also be", F.Alternatives);
-  if (!F.Next.Change.empty())
-    OS << Pad << "experiment: " << sanitized(F.Next.Change) << "\n";
-  if (!F.Next.PredictMetric.empty())
-    OS << Pad << "expect:     " << sanitized(F.Next.PredictMetric) << "\n";
+  Line("experiment: ", F.Next.Change);
+  Line("expect:     ", F.Next.PredictMetric);
   if (O.Verbose) {
-    if (!F.Next.PredictTrace.empty())
-      OS << Pad << "in trace:   " << sanitized(F.Next.PredictTrace) << "\n";
-    if (!F.Next.Verify.empty())
-      OS << Pad << "verify:     " << sanitized(F.Next.Verify) << "\n";
-    if (!F.Next.RefutedIf.empty())
-      OS << Pad << "refuted if: " << sanitized(F.Next.RefutedIf) << "\n";
+    Line("in trace:   ", F.Next.PredictTrace);
+    Line("verify:     ", F.Next.Verify);
+    Line("refuted if: ", F.Next.RefutedIf);
     List("confidence", F.ConfidenceNotes);
   }
   OS << Pad << "fingerprint " << F.Fingerprint << "\n";

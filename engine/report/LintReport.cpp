@@ -112,25 +112,7 @@ public:
   /// \p Used: columns already written on the line (a label).
   void wrapped(llvm::StringRef Lead, llvm::StringRef Text,
                size_t Hang = std::string::npos, size_t Used = 0) {
-    if (!O.Width) { // --width 0: one line per text, for scripts and tests
-      OS << Lead << Text << "\n";
-      return;
-    }
-    size_t LeadW = Used + displayWidth(Lead);
-    if (Hang == std::string::npos)
-      Hang = LeadW;
-    size_t Width = std::min(O.Width, MaxLineWidth);
-    // A lead wider than the line starts the text on a line of its own.
-    size_t First = LeadW + 20 > Width ? 20 : Width - LeadW;
-    std::vector<std::string> Parts = wrapText(Text, First);
-    OS << Lead << Parts.front() << "\n";
-    if (Parts.size() == 1)
-      return;
-    std::string Rest =
-        llvm::join(llvm::ArrayRef<std::string>(Parts).drop_front(), " ");
-    size_t Avail = Hang + 20 > Width ? 20 : Width - Hang;
-    for (const std::string &P : wrapText(Rest, Avail))
-      OS << std::string(Hang, ' ') << P << "\n";
+    writeWrapped(OS, Lead, Text, std::min(O.Width, MaxLineWidth), Hang, Used);
   }
   /// \p Lead and \p Text on one line, \p Text cut to fit.
   void cut(llvm::StringRef Lead, llvm::StringRef Text) {

@@ -306,3 +306,26 @@ std::vector<std::string> report::wrapText(llvm::StringRef Text, size_t Width) {
     Lines.push_back(std::move(Cur));
   return Lines;
 }
+
+void report::writeWrapped(llvm::raw_ostream &OS, llvm::StringRef Lead,
+                          llvm::StringRef Text, size_t Width, size_t Hang,
+                          size_t Used) {
+  if (!Width) { // --width 0: one line per text, for scripts and tests
+    OS << Lead << Text << "\n";
+    return;
+  }
+  size_t LeadW = Used + support::displayWidth(Lead);
+  if (Hang == std::string::npos)
+    Hang = LeadW;
+  // A lead wider than the line starts the text on a line of its own.
+  size_t First = LeadW + 20 > Width ? 20 : Width - LeadW;
+  std::vector<std::string> Parts = wrapText(Text, First);
+  OS << Lead << Parts.front() << "\n";
+  if (Parts.size() == 1)
+    return;
+  std::string Rest =
+      llvm::join(llvm::ArrayRef<std::string>(Parts).drop_front(), " ");
+  size_t Avail = Hang + 20 > Width ? 20 : Width - Hang;
+  for (const std::string &P : wrapText(Rest, Avail))
+    OS << std::string(Hang, ' ') << P << "\n";
+}
