@@ -12,7 +12,8 @@
 #                          SARIF tests; `test` and `asan` do it too
 #   scripts/dev.sh asan    build in build-asan/ (Debug at -O1) with
 #                          AddressSanitizer and UndefinedBehaviorSanitizer,
-#                          then run every test
+#                          then run every test but the corpus tests
+#                          (TRACELINT_ASAN_CORPUS=1 adds them)
 #   scripts/dev.sh fuzz [SECONDS]
 #                          build the libFuzzer targets in build-fuzz/ (clang
 #                          14, ASan + UBSan), seed them from fixtures/ and run

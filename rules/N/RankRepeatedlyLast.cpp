@@ -47,9 +47,9 @@ Outcome rules::runRankRepeatedlyLast(const JobAnalysis &J,
   const double MinShare = Opts.number("min-share");
   // Lateness the clocks cannot resolve is jitter, not a straggler: a rank
   // counts as last only when it is late by min-late and by more than the
-  // clock alignment's spread.
+  // clock alignment's spread (and, with min-late 0, by anything at all).
   const int64_t MinLate = std::max<int64_t>(
-      {int64_t(Opts.number("min-late")), J.OffsetSpreadNs, int64_t(1)});
+      {int64_t(Opts.number("min-late")), J.OffsetSpreadNs + 1, int64_t(1)});
   for (size_t Slot = 0; Slot < J.Ranks.size(); ++Slot) {
     const analysis::JobRank &R = J.Ranks[Slot];
     // Last strictly (a tie is nobody's), in the steady steps.
