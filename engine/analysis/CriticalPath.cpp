@@ -42,7 +42,7 @@ int64_t CriticalPath::run(const TargetInterval &X, const WhatIfQuery *Q,
       // A predecessor before the step's first node keeps its recorded time.
       std::optional<size_t> Seen = visited(Ed.From);
       int64_t D = Seen ? Dist[*Seen] : From;
-      int64_t W = Ed.Weight;
+      int64_t W = G.weight(V, Ed);
       if (M) {
         const DelaySplit *Split =
             G.delaySplit(In.data() - G.edges().data() + K);

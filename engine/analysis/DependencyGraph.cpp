@@ -64,6 +64,17 @@ DependencyGraph::DependencyGraph(const TraceIndex &Ctx) : C(Ctx) {
   finish();
 }
 
+llvm::sys::OwningMemoryBlock DependencyGraph::EdgeBlocks::mapBlock() {
+  static_assert(std::is_trivially_copyable_v<GraphEdge>);
+  std::error_code EC;
+  llvm::sys::MemoryBlock M = llvm::sys::Memory::allocateMappedMemory(
+      BlockSize * sizeof(GraphEdge), nullptr,
+      llvm::sys::Memory::MF_READ | llvm::sys::Memory::MF_WRITE, EC);
+  if (EC || !M.base())
+    llvm::report_bad_alloc_error("cannot map memory for the dependency graph");
+  return llvm::sys::OwningMemoryBlock(M);
+}
+
 uint32_t DependencyGraph::addNode(int64_t T) {
   Time.push_back(T);
   return uint32_t(Time.size() - 1);
@@ -203,7 +214,7 @@ void DependencyGraph::buildHost(uint32_t LI) {
     GraphEdge E;
     E.From = First + uint32_t(P);
     const uint32_t To = First + uint32_t(P) + 1;
-    E.setWeight(B - A);
+    E.Carries = true;
     E.Type = EdgeType::Work;
     if (WI < Waits.size() && Waits[WI].Range.Begin == A &&
         Waits[WI].Range.End == B) {
@@ -269,7 +280,7 @@ void DependencyGraph::addWakeUpEdges() {
   auto WakeUp = [&](uint32_t From, uint32_t To) {
     GraphEdge E;
     E.From = From;
-    E.setWeight(Time[To] - Time[From]);
+    E.Carries = true;
     E.Category = PathCategory::HostUntraced;
     E.Type = EdgeType::Work;
     addEdge(To, E);
@@ -287,7 +298,7 @@ void DependencyGraph::addWakeUpEdges() {
     uint32_t Trigger = latestNodeWithin(StepLanes, Time[From], Time[To]);
     if (Trigger == NoIndex)
       continue;
-    Pending[I].Weight = 0;
+    Pending[I].Carries = false;
     WakeUp(Trigger, To);
   }
 }
@@ -307,8 +318,8 @@ void DependencyGraph::addJoinEdges() {
       continue; // no helper was active: the thread's own untraced time
     GraphEdge E = Pending[J];
     E.From = From;
-    E.setWeight(Time[To] - Time[From]);
-    Pending[J].Weight = 0;
+    E.Carries = true;
+    Pending[J].Carries = false;
     addEdge(To, E);
   }
 }
@@ -330,7 +341,7 @@ void DependencyGraph::buildDevice() {
       WorkNodeOf[I] = S;
       GraphEdge W;
       W.From = S;
-      W.setWeight(E.Duration);
+      W.Carries = true; // its end node is E.end(): the work's duration
       W.Subject = I;
       W.Category = deviceCategory(E.Kind);
       W.Type = EdgeType::Work;
@@ -629,7 +640,8 @@ void DependencyGraph::classifyDelays() {
                    E.Type == EdgeType::Stream || E.Type == EdgeType::EventWait;
       if (!Delay)
         continue;
-      if (E.Weight <= LaunchLatencyBoundNs) {
+      const int64_t Weight = weight(uint32_t(V), E);
+      if (Weight <= LaunchLatencyBoundNs) {
         E.Category = PathCategory::LaunchLatency;
         continue;
       }
@@ -637,7 +649,7 @@ void DependencyGraph::classifyDelays() {
       int32_t Dev = deviceOfNode(uint32_t(V));
       DelaySplit S;
       S.LatencyNs = LaunchLatencyBoundNs;
-      int64_t Rest = E.Weight - S.LatencyNs;
+      int64_t Rest = Weight - S.LatencyNs;
       if (Dev != INT32_MIN)
         S.QueuedNs = std::min<int64_t>(
             Rest, C.deviceBusy(Dev).lengthWithin({Time[V] - Rest, Time[V]}));
@@ -677,9 +689,11 @@ void DependencyGraph::finish() {
   // Weights: the latest predecessor binds and carries whatever delay its
   // recorded time leaves unexplained. Fixed work edges keep their time; a
   // wait stretch is elastic (it lasts only as long as its awaited work).
-  auto Base = [](const GraphEdge &E) {
+  // The binding edge's source is the latest, so the delay it carries is
+  // all the time from its source: an edge's weight is 0 or its span.
+  auto Base = [&](uint32_t V, const GraphEdge &E) {
     return E.Type == EdgeType::Work && E.Category != PathCategory::Wait
-               ? E.Weight
+               ? weight(V, E)
                : 0;
   };
   auto Elastic = [](const GraphEdge &E) {
@@ -692,7 +706,7 @@ void DependencyGraph::finish() {
     int64_t Latest = std::numeric_limits<int64_t>::min();
     uint32_t Bind = NoIndex;
     for (uint32_t K = B; K < End; ++K) {
-      int64_t At = Time[Edges[K].From] + Base(Edges[K]);
+      int64_t At = Time[Edges[K].From] + Base(uint32_t(V), Edges[K]);
       if (At > Latest) {
         Latest = At;
         Bind = K;
@@ -700,17 +714,17 @@ void DependencyGraph::finish() {
     }
     for (uint32_t K = B; K < End; ++K)
       if (Elastic(Edges[K]))
-        Edges[K].Weight = 0;
+        Edges[K].Carries = false;
     int64_t Rest = Time[V] - Latest;
     if (Rest > 0) {
       if (Elastic(Edges[Bind]))
-        Edges[Bind].setWeight(Rest);
+        Edges[Bind].Carries = true; // Rest: Latest is its source's time
       else {
         // A fixed edge cannot absorb a delay: give it to the latest elastic
         // edge, if any (a host node has none: its time is its stretch).
         for (uint32_t K = B; K < End; ++K)
           if (Elastic(Edges[K]) && Time[Edges[K].From] <= Time[V]) {
-            Edges[K].setWeight(Time[V] - Time[Edges[K].From]);
+            Edges[K].Carries = true;
             break;
           }
       }
