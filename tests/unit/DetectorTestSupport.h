@@ -22,14 +22,13 @@
 
 #include "gtest/gtest.h"
 
+#include "UnitTestTimes.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace tracelint::testing {
-
-constexpr int64_t Us = 1000;
-constexpr int64_t Ms = 1000 * Us;
 
 class TraceMaker {
 public:

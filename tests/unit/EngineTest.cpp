@@ -13,17 +13,20 @@
 
 #include "gtest/gtest.h"
 
+#include "UnitTestTimes.h"
+
 #include <chrono>
 
 using namespace tracelint;
 using namespace tracelint::rules;
 using model::EventKind;
 
+using tracelint::testing::Ms;
+using tracelint::testing::Us;
+
 namespace {
 
-constexpr int64_t Us = 1'000, Ms = 1'000'000;
-
-class TraceMaker {
+class EngineTraceMaker {
 public:
   uint32_t host(int64_t Pid, int64_t Tid) { return B.lane(Pid, Tid); }
   uint32_t stream(int64_t Pid, int32_t Device, int64_t Stream) {
@@ -71,7 +74,7 @@ model::EventArgs copyArgs(model::CopyKind K, model::MemoryKind Src,
 ///   HtoD pageable 500 kB [27, 27.5]
 ///   -> device busy = [12, 14] + [21, 29] = 10 ms
 model::Trace makeTrace() {
-  TraceMaker M;
+  EngineTraceMaker M;
   uint32_t H = M.host(1, 1);
   M.add(H, EventKind::Annotation, "ProfilerStep#1", 0, 10 * Ms);
   M.add(H, EventKind::Annotation, "ProfilerStep#2", 10 * Ms, 20 * Ms);
@@ -309,7 +312,7 @@ TEST(Evaluator, RegexIsMatchedPerName) {
 // submatches asked for) simulates its automaton, so each name costs time
 // linear in its length. An exponential engine would not finish.
 TEST(Evaluator, NestedQuantifiersDoNotBlowUp) {
-  TraceMaker M;
+  EngineTraceMaker M;
   uint32_t S = M.stream(1, 0, 7);
   std::string AllA(200'000, 'a');
   M.add(S, EventKind::Kernel, AllA, 0, Ms);
@@ -361,7 +364,7 @@ TEST(Evaluator, ThresholdAndBoundsFromOptions) {
 }
 
 TEST(Evaluator, CannotJudge) {
-  TraceMaker M;
+  EngineTraceMaker M;
   uint32_t H = M.host(1, 1);
   M.add(H, EventKind::Runtime, "cudaStreamSynchronize", 0, 1 * Ms);
   model::Trace T = M.B.finish();
@@ -379,7 +382,7 @@ TEST(Evaluator, CannotJudge) {
 }
 
 TEST(Engine, NeedsBecomeSkippedRulesWithReasons) {
-  TraceMaker M;
+  EngineTraceMaker M;
   uint32_t H = M.host(1, 1);
   // An ATen op makes it a PyTorch trace: the reasons name torch.profiler's
   // options (a CUDA program's name nsys's; ProducerTest).

@@ -4,11 +4,13 @@
 
 #include "gtest/gtest.h"
 
+#include "UnitTestTimes.h"
+
 using namespace tracelint::model;
 
-namespace {
+using tracelint::testing::Ms;
 
-constexpr int64_t Ms = 1'000'000;
+namespace {
 
 const Event &byName(const Trace &T, llvm::StringRef Name) {
   for (const Event &E : T.Events)

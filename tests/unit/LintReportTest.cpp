@@ -9,13 +9,15 @@
 
 #include "gtest/gtest.h"
 
+#include "UnitTestTimes.h"
+
 using namespace tracelint;
 using namespace tracelint::report;
 using model::EventKind;
 
-namespace {
+using tracelint::testing::Ms;
 
-constexpr int64_t Ms = 1'000'000;
+namespace {
 
 /// Two steps of 10 ms on thread 1; a kernel named with an escape sequence
 /// on device 0 stream 7 at [2, 6] ms.

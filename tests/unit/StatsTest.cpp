@@ -13,16 +13,18 @@
 
 #include "gtest/gtest.h"
 
+#include "UnitTestTimes.h"
+
 using namespace tracelint;
 using namespace tracelint::model;
 using analysis::computeStats;
 using analysis::TraceStats;
 
+using tracelint::testing::Ms;
+
 namespace {
 
-constexpr int64_t Ms = 1'000'000;
-
-class TraceMaker {
+class StatsTraceMaker {
 public:
   uint32_t host(int64_t Pid, int64_t Tid) { return B.lane(Pid, Tid); }
   uint32_t stream(int64_t Pid, int32_t Device, int64_t Stream) {
@@ -59,7 +61,7 @@ public:
 /// device 1, stream 3: gemm [60, 64]
 /// device 2, stream 1: a sync record only [10, 11] (no device work)
 Trace makeMainTrace() {
-  TraceMaker M;
+  StatsTraceMaker M;
   uint32_t H = M.host(1, 1);
   M.add(H, EventKind::Annotation, "ProfilerStep#1", 0, 10 * Ms);
   M.add(H, EventKind::Annotation, "ProfilerStep#2", 10 * Ms, 30 * Ms);
@@ -127,7 +129,7 @@ TEST(StatsTest, LanesWindowAndSteps) {
 }
 
 TEST(StatsTest, MedianOfEvenCountIsMeanOfMiddleTwo) {
-  TraceMaker M;
+  StatsTraceMaker M;
   uint32_t H = M.host(1, 1);
   // Durations 10, 20, 40, 50 ms: median (20 + 40) / 2 = 30 ms.
   M.add(H, EventKind::Annotation, "ProfilerStep#7", 0, 10 * Ms);
@@ -234,7 +236,7 @@ TEST(StatsTest, TopRuntimeCallsTieBrokenByName) {
 // nsys's summary columns (cuda_gpu_kern_sum, cuda_api_sum, osrt_sum):
 // median, minimum, sample standard deviation and share of the table's time.
 TEST(StatsTest, SpreadOfDurations) {
-  TraceMaker M;
+  StatsTraceMaker M;
   uint32_t H = M.host(1, 1);
   uint32_t S7 = M.stream(0, 0, 7);
   // gemm 10, 20, 40, 50 ms: total 120, median (20 + 40) / 2 = 30, min 10,
@@ -330,7 +332,7 @@ TEST(StatsTest, ImportCountersAreListed) {
 }
 
 Trace makeHostOnlyTrace(bool WithLaunches) {
-  TraceMaker M;
+  StatsTraceMaker M;
   uint32_t H = M.host(1, 1);
   M.add(H, EventKind::Op, "aten::mm", 0, 5 * Ms);
   if (WithLaunches) {
@@ -506,7 +508,7 @@ TEST(StatsTest, TextHasTheKeyLines) {
 }
 
 TEST(StatsTest, TraceStringsAreSanitizedAndTruncatedInTextOnly) {
-  TraceMaker M;
+  StatsTraceMaker M;
   uint32_t S = M.stream(0, 0, 7);
   std::string Long = "\x1b[31mevil" + std::string(200, 'k');
   M.add(S, EventKind::Kernel, Long, 0, 10);
