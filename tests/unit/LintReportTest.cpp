@@ -21,7 +21,7 @@ namespace {
 
 /// Two steps of 10 ms on thread 1; a kernel named with an escape sequence
 /// on device 0 stream 7 at [2, 6] ms.
-model::Trace makeTrace() {
+model::Trace lintReportTrace() {
   model::TraceBuilder B;
   uint32_t H = B.lane(1, 1);
   uint32_t D = B.lane(0, 7);
@@ -42,7 +42,7 @@ model::Trace makeTrace() {
   return B.finish();
 }
 
-rules::RuleSpec makeRule() {
+rules::RuleSpec lintReportRule() {
   auto Spec = rules::Catalogue::parseRule(R"toml(code = "X001"
 name = "any-kernel"
 summary = "any kernel at all"
@@ -76,13 +76,13 @@ why = "they take time"
 }
 
 struct Fixture {
-  model::Trace T = makeTrace();
+  model::Trace T = lintReportTrace();
   analysis::TraceIndex Ctx{T};
   analysis::TraceStats Stats = analysis::computeStats(T);
   rules::Catalogue Cat;
   rules::LintResult Result;
   Fixture() {
-    EXPECT_FALSE(bool(Cat.add(makeRule())));
+    EXPECT_FALSE(bool(Cat.add(lintReportRule())));
     Result = rules::runRules(Ctx, Cat, rules::Config(), "t.json");
   }
   LintedTrace linted() { return LintedTrace{"t.json", T, Stats, Result}; }
@@ -334,7 +334,7 @@ TEST(LintReport, JsonDocumentIsValidAndComplete) {
 }
 
 TEST(RulePage, MarkdownHasEverySection) {
-  rules::RuleSpec Spec = makeRule();
+  rules::RuleSpec Spec = lintReportRule();
   std::string Out;
   llvm::raw_string_ostream OS(Out);
   writeRulePage(OS, Spec, PageFormat::Markdown, false);
@@ -358,7 +358,7 @@ TEST(RulePage, MarkdownHasEverySection) {
 
 TEST(RulePage, ListHasOneLinePerRule) {
   rules::Catalogue Cat;
-  ASSERT_FALSE(bool(Cat.add(makeRule())));
+  ASSERT_FALSE(bool(Cat.add(lintReportRule())));
   std::string Out;
   llvm::raw_string_ostream OS(Out);
   writeRuleList(OS, Cat, /*Json=*/false, false);

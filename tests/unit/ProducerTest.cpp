@@ -202,7 +202,7 @@ change = "cuda change"
 change = "omp change"
 )toml";
 
-std::string errorOf(llvm::StringRef Text) {
+std::string producerErrorOf(llvm::StringRef Text) {
   auto Spec = rules::Catalogue::parseRule(Text, "x.toml");
   if (Spec) {
     ADD_FAILURE() << "expected an error for:\n" << Text.str();
@@ -240,23 +240,24 @@ TEST(ProducerTexts, OverridesParseAndFallBack) {
 TEST(ProducerTexts, ErrorsNameThePlace) {
   std::string Text = std::string(WithTexts) + "[producer.jax.text]\n"
                                               "hypothesis = \"x\"\n";
-  EXPECT_EQ(errorOf(Text),
+  EXPECT_EQ(producerErrorOf(Text),
             "x.toml:18:11: unknown producer 'jax' in [producer]; expected "
             "one of pytorch, cuda, openmp-offload, openacc");
   std::string Feature =
       std::string(WithTexts) + "predict-feature = \"steps\"\n";
-  EXPECT_EQ(errorOf(Feature),
+  EXPECT_EQ(producerErrorOf(Feature),
             "x.toml:18:1: unknown key 'predict-feature' in "
             "[producer.openmp-offload.experiment]; allowed keys: change, "
             "predict-trace, predict-metric, verify, refuted-if");
   std::string Empty = std::string(WithTexts) + "[producer.openacc.text]\n";
-  EXPECT_NE(errorOf(Empty).find("x.toml:18:"), std::string::npos);
-  EXPECT_NE(errorOf(Empty).find("[producer.openacc] overrides no text"),
+  EXPECT_NE(producerErrorOf(Empty).find("x.toml:18:"), std::string::npos);
+  EXPECT_NE(producerErrorOf(Empty).find("[producer.openacc] overrides no text"),
             std::string::npos);
   std::string NotTable = std::string(WithTexts) + "[producer.openacc]\n"
                                                   "text = \"x\"\n";
-  EXPECT_NE(errorOf(NotTable).find("'producer.openacc.text' must be a table"),
-            std::string::npos);
+  EXPECT_NE(
+      producerErrorOf(NotTable).find("'producer.openacc.text' must be a table"),
+      std::string::npos);
 }
 
 TEST(ProducerTexts, ProducersLimitsARuleToSomePrograms) {
@@ -283,8 +284,9 @@ TEST(ProducerTexts, ProducersLimitsARuleToSomePrograms) {
 
   std::string Bad = std::string(WithTexts);
   Bad.insert(Bad.find("[signature"), "producers = [\"jax\"]\n");
-  EXPECT_EQ(errorOf(Bad), "x.toml:4:14: 'producers' takes pytorch, cuda, "
-                          "openmp-offload, openacc");
+  EXPECT_EQ(producerErrorOf(Bad),
+            "x.toml:4:14: 'producers' takes pytorch, cuda, "
+            "openmp-offload, openacc");
 }
 
 TEST(ProducerTexts, EngineRendersTheProducersTexts) {

@@ -437,8 +437,8 @@ TEST(RuleFile, OptionsAreValidated) {
                                     "be a number in (0, 1]");
 }
 
-RuleSpec rule(llvm::StringRef Code, llvm::StringRef Name,
-              llvm::StringRef Origin = "user.toml") {
+RuleSpec catalogueRule(llvm::StringRef Code, llvm::StringRef Name,
+                       llvm::StringRef Origin = "user.toml") {
   std::string Text = Minimal;
   Text.replace(Text.find("X001"), 4, Code.str());
   Text.replace(Text.find("nonzero-in-step"), 15, Name.str());
@@ -453,13 +453,14 @@ RuleSpec rule(llvm::StringRef Code, llvm::StringRef Name,
 
 TEST(Catalogue, UserRulesAreXUnlessTheyReplaceABuiltin) {
   Catalogue C;
-  EXPECT_EQ(llvm::toString(C.add(rule("S001", "user-sync"))),
+  EXPECT_EQ(llvm::toString(C.add(catalogueRule("S001", "user-sync"))),
             "user.toml: user rule S001: family 'S' (synchronization) is "
             "reserved for built-in rules; give a user rule an X code "
             "(X001..X999), or the code of a built-in rule to replace it");
   // As a built-in it is accepted; a user file may then replace it.
-  ASSERT_FALSE(bool(C.add(rule("S001", "sync-x", "builtin:rules/S/a.toml"))));
-  ASSERT_FALSE(bool(C.add(rule("S001", "sync-y"))));
+  ASSERT_FALSE(
+      bool(C.add(catalogueRule("S001", "sync-x", "builtin:rules/S/a.toml"))));
+  ASSERT_FALSE(bool(C.add(catalogueRule("S001", "sync-y"))));
   ASSERT_EQ(C.rules().size(), 1u);
   EXPECT_EQ(C.rules()[0].Name, "sync-y");
   EXPECT_EQ(C.find("S001")->Origin, "user.toml");
@@ -500,9 +501,9 @@ change = "remove them"
 
 TEST(Catalogue, NamesBelongToOneCodeAndRulesStaySorted) {
   Catalogue C;
-  ASSERT_FALSE(bool(C.add(rule("X002", "second"))));
-  ASSERT_FALSE(bool(C.add(rule("X001", "first"))));
-  EXPECT_EQ(llvm::toString(C.add(rule("X003", "first"))),
+  ASSERT_FALSE(bool(C.add(catalogueRule("X002", "second"))));
+  ASSERT_FALSE(bool(C.add(catalogueRule("X001", "first"))));
+  EXPECT_EQ(llvm::toString(C.add(catalogueRule("X003", "first"))),
             "user.toml: rule X003: name 'first' already belongs to X001 "
             "(user.toml)");
   ASSERT_EQ(C.rules().size(), 2u);

@@ -43,7 +43,7 @@ struct Layout {
 /// threads at [10, 10 + LongUs) us, then a 300 us kernel with 1728 blocks
 /// queued behind it; with Overlap, a 700 us kernel of 1728 blocks on a
 /// second stream covers [0, 700) us of the step.
-model::Trace trace(const Layout &L) {
+model::Trace smallGridTrace(const Layout &L) {
   TraceMaker M;
   uint32_t S = M.stream(L.Device, 7), S2 = M.stream(L.Device, 8);
   model::EventArgs Small = grid(L.Grid, 512, L.BlocksPerSM);
@@ -66,7 +66,7 @@ model::Trace trace(const Layout &L) {
 }
 
 TEST(SmallGridDetector, FiresOnAHalfEmptyGrid) {
-  model::Trace T = trace({});
+  model::Trace T = smallGridTrace({});
   T.Devices.push_back(device(0, 108, "NVIDIA A100-SXM4-40GB"));
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
@@ -88,7 +88,7 @@ TEST(SmallGridDetector, FiresOnAHalfEmptyGrid) {
 TEST(SmallGridDetector, QuietWhenTheGridFillsTheDevice) {
   Layout L;
   L.Grid = 216;
-  model::Trace T = trace(L);
+  model::Trace T = smallGridTrace(L);
   T.Devices.push_back(device(0, 108, "NVIDIA A100-SXM4-40GB"));
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
@@ -100,7 +100,7 @@ TEST(SmallGridDetector, QuietWhenOtherWorkFillsTheIdleSMs) {
   // The second stream's kernel covers [0, 700) us, all of [10, 610).
   Layout L;
   L.Overlap = true;
-  model::Trace T = trace(L);
+  model::Trace T = smallGridTrace(L);
   T.Devices.push_back(device(0, 108, "NVIDIA A100-SXM4-40GB"));
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
@@ -171,7 +171,7 @@ TEST(SmallGridDetector, ShortKernelsAreNotJudged) {
   // 40 us is under the 50 us default: nothing to judge, nothing to say.
   Layout L;
   L.LongUs = 40;
-  model::Trace T = trace(L);
+  model::Trace T = smallGridTrace(L);
   T.Devices.push_back(device(0, 108, "NVIDIA A100-SXM4-40GB"));
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
@@ -182,7 +182,7 @@ TEST(SmallGridDetector, ShortKernelsAreNotJudged) {
 TEST(SmallGridDetector, UsesKinetoBlocksPerSMWithoutProperties) {
   Layout L;
   L.BlocksPerSM = 0.25f;
-  model::Trace T = trace(L);
+  model::Trace T = smallGridTrace(L);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run("K004", Ctx, Out), "");
@@ -194,7 +194,7 @@ TEST(SmallGridDetector, UsesKinetoBlocksPerSMWithoutProperties) {
 }
 
 TEST(SmallGridDetector, CannotJudgeWithoutSMCount) {
-  model::Trace T = trace({});
+  model::Trace T = smallGridTrace({});
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   std::string Why = run("K004", Ctx, Out);
@@ -208,7 +208,7 @@ TEST(SmallGridDetector, CannotJudgeWithoutSMCount) {
 TEST(SmallGridDetector, CannotJudgeWithoutGrids) {
   Layout L;
   L.WithGrid = false;
-  model::Trace T = trace(L);
+  model::Trace T = smallGridTrace(L);
   T.Devices.push_back(device(0, 108, "NVIDIA A100-SXM4-40GB"));
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
@@ -224,7 +224,7 @@ TEST(SmallGridDetector, HipGridsFollowTheLaunchApi) {
   Layout L;
   L.Grid = 65536;
   L.Call = "hipExtModuleLaunchKernel";
-  model::Trace T = trace(L);
+  model::Trace T = smallGridTrace(L);
   T.Devices.push_back(device(0, 304, "AMD Instinct MI300X"));
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
@@ -233,7 +233,7 @@ TEST(SmallGridDetector, HipGridsFollowTheLaunchApi) {
   EXPECT_EQ(Out[0].Values.at("top_bps"), "0.42");
 
   L.Call = "hipLaunchKernel";
-  model::Trace T2 = trace(L);
+  model::Trace T2 = smallGridTrace(L);
   T2.Devices.push_back(device(0, 304, "AMD Instinct MI300X"));
   TraceIndex Ctx2(T2);
   Out.clear();
@@ -246,7 +246,7 @@ TEST(SmallGridDetector, DeviceNumberedUnlikeItsProperties) {
   // visible device as 0: the shared SM count applies.
   Layout L;
   L.Device = 2;
-  model::Trace T = trace(L);
+  model::Trace T = smallGridTrace(L);
   T.Devices.push_back(device(0, 108, "NVIDIA A100-SXM4-40GB"));
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
