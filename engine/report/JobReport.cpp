@@ -3,6 +3,8 @@
 
 #include "report/JsonSupport.h"
 #include "report/ShortNames.h"
+#include "report/TextStyle.h"
+#include "rules/RuleSpec.h"
 #include "support/Format.h"
 #include "support/Statistics.h"
 
@@ -13,6 +15,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 using namespace tracelint;
 using namespace tracelint::report;
@@ -27,6 +30,12 @@ namespace {
 constexpr size_t MaxRows = 32;
 
 std::string sanitized(llvm::StringRef S) { return support::sanitize(S); }
+
+/// \p S as the report shows a trace-derived text: names shortened unless
+/// --long-names, as in the trace report.
+std::string shown(llvm::StringRef S, const TextOptions &O) {
+  return sanitized(O.LongNames ? S.str() : shortenNamesIn(S));
+}
 
 /// "on 7 of 8 ranks (all but rank 3)", "on rank 5 only".
 std::string onRanks(const FoldedFinding &F, const JobAnalysis &J) {
@@ -51,10 +60,12 @@ std::string onRanks(const FoldedFinding &F, const JobAnalysis &J) {
 
 void writeFindingText(llvm::raw_ostream &OS, const rules::Finding &F,
                       size_t Number, const TextOptions &O) {
-  OS << "\n"
-     << Number << ". " << F.Code << " [" << F.Name << "] "
-     << rules::severityName(F.Sev) << ", confidence "
-     << formatConfidence(F.Confidence) << ", impact up to "
+  Painter P(OS, O.Color);
+  OS << "\n" << Number << ". ";
+  P.paint(F.Code, Bold);
+  OS << " [" << F.Name << "] ";
+  P.severity(F.Sev);
+  OS << ", confidence " << formatConfidence(F.Confidence) << ", impact up to "
      << formatDuration(F.ImpactNs) << " ("
      << support::formatShare(F.ImpactShare) << " of job step)\n";
   // Wrapped to --width like the per-trace report's findings.
@@ -62,7 +73,7 @@ void writeFindingText(llvm::raw_ostream &OS, const rules::Finding &F,
   const std::string Pad = "   ";
   auto Line = [&](llvm::StringRef Label, llvm::StringRef Text) {
     if (!Text.empty())
-      writeWrapped(OS, Pad + Label.str(), sanitized(Text), Width);
+      writeWrapped(OS, Pad + Label.str(), shown(Text, O), Width);
   };
   Line("", F.Hypothesis);
   Line("where: ", F.Window);
@@ -159,23 +170,47 @@ void report::writeJobText(llvm::raw_ostream &OS, const JobAnalysis &J,
                           const rules::JobLintResult &R,
                           llvm::ArrayRef<InputError> Errors,
                           const TextOptions &O) {
-  OS << "job         " << J.Ranks.size() << " rank"
-     << (J.Ranks.size() == 1 ? "" : "s") << " of " << J.WorldSize << "\n";
-  OS << "target      " << R.Target << "\n";
-  OS << "clocks      " << clocksText(J) << "\n";
-  OS << "matched     " << J.Collectives.size() << " collective"
+  Painter P(OS, O.Color);
+  P.label("job");
+  OS << J.Ranks.size() << " rank" << (J.Ranks.size() == 1 ? "" : "s") << " of "
+     << J.WorldSize << "\n";
+  P.label("target");
+  OS << R.Target << "\n";
+  P.label("clocks");
+  OS << clocksText(J) << "\n";
+  P.label("matched");
+  OS << J.Collectives.size() << " collective"
      << (J.Collectives.size() == 1 ? "" : "s") << " by " << J.MatchedBy << "; "
      << J.Mismatched << " not found on every rank\n";
-  for (const std::string &P : J.Problems)
-    OS << "problem     " << sanitized(P) << "\n";
-  for (const InputError &E : Errors)
-    OS << "unreadable  " << sanitized(E.Message) << "\n";
+  for (const std::string &Problem : J.Problems) {
+    P.label("problem");
+    OS << sanitized(Problem) << "\n";
+  }
+  for (const InputError &E : Errors) {
+    P.label("unreadable");
+    OS << sanitized(E.Message) << "\n";
+  }
 
-  OS << "\njob findings\n";
-  if (R.Findings.empty())
+  // Findings under --min-severity are counted in the summary, not shown:
+  // the job's own and the ranks' folded ones alike.
+  auto Hidden = [&](llvm::StringRef Severity) {
+    std::optional<rules::Severity> S = rules::parseSeverity(Severity);
+    return S && *S < O.MinSeverity;
+  };
+  size_t HiddenJob = 0, HiddenRank = 0;
+  OS << "\n";
+  P.paint("job findings", Bold);
+  OS << "\n";
+  size_t Number = 0;
+  for (const rules::Finding &F : R.Findings) {
+    if (F.Sev < O.MinSeverity) {
+      ++HiddenJob;
+      continue;
+    }
+    writeFindingText(OS, F, ++Number, O);
+  }
+  if (!Number)
     OS << "   none\n";
-  for (size_t I = 0; I < R.Findings.size(); ++I)
-    writeFindingText(OS, R.Findings[I], I + 1, O);
   for (const rules::Skipped &S : R.Skipped)
     if (S.Kind == rules::SkipKind::CannotJudge || O.Verbose)
       OS << "\n"
@@ -218,31 +253,60 @@ void report::writeJobText(llvm::raw_ostream &OS, const JobAnalysis &J,
   if (Judged > Shown)
     OS << "            ... " << Judged - Shown << " more collectives\n";
 
-  OS << "\nrank findings (each rank's own, folded)\n";
+  OS << "\n";
+  P.paint("rank findings", Bold);
+  OS << " (each rank's own, folded)\n";
   std::vector<FoldedFinding> Folded = foldRankFindings(J);
-  if (Folded.empty())
+  std::vector<const FoldedFinding *> Listed;
+  for (const FoldedFinding &F : Folded) {
+    if (Hidden(F.Severity))
+      ++HiddenRank;
+    else
+      Listed.push_back(&F);
+  }
+  if (Listed.empty())
     OS << "   none\n";
   Shown = 0;
-  for (const FoldedFinding &F : Folded) {
+  for (const FoldedFinding *FP : Listed) {
+    const FoldedFinding &F = *FP;
     if (Shown++ == Rows) {
-      OS << "   ... " << Folded.size() - Rows << " more\n";
+      OS << "   ... " << Listed.size() - Rows << " more\n";
       break;
     }
-    OS << "   " << F.Code << " [" << F.Name << "] " << F.Severity << " "
-       << onRanks(F, J) << ", impact median "
+    OS << "   ";
+    P.paint(F.Code, Bold);
+    OS << " [" << F.Name << "] ";
+    if (std::optional<rules::Severity> S = rules::parseSeverity(F.Severity))
+      P.severity(*S);
+    else
+      OS << sanitized(F.Severity);
+    OS << " " << onRanks(F, J) << ", impact median "
        << formatDuration(F.MedianImpactNs);
     if (F.Ranks.size() > 1)
       OS << " (up to " << formatDuration(F.MaxImpactNs) << " on rank "
          << F.MaxRank << ")";
-    OS << ": " << sanitized(F.Subject) << "\n";
+    OS << ": " << shown(F.Subject, O) << "\n";
   }
   size_t Warn = 0;
   for (const rules::Finding &F : R.Findings)
     Warn += F.Sev >= rules::Severity::Warning;
-  OS << "\nsummary     " << R.Findings.size() << " job finding"
+  OS << "\n";
+  P.label("summary");
+  OS << R.Findings.size() << " job finding"
      << (R.Findings.size() == 1 ? "" : "s") << " (" << Warn
      << " warning or worse); " << Folded.size() << " distinct rank finding"
-     << (Folded.size() == 1 ? "" : "s") << "\n";
+     << (Folded.size() == 1 ? "" : "s");
+  if (HiddenJob + HiddenRank) {
+    std::vector<std::string> Parts;
+    if (HiddenJob)
+      Parts.push_back(llvm::formatv("{0} job", HiddenJob));
+    if (HiddenRank)
+      Parts.push_back(llvm::formatv("{0} rank", HiddenRank));
+    OS << "; " << llvm::join(Parts, " and ") << " finding"
+       << (HiddenJob + HiddenRank == 1 ? "" : "s") << " under --min-severity "
+       << rules::severityName(O.MinSeverity) << " not shown";
+  }
+  OS << "\n";
 }
 
 std::string report::jobJsonObject(const JobAnalysis &J,

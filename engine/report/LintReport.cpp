@@ -3,6 +3,7 @@
 #include "report/IdleSplit.h"
 #include "report/SameClaim.h"
 #include "report/ShortNames.h"
+#include "report/TextStyle.h"
 #include "support/Format.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -19,45 +20,8 @@ using rules::Severity;
 
 namespace {
 
-constexpr const char *Bold = "\x1b[1m";
-constexpr const char *Yellow = "\x1b[33m";
-constexpr const char *Red = "\x1b[31m";
-constexpr const char *Reset = "\x1b[0m";
-
 /// Longest trace-derived name in a line of the report.
 constexpr size_t MaxName = 120;
-
-class Painter {
-public:
-  Painter(llvm::raw_ostream &OS, bool Color) : OS(OS), Color(Color) {}
-  void paint(llvm::StringRef Text, const char *Code) {
-    if (Color)
-      OS << Code << Text << Reset;
-    else
-      OS << Text;
-  }
-  void label(llvm::StringRef Label) {
-    paint(llvm::formatv("{0,-12}", Label).str(), Bold);
-  }
-  void severity(Severity S) {
-    llvm::StringRef Name = rules::severityName(S);
-    switch (S) {
-    case Severity::Info:
-      OS << Name;
-      return;
-    case Severity::Warning:
-      paint(Name, Yellow);
-      return;
-    case Severity::Error:
-      paint(Name, Red);
-      return;
-    }
-  }
-
-private:
-  llvm::raw_ostream &OS;
-  bool Color;
-};
 
 constexpr llvm::StringLiteral Indent = "            ";
 
