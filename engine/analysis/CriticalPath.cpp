@@ -21,76 +21,106 @@ int64_t CriticalPath::run(const TargetInterval &X, const WhatIfQuery *Q,
   uint32_t Sink = G.endNodeOf(X.LastWork);
   if (Sink == NoIndex)
     return -1;
-  int64_t S = X.Range.Begin, E = G.time(Sink);
-  First = G.orderLowerBound(S);
-  Dist.clear();
-  Pred.clear();
+  const int64_t S = X.Range.Begin, E = G.time(Sink);
+  if (E < S)
+    return -1;
+  Start = S;
+  Memo.clear();
   std::optional<WhatIfMatcher> M;
   if (Q && !Q->empty())
     M.emplace(C.trace(), *Q);
-  llvm::ArrayRef<uint32_t> Order = G.order();
-  for (size_t P = First; P < Order.size(); ++P) {
-    uint32_t V = Order[P];
-    if (G.time(V) > E)
-      break;
-    int64_t Best = std::numeric_limits<int64_t>::min();
-    uint32_t BestEdge = NoIndex;
-    llvm::ArrayRef<GraphEdge> In = G.inEdges(V);
-    for (size_t K = 0; K < In.size(); ++K) {
-      const GraphEdge &Ed = In[K];
-      int64_t From = G.time(Ed.From);
-      // A predecessor before the step's first node keeps its recorded time.
-      std::optional<size_t> Seen = visited(Ed.From);
-      int64_t D = Seen ? Dist[*Seen] : From;
-      int64_t W = G.weight(V, Ed);
-      if (M) {
-        const DelaySplit *Split =
-            G.delaySplit(In.data() - G.edges().data() + K);
-        EdgeFate F = M->fate(Ed, Split != nullptr);
-        if (F == EdgeFate::Drop)
+
+  // The weight edge K of V adds on this run, or nullopt when the query
+  // drops the edge.
+  auto WeightOf = [&](uint32_t V, llvm::ArrayRef<GraphEdge> In,
+                      size_t K) -> std::optional<int64_t> {
+    const GraphEdge &Ed = In[K];
+    int64_t W = G.weight(V, Ed);
+    if (!M)
+      return W;
+    const DelaySplit *Split = G.delaySplit(In.data() - G.edges().data() + K);
+    EdgeFate F = M->fate(Ed, Split != nullptr);
+    if (F == EdgeFate::Drop)
+      return std::nullopt;
+    // Time before the step's start is history: only the part of a stretch
+    // inside the step can be removed.
+    const int64_t From = G.time(Ed.From);
+    if (F == EdgeFate::Zero)
+      return From < S ? std::min(W, S - From) : 0;
+    if (Split) {
+      int64_t Cut = 0;
+      for (PathCategory Cat :
+           {PathCategory::LaunchLatency, PathCategory::Queued,
+            PathCategory::UnrecordedDependency})
+        if (M->removes(Cat))
+          Cut += Split->of(Cat);
+      W = std::max<int64_t>(0, W - Cut);
+    }
+    return W;
+  };
+  // Depth first over in-edges from \p Root: an instant is solved once every
+  // predecessor in the step (at or after its start) is, which visits the
+  // instants the path can pass through in an order that is topological
+  // without sorting the whole graph. A predecessor before the step keeps
+  // its recorded time, and so does one still being solved (a cycle of
+  // zero-length edges between instants of equal time).
+  std::vector<DfsFrame> &Stack = DfsStack;
+  auto Reach = [&](uint32_t Root) {
+    if (!Memo.try_emplace(Root).second)
+      return;
+    Stack.assign(1, DfsFrame{Root});
+    while (!Stack.empty()) {
+      DfsFrame &F = Stack.back();
+      const uint32_t V = F.Node;
+      llvm::ArrayRef<GraphEdge> In = G.inEdges(V);
+      bool Descended = false;
+      for (; F.Next < In.size(); ++F.Next) {
+        const GraphEdge &Ed = In[F.Next];
+        const int64_t From = G.time(Ed.From);
+        int64_t D = From;
+        if (From >= S) {
+          auto [It, New] = Memo.try_emplace(Ed.From);
+          if (New) {
+            Descended = true;
+            break; // solve it first, then come back to this edge
+          }
+          if (It->second.Done)
+            D = It->second.Dist;
+        }
+        std::optional<int64_t> W = WeightOf(V, In, F.Next);
+        if (!W)
           continue;
-        // Time before the step's start is history: only the part of a
-        // stretch inside the step can be removed.
-        if (F == EdgeFate::Zero) {
-          W = From < S ? std::min(W, S - From) : 0;
-        } else if (Split) {
-          int64_t Cut = 0;
-          for (PathCategory Cat :
-               {PathCategory::LaunchLatency, PathCategory::Queued,
-                PathCategory::UnrecordedDependency})
-            if (M->removes(Cat))
-              Cut += Split->of(Cat);
-          W = std::max<int64_t>(0, W - Cut);
+        if (D + *W > F.Best || (D + *W == F.Best && F.BestEdge != NoIndex &&
+                                From > G.time(In[F.BestEdge].From))) {
+          F.Best = D + *W;
+          F.BestEdge = F.Next;
         }
       }
-      if (D + W > Best || (D + W == Best && BestEdge != NoIndex &&
-                           From > G.time(In[BestEdge].From))) {
-        Best = D + W;
-        BestEdge = uint32_t(K);
+      if (Descended) {
+        Stack.push_back(DfsFrame{In[F.Next].From});
+        continue;
       }
+      // A node without (remaining) predecessors keeps its recorded time,
+      // unless it lies after the start of the step: then it cannot move
+      // earlier than the step's start.
+      Slot &Out = Memo[V];
+      Out.Dist = F.BestEdge != NoIndex ? F.Best : In.empty() ? G.time(V) : S;
+      Out.Pred = !KeepPred || F.BestEdge == NoIndex
+                     ? NoIndex
+                     : uint32_t(In.data() - G.edges().data() + F.BestEdge);
+      Out.Done = true;
+      Stack.pop_back();
     }
-    // A node without (remaining) predecessors keeps its recorded time,
-    // unless it lies after the start of the step: then it cannot move
-    // earlier than the step's start.
-    if (BestEdge == NoIndex)
-      Best = In.empty() ? G.time(V) : S;
-    Dist.push_back(Best);
-    if (KeepPred)
-      Pred.push_back(BestEdge == NoIndex
-                         ? NoIndex
-                         : G.inEdges(V).data() - G.edges().data() + BestEdge);
-  }
-  std::optional<size_t> SinkAt = visited(Sink);
-  if (!SinkAt)
-    return -1;
+  };
+  Reach(Sink);
   // Without some time, other work of the step may end last.
-  int64_t End = Dist[*SinkAt];
+  int64_t End = Memo[Sink].Dist;
   for (uint32_t W : X.Work) {
     uint32_t N = G.endNodeOf(W);
-    if (N == NoIndex)
+    if (N == NoIndex || G.time(N) < S || G.time(N) > E)
       continue;
-    if (std::optional<size_t> At = visited(N))
-      End = std::max(End, Dist[*At]);
+    Reach(N);
+    End = std::max(End, Memo[N].Dist);
   }
   return End - S;
 }
@@ -152,8 +182,8 @@ StepPath CriticalPath::analyze(const TargetInterval &X) const {
   };
   uint32_t V = G.endNodeOf(X.LastWork);
   while (G.time(V) > S) {
-    std::optional<size_t> At = visited(V);
-    uint32_t EI = At ? Pred[*At] : NoIndex;
+    const Slot *At = visited(V);
+    uint32_t EI = At && At->Done ? At->Pred : NoIndex;
     if (EI == NoIndex) {
       // Nothing recorded explains when this instant could start.
       Add(PathCategory::Unlinked, S, G.time(V), NoIndex, EdgeType::Work);

@@ -10,7 +10,8 @@
 //
 // A what-if (WhatIf.h) recomputes the longest path with some time removed;
 // the difference to the recorded length bounds the gain. Each computation
-// is one pass over the step's part of the graph.
+// walks the step's part of the graph once, depth first from the step's last
+// work backwards, visiting only the instants a path to it can pass through.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TRACELINT_ANALYSIS_CRITICALPATH_H
@@ -20,7 +21,10 @@
 #include "analysis/TargetInterval.h"
 #include "analysis/WhatIf.h"
 
+#include "llvm/ADT/DenseMap.h"
+
 #include <array>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,18 +73,33 @@ public:
 private:
   const TraceIndex &C;
   const DependencyGraph &G;
-  /// The last run's distances (and, when kept, best in-edges) of the nodes
-  /// it visited, by position in the graph's order from First: one step's
-  /// nodes, not arrays over the whole graph.
-  mutable std::vector<int64_t> Dist;
-  mutable std::vector<uint32_t> Pred;
-  mutable size_t First = 0;
-  /// Where the last run visited \p Node: its index into Dist and Pred.
-  std::optional<size_t> visited(uint32_t Node) const {
-    size_t P = G.orderPosition(Node);
-    if (P < First || P - First >= Dist.size())
-      return std::nullopt;
-    return P - First;
+  /// The last run's instants: the longest path into each (and, when kept,
+  /// its best in-edge), for the instants of the step it reached backwards
+  /// from the step's last work: one step's nodes, not arrays over the
+  /// whole graph, and no order of the whole graph to walk them in.
+  struct Slot {
+    int64_t Dist = 0;
+    uint32_t Pred = model::NoIndex;
+    bool Done = false;
+  };
+  mutable llvm::DenseMap<uint32_t, Slot> Memo;
+  /// An instant being solved: its next in-edge to look at and the best
+  /// one so far.
+  struct DfsFrame {
+    uint32_t Node;
+    uint32_t Next = 0;
+    int64_t Best = std::numeric_limits<int64_t>::min();
+    uint32_t BestEdge = model::NoIndex;
+  };
+  mutable std::vector<DfsFrame> DfsStack;
+  mutable int64_t Start = 0;
+  /// The last run's slot of \p Node: only instants at or after the step's
+  /// start have one (earlier ones keep their recorded time).
+  const Slot *visited(uint32_t Node) const {
+    if (G.time(Node) < Start)
+      return nullptr;
+    auto It = Memo.find(Node);
+    return It == Memo.end() ? nullptr : &It->second;
   }
 
   /// Longest-path pass; returns the sink's distance, or -1.

@@ -10,7 +10,6 @@
 #include <climits>
 #include <limits>
 #include <new>
-#include <queue>
 
 using namespace tracelint;
 using namespace tracelint::analysis;
@@ -46,7 +45,7 @@ DependencyGraph::DependencyGraph(const TraceIndex &Ctx) : C(Ctx) {
   // more costs no resident memory (untouched pages), while growing the
   // vectors by doubling would hold the old and the new array at once.
   Time.reserve(2 * T.Events.size());
-  PendingTo.reserve(4 * T.Events.size());
+  PendingTo.reserve(2 * T.Events.size());
   for (const model::Step &S : T.Steps)
     if (S.Event != NoIndex &&
         !llvm::is_contained(StepLanes, T.Events[S.Event].Lane))
@@ -294,7 +293,7 @@ void DependencyGraph::addWakeUpEdges() {
   // A long idle stretch during which the step thread did something: the
   // helper waited for it. It keeps the order; the wake-up edge the time.
   for (size_t I : IdleStretches) {
-    uint32_t From = Pending[I].From, To = PendingTo[I];
+    uint32_t From = Pending[I].From, To = stretchTarget(I);
     uint32_t Trigger = latestNodeWithin(StepLanes, Time[From], Time[To]);
     if (Trigger == NoIndex)
       continue;
@@ -312,7 +311,7 @@ void DependencyGraph::addJoinEdges() {
         HostNodes[LI].second > HostNodes[LI].first)
       Helpers.push_back(LI);
   for (size_t J : Joins) {
-    const uint32_t To = PendingTo[J];
+    const uint32_t To = stretchTarget(J);
     uint32_t From = latestNodeWithin(Helpers, Time[Pending[J].From], Time[To]);
     if (From == NoIndex)
       continue; // no helper was active: the thread's own untraced time
@@ -668,8 +667,10 @@ void DependencyGraph::finish() {
   // graph's largest part, and a second copy of them would set the peak
   // memory of `lint`.
   InBegin.assign(N + 1, 0);
-  for (uint32_t To : PendingTo)
-    ++InBegin[To + 1];
+  for (size_t I = 0, K = 0; I < Pending.size(); ++I) {
+    const GraphEdge &E = Pending[I];
+    ++InBegin[(E.ToNext ? E.From + 1 : PendingTo[K++]) + 1];
+  }
   for (size_t I = 0; I < N; ++I)
     InBegin[I + 1] += InBegin[I];
   static_assert(std::is_trivially_copyable_v<GraphEdge>);
@@ -679,8 +680,10 @@ void DependencyGraph::finish() {
   Edges = llvm::MutableArrayRef<GraphEdge>(EdgeStore.get(), NumEdges);
   // InBegin itself is the fill cursor (no second array per node): each
   // node's entry advances to the next node's start, then all shift back.
-  Pending.drain([&](size_t I, const GraphEdge &E) {
-    new (&Edges[InBegin[PendingTo[I]]++]) GraphEdge(E);
+  size_t K = 0;
+  Pending.drain([&](size_t, const GraphEdge &E) {
+    const uint32_t To = E.ToNext ? E.From + 1 : PendingTo[K++];
+    new (&Edges[InBegin[To]++]) GraphEdge(E);
   });
   std::move_backward(InBegin.begin(), InBegin.end() - 1, InBegin.end());
   InBegin[0] = 0;
@@ -731,112 +734,4 @@ void DependencyGraph::finish() {
     }
   }
   classifyDelays();
-
-  order();
-}
-
-void DependencyGraph::order() {
-  // Each lane's nodes are (nearly) in time order: sort the few runs that
-  // are not, then merge the runs by (time, id).
-  size_t N = Time.size();
-  Order.clear();
-  Order.reserve(N);
-  std::vector<uint32_t> Ids(N);
-  for (size_t I = 0; I < N; ++I)
-    Ids[I] = uint32_t(I);
-  auto Less = [&](uint32_t A, uint32_t B) {
-    return Time[A] != Time[B] ? Time[A] < Time[B] : A < B;
-  };
-  for (auto [B, E] : Runs)
-    if (!std::is_sorted(Ids.begin() + B, Ids.begin() + E, Less))
-      std::sort(Ids.begin() + B, Ids.begin() + E, Less);
-  struct Head {
-    int64_t Time;
-    uint32_t Id, Pos, End;
-  };
-  auto After = [](const Head &X, const Head &Y) {
-    return X.Time != Y.Time ? X.Time > Y.Time : X.Id > Y.Id;
-  };
-  std::vector<Head> Heap;
-  for (auto [B, E] : Runs)
-    if (B < E)
-      Heap.push_back({Time[Ids[B]], Ids[B], B, E});
-  std::make_heap(Heap.begin(), Heap.end(), After);
-  while (!Heap.empty()) {
-    std::pop_heap(Heap.begin(), Heap.end(), After);
-    Head &H = Heap.back();
-    Order.push_back(H.Id);
-    if (++H.Pos < H.End) {
-      H.Id = Ids[H.Pos];
-      H.Time = Time[H.Id];
-      std::push_heap(Heap.begin(), Heap.end(), After);
-    } else {
-      Heap.pop_back();
-    }
-  }
-  assert(Order.size() == N && "every node belongs to one run");
-
-  // Edges never run backwards in time, so only nodes of equal time can be
-  // out of topological order: sort such groups locally (Kahn), keeping the
-  // merged order where it is free.
-  std::vector<uint32_t> &Pos = Ids;
-  for (size_t I = 0; I < N; ++I)
-    Pos[Order[I]] = uint32_t(I);
-  std::vector<uint32_t> Out;
-  for (size_t B = 0; B < N;) {
-    size_t E = B + 1;
-    while (E < N && Time[Order[E]] == Time[Order[B]])
-      ++E;
-    bool Bad = false;
-    for (size_t I = B; I < E && !Bad; ++I)
-      for (const GraphEdge &Ed : inEdges(Order[I]))
-        if (Pos[Ed.From] >= B && Pos[Ed.From] < E && Pos[Ed.From] > I)
-          Bad = true;
-    if (Bad) {
-      // Kahn inside the group, taking the earliest ready node in merged
-      // order first; nodes left on a cycle of zero-length edges follow in
-      // merged order.
-      size_t M = E - B;
-      std::vector<std::vector<uint32_t>> Succ(M);
-      std::vector<uint32_t> Indeg(M, 0);
-      for (size_t K = 0; K < M; ++K)
-        for (const GraphEdge &Ed : inEdges(Order[B + K]))
-          if (Pos[Ed.From] >= B && Pos[Ed.From] < E) {
-            Succ[Pos[Ed.From] - B].push_back(uint32_t(K));
-            ++Indeg[K];
-          }
-      std::priority_queue<uint32_t, std::vector<uint32_t>,
-                          std::greater<uint32_t>>
-          Ready;
-      for (size_t K = 0; K < M; ++K)
-        if (!Indeg[K])
-          Ready.push(uint32_t(K));
-      std::vector<bool> Done(M, false);
-      Out.clear();
-      while (!Ready.empty()) {
-        uint32_t K = Ready.top();
-        Ready.pop();
-        Done[K] = true;
-        Out.push_back(Order[B + K]);
-        for (uint32_t S : Succ[K])
-          if (--Indeg[S] == 0)
-            Ready.push(S);
-      }
-      for (size_t K = 0; K < M; ++K)
-        if (!Done[K])
-          Out.push_back(Order[B + K]);
-      for (size_t K = 0; K < Out.size(); ++K) {
-        Order[B + K] = Out[K];
-        Pos[Out[K]] = uint32_t(B + K);
-      }
-    }
-    B = E;
-  }
-  // Pos is kept up to date above: the critical path reads it.
-  PositionOf = std::move(Ids);
-}
-
-size_t DependencyGraph::orderLowerBound(int64_t T) const {
-  return llvm::partition_point(Order, [&](uint32_t V) { return Time[V] < T; }) -
-         Order.begin();
 }
