@@ -16,8 +16,7 @@ using model::NoIndex;
 CriticalPath::CriticalPath(const TraceIndex &Ctx, const DependencyGraph &Gr)
     : C(Ctx), G(Gr) {}
 
-int64_t CriticalPath::run(const TargetInterval &X, const WhatIfQuery *Q,
-                          bool KeepPred) const {
+int64_t CriticalPath::run(const TargetInterval &X, const WhatIfQuery *Q) const {
   uint32_t Sink = G.endNodeOf(X.LastWork);
   if (Sink == NoIndex)
     return -1;
@@ -25,7 +24,7 @@ int64_t CriticalPath::run(const TargetInterval &X, const WhatIfQuery *Q,
   if (E < S)
     return -1;
   Start = S;
-  Memo.clear();
+  Memo.reset(G.numNodes());
   std::optional<WhatIfMatcher> M;
   if (Q && !Q->empty())
     M.emplace(C.trace(), *Q);
@@ -66,68 +65,71 @@ int64_t CriticalPath::run(const TargetInterval &X, const WhatIfQuery *Q,
   // zero-length edges between instants of equal time).
   std::vector<DfsFrame> &Stack = DfsStack;
   auto Reach = [&](uint32_t Root) {
-    if (!Memo.try_emplace(Root).second)
+    if (Memo.state(Root) != PathMemo::State::Unseen)
       return;
+    Memo.open(Root);
     Stack.assign(1, DfsFrame{Root});
     while (!Stack.empty()) {
       DfsFrame &F = Stack.back();
       const uint32_t V = F.Node;
       llvm::ArrayRef<GraphEdge> In = G.inEdges(V);
+      const uint32_t FirstEdge = uint32_t(In.data() - G.edges().data());
+      int64_t &Best = Memo.dist(V);
+      uint32_t &BestEdge = Memo.pred(V);
       bool Descended = false;
       for (; F.Next < In.size(); ++F.Next) {
         const GraphEdge &Ed = In[F.Next];
         const int64_t From = G.time(Ed.From);
         int64_t D = From;
         if (From >= S) {
-          auto [It, New] = Memo.try_emplace(Ed.From);
-          if (New) {
+          PathMemo::State St = Memo.state(Ed.From);
+          if (St == PathMemo::State::Unseen) {
             Descended = true;
             break; // solve it first, then come back to this edge
           }
-          if (It->second.Done)
-            D = It->second.Dist;
+          if (St == PathMemo::State::Done)
+            D = Memo.dist(Ed.From);
         }
         std::optional<int64_t> W = WeightOf(V, In, F.Next);
         if (!W)
           continue;
-        if (D + *W > F.Best || (D + *W == F.Best && F.BestEdge != NoIndex &&
-                                From > G.time(In[F.BestEdge].From))) {
-          F.Best = D + *W;
-          F.BestEdge = F.Next;
+        if (D + *W > Best || (D + *W == Best && BestEdge != NoIndex &&
+                              From > G.time(G.edges()[BestEdge].From))) {
+          Best = D + *W;
+          BestEdge = FirstEdge + F.Next;
         }
       }
       if (Descended) {
-        Stack.push_back(DfsFrame{In[F.Next].From});
+        const uint32_t Next = In[F.Next].From;
+        Memo.open(Next);
+        Stack.push_back(DfsFrame{Next});
         continue;
       }
       // A node without (remaining) predecessors keeps its recorded time,
       // unless it lies after the start of the step: then it cannot move
       // earlier than the step's start.
-      Slot &Out = Memo[V];
-      Out.Dist = F.BestEdge != NoIndex ? F.Best : In.empty() ? G.time(V) : S;
-      Out.Pred = !KeepPred || F.BestEdge == NoIndex
-                     ? NoIndex
-                     : uint32_t(In.data() - G.edges().data() + F.BestEdge);
-      Out.Done = true;
+      if (BestEdge == NoIndex)
+        Best = In.empty() ? G.time(V) : S;
+      Memo.close(V);
       Stack.pop_back();
     }
   };
   Reach(Sink);
   // Without some time, other work of the step may end last.
-  int64_t End = Memo[Sink].Dist;
+  int64_t End = Memo.dist(Sink);
   for (uint32_t W : X.Work) {
     uint32_t N = G.endNodeOf(W);
     if (N == NoIndex || G.time(N) < S || G.time(N) > E)
       continue;
     Reach(N);
-    End = std::max(End, Memo[N].Dist);
+    End = std::max(End, Memo.dist(N));
   }
   return End - S;
 }
 
 int64_t CriticalPath::lengthWithout(const TargetInterval &X,
                                     const WhatIfQuery &Q) const {
-  return run(X, &Q, false);
+  return run(X, &Q);
 }
 
 model::StringId CriticalPath::innermostOp(uint32_t Event) const {
@@ -144,7 +146,7 @@ model::StringId CriticalPath::innermostOp(uint32_t Event) const {
 StepPath CriticalPath::analyze(const TargetInterval &X) const {
   StepPath P;
   P.Target = X;
-  int64_t Len = run(X, nullptr, true);
+  int64_t Len = run(X, nullptr);
   if (Len < 0)
     return P;
   P.HasPath = true;
@@ -182,8 +184,7 @@ StepPath CriticalPath::analyze(const TargetInterval &X) const {
   };
   uint32_t V = G.endNodeOf(X.LastWork);
   while (G.time(V) > S) {
-    const Slot *At = visited(V);
-    uint32_t EI = At && At->Done ? At->Pred : NoIndex;
+    uint32_t EI = predOf(V);
     if (EI == NoIndex) {
       // Nothing recorded explains when this instant could start.
       Add(PathCategory::Unlinked, S, G.time(V), NoIndex, EdgeType::Work);

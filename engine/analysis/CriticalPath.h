@@ -18,13 +18,11 @@
 #define TRACELINT_ANALYSIS_CRITICALPATH_H
 
 #include "analysis/DependencyGraph.h"
+#include "analysis/PathMemo.h"
 #include "analysis/TargetInterval.h"
 #include "analysis/WhatIf.h"
 
-#include "llvm/ADT/DenseMap.h"
-
 #include <array>
-#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,38 +71,30 @@ public:
 private:
   const TraceIndex &C;
   const DependencyGraph &G;
-  /// The last run's instants: the longest path into each (and, when kept,
-  /// its best in-edge), for the instants of the step it reached backwards
-  /// from the step's last work: one step's nodes, not arrays over the
-  /// whole graph, and no order of the whole graph to walk them in.
-  struct Slot {
-    int64_t Dist = 0;
-    uint32_t Pred = model::NoIndex;
-    bool Done = false;
-  };
-  mutable llvm::DenseMap<uint32_t, Slot> Memo;
-  /// An instant being solved: its next in-edge to look at and the best
-  /// one so far.
+  /// The last run's instants (PathMemo.h): the ones it reached backwards
+  /// from the step's last work, not arrays over the whole graph, and no
+  /// order of the whole graph to walk them in.
+  mutable PathMemo Memo;
+  /// An instant being solved and its next in-edge to look at (its best
+  /// path so far is in Memo).
   struct DfsFrame {
     uint32_t Node;
     uint32_t Next = 0;
-    int64_t Best = std::numeric_limits<int64_t>::min();
-    uint32_t BestEdge = model::NoIndex;
   };
   mutable std::vector<DfsFrame> DfsStack;
   mutable int64_t Start = 0;
-  /// The last run's slot of \p Node: only instants at or after the step's
-  /// start have one (earlier ones keep their recorded time).
-  const Slot *visited(uint32_t Node) const {
-    if (G.time(Node) < Start)
-      return nullptr;
-    auto It = Memo.find(Node);
-    return It == Memo.end() ? nullptr : &It->second;
+  /// The in-edge of the last run's path into \p Node, or NoIndex: only
+  /// instants at or after the step's start have one (earlier ones keep
+  /// their recorded time).
+  uint32_t predOf(uint32_t Node) const {
+    if (G.time(Node) < Start || Memo.state(Node) != PathMemo::State::Done)
+      return model::NoIndex;
+    return Memo.pred(Node);
   }
 
-  /// Longest-path pass; returns the sink's distance, or -1.
-  int64_t run(const TargetInterval &X, const WhatIfQuery *Q,
-              bool KeepPred) const;
+  /// Longest-path pass; returns the sink's distance, or -1. Memo keeps
+  /// each reached instant's best in-edge for analyze().
+  int64_t run(const TargetInterval &X, const WhatIfQuery *Q) const;
   model::StringId innermostOp(uint32_t Event) const;
 };
 
