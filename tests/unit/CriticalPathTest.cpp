@@ -389,3 +389,36 @@ TEST(CriticalPathTest, QueryParsing) {
   EXPECT_NE(Err.find("unknown path category 'gpu'"), std::string::npos);
   EXPECT_FALSE(WhatIfQuery::parse("aten::mm", Bad, Err));
 }
+
+/// 3000 launches of 1 ms each feeding 2 ms kernels, with no step markers:
+/// one target over the whole window, whose path reaches more instants than
+/// one page of the path's scratch holds (PathMemo.h).
+TEST(CriticalPathTest, AWindowWithoutStepsIsOneLongPath) {
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  int64_t C = 0, Free = 0;
+  constexpr int N = 3000;
+  for (int I = 0; I < N; ++I) {
+    int64_t K0 = std::max(C + 1 * Ms, Free);
+    M.launch(S, "k", C, C + 1 * Ms, K0, K0 + 2 * Ms);
+    Free = K0 + 2 * Ms;
+    C += 1 * Ms;
+  }
+  PathRun R(M.finish());
+  ASSERT_TRUE(R.A.Path.HasPath);
+  ASSERT_EQ(R.A.Targets.size(), 1u);
+  EXPECT_EQ(R.A.Targets[0].StepNumber, -1);
+  // The device is the bottleneck: the first launch, then the kernels back
+  // to back.
+  EXPECT_EQ(R.A.Path.LengthNs, 1 * Ms + N * 2 * Ms);
+  EXPECT_EQ(cat(R.A.Path, PathCategory::Compute), N * 2 * Ms);
+  EXPECT_EQ(cat(R.A.Path, PathCategory::Launch), 1 * Ms);
+  // Removing compute leaves the launches, 3000 ms; removing the launch
+  // calls gains only the first, the device being full. Each run reuses
+  // the scratch of the one before.
+  EXPECT_EQ(R.M.medianGain(category(PathCategory::Compute)),
+            R.A.Path.LengthNs - N * Ms);
+  EXPECT_EQ(R.M.medianGain(category(PathCategory::Launch)), 1 * Ms);
+  PathAnalysis Again = R.M.analyze({});
+  EXPECT_EQ(Again.Path.LengthNs, R.A.Path.LengthNs);
+}
