@@ -193,8 +193,9 @@ private:
   /// graph never holds two copies of its edges, its largest part. The
   /// blocks are mapped from the system, not taken from the heap: a freed
   /// heap block stays resident until every block above it is free too, so
-  /// with malloc both copies were resident at the end of the move (660 MiB
-  /// against 560 MiB at the peak of `lint` on bench's 1 GB trace).
+  /// with malloc both copies were resident at the end of the move: `lint`
+  /// on bench's 1 GB trace peaked at 660 MiB there, 590 MiB with mapped
+  /// blocks.
   class EdgeBlocks {
   public:
     void push_back(const GraphEdge &E) {

@@ -34,7 +34,7 @@ std::string sanitized(llvm::StringRef S) { return support::sanitize(S); }
 /// \p S as the report shows a trace-derived text: names shortened unless
 /// --long-names, as in the trace report.
 std::string shown(llvm::StringRef S, const TextOptions &O) {
-  return sanitized(O.LongNames ? S.str() : shortenNamesIn(S));
+  return sanitized(namesAsShown(S, O.LongNames));
 }
 
 /// "on 7 of 8 ranks (all but rank 3)", "on rank 5 only".

@@ -65,7 +65,7 @@ public:
 
   /// \p S as the report shows a trace-derived text.
   std::string show(llvm::StringRef S) const {
-    return sanitize(O.LongNames ? S.str() : shortenNamesIn(S));
+    return sanitize(namesAsShown(S, O.LongNames));
   }
   /// One kernel or op name.
   std::string name(llvm::StringRef S) const {

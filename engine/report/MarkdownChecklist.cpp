@@ -57,7 +57,7 @@ static std::string afterName(llvm::StringRef Input) {
 
 /// Names in a checklist line: short, unless `--long-names`.
 static std::string names(llvm::StringRef Text, const WriterOptions &Opts) {
-  return Opts.LongNames ? Text.str() : shortenNamesIn(Text);
+  return namesAsShown(Text, Opts.LongNames);
 }
 
 static void item(llvm::raw_ostream &OS, llvm::StringRef Label,

@@ -307,6 +307,10 @@ std::vector<std::string> report::wrapText(llvm::StringRef Text, size_t Width) {
   return Lines;
 }
 
+std::string report::namesAsShown(llvm::StringRef Text, bool LongNames) {
+  return LongNames ? Text.str() : shortenNamesIn(Text);
+}
+
 void report::writeWrapped(llvm::raw_ostream &OS, llvm::StringRef Lead,
                           llvm::StringRef Text, size_t Width, size_t Hang,
                           size_t Used) {

@@ -35,6 +35,9 @@ std::string shortName(llvm::StringRef Name);
 /// shortened by shortName(); prose, numbers and short identifiers are kept
 /// as they are.
 std::string shortenNamesIn(llvm::StringRef Text);
+/// \p Text as the reports show it: shortenNamesIn(), unless the user asked
+/// for names as the trace writes them (`--long-names`).
+std::string namesAsShown(llvm::StringRef Text, bool LongNames);
 
 /// \p Text cut into lines of at most \p Width columns at spaces; a word
 /// wider than a line is cut where it reaches the end. \p Text is sanitized
