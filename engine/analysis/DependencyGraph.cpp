@@ -190,6 +190,16 @@ void DependencyGraph::buildHost(uint32_t LI) {
   unsigned LoadersOpen = 0;
   llvm::ArrayRef<model::Interval> PathParts = C.launchPath(LI).parts();
   size_t PI = 0;
+  // The thread's profiler activity and start-up work, walked the same way.
+  llvm::ArrayRef<model::Interval> ProfilerParts = C.profilerRanges(LI).parts();
+  llvm::ArrayRef<model::Interval> StartupParts = C.startupRanges(LI).parts();
+  size_t FI = 0, SI = 0;
+  auto Covers = [](llvm::ArrayRef<model::Interval> Parts, size_t &I, int64_t A,
+                   int64_t B) {
+    while (I < Parts.size() && Parts[I].End <= A)
+      ++I;
+    return I < Parts.size() && Parts[I].Begin <= A && B <= Parts[I].End;
+  };
   uint32_t Next = L.Begin;
   size_t WI = 0;
   for (size_t P = 0; P + 1 < Points.size(); ++P) {
@@ -205,11 +215,9 @@ void DependencyGraph::buildHost(uint32_t LI) {
     }
     while (WI < Waits.size() && Waits[WI].Range.End <= A)
       ++WI;
-    while (PI < PathParts.size() && PathParts[PI].End <= A)
-      ++PI;
-    const bool OnLaunchPath = PI < PathParts.size() &&
-                              PathParts[PI].Begin <= A &&
-                              B <= PathParts[PI].End;
+    const bool OnLaunchPath = Covers(PathParts, PI, A, B);
+    const bool InProfiler = Covers(ProfilerParts, FI, A, B);
+    const bool InStartup = Covers(StartupParts, SI, A, B);
     GraphEdge E;
     E.From = First + uint32_t(P);
     const uint32_t To = First + uint32_t(P) + 1;
@@ -221,15 +229,21 @@ void DependencyGraph::buildHost(uint32_t LI) {
       E.Subject = Waits[WI].Event;
     } else {
       // The same precedence as the idle split (TraceIndex::attributeIdle):
-      // a submission call, then data loading, then a wait, then the rest of
-      // the launch path (an op's dispatch, the glue between ops), then
-      // untraced time and other host work.
+      // the profiler's own work, then start-up work, then a submission
+      // call, then data loading, then a wait, then the rest of the launch
+      // path (an op's dispatch, the glue between ops), then untraced time
+      // and other host work.
       const uint32_t In = Stack.empty() ? NoIndex : Stack.back();
       const Event *Ev = In == NoIndex ? nullptr : &T.Events[In];
       E.Subject = In;
-      if (Ev &&
-          (Ev->Kind == EventKind::Runtime || Ev->Kind == EventKind::Driver) &&
-          C.isSubmission(*Ev))
+      if (InProfiler && !(Ev && C.waitKind(*Ev) != WaitKind::None))
+        E.Category = PathCategory::Profiler;
+      else if (InStartup && !(Ev && C.waitKind(*Ev) != WaitKind::None))
+        E.Category = PathCategory::Startup;
+      else if (Ev &&
+               (Ev->Kind == EventKind::Runtime ||
+                Ev->Kind == EventKind::Driver) &&
+               C.isSubmission(*Ev))
         E.Category = PathCategory::Launch;
       else if (LoadersOpen)
         E.Category = PathCategory::DataLoading;

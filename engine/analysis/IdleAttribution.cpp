@@ -85,17 +85,25 @@ IdleBreakdown TraceIndex::computeIdle(int32_t Device, Interval Window,
       if (It->Range.End < Gap.End)
         Cuts.push_back(It->Range.End);
     }
-    // The launch path's edges, so that each piece lies wholly on it or off.
+    // The edges of the launch path, the profiler's activity and start-up
+    // work, so that each piece lies wholly inside each or outside.
+    auto CutAtEdges = [&](const model::IntervalSet &Set) {
+      llvm::ArrayRef<Interval> Parts = Set.parts();
+      for (auto It = llvm::partition_point(
+               Parts, [&](const Interval &I) { return I.End <= Gap.Begin; });
+           It != Parts.end() && It->Begin < Gap.End; ++It) {
+        if (It->Begin > Gap.Begin)
+          Cuts.push_back(It->Begin);
+        if (It->End < Gap.End)
+          Cuts.push_back(It->End);
+      }
+    };
     const model::IntervalSet &Path = launchPath(L.Lane);
-    llvm::ArrayRef<Interval> PathParts = Path.parts();
-    for (auto It = llvm::partition_point(
-             PathParts, [&](const Interval &I) { return I.End <= Gap.Begin; });
-         It != PathParts.end() && It->Begin < Gap.End; ++It) {
-      if (It->Begin > Gap.Begin)
-        Cuts.push_back(It->Begin);
-      if (It->End < Gap.End)
-        Cuts.push_back(It->End);
-    }
+    const model::IntervalSet &Profiler = profilerRanges(L.Lane);
+    const model::IntervalSet &Startup = startupRanges(L.Lane);
+    CutAtEdges(Path);
+    CutAtEdges(Profiler);
+    CutAtEdges(Startup);
     llvm::sort(Cuts);
     Cuts.erase(std::unique(Cuts.begin(), Cuts.end()), Cuts.end());
 
@@ -126,12 +134,28 @@ IdleBreakdown TraceIndex::computeIdle(int32_t Device, Interval Window,
         Out.UnrecordedNs += Piece.length();
         continue;
       }
+      auto WIt = llvm::partition_point(
+          Waits, [&](const HostWait &HW) { return HW.Range.End <= P; });
+      const bool InWait = (WIt != Waits.end() && WIt->Range.Begin <= P) ||
+                          (P >= L.Start && LIsWait);
+      // The profiler's own work, then one-off start-up work (a slow first
+      // launch that loads its module, a capture that records launches
+      // without running them), before the steady-state causes: the same
+      // precedence as the critical path's host stretches.
+      if (!InWait && Profiler.lengthWithin(Piece) == Piece.length()) {
+        Out.ProfilerNs += Piece.length();
+        continue;
+      }
+      if (!InWait && Startup.lengthWithin(Piece) == Piece.length()) {
+        Out.StartupNs += Piece.length();
+        continue;
+      }
       // Inside L or just after it: the device waits for this very call.
       if (P >= L.Start) {
         // A blocking copy's own call stages pageable memory: a wait. Any
         // other submission call is the launch path, however long (the
-        // critical path counts it the same way; lazy module loading inside
-        // a first launch belongs to start-up, which U001 reports).
+        // critical path counts it the same way; a slow first launch that
+        // loads its module is start-up, above).
         if (LIsWait)
           Out.HostWaitNs += Piece.length();
         else
@@ -139,8 +163,6 @@ IdleBreakdown TraceIndex::computeIdle(int32_t Device, Interval Window,
         continue;
       }
       // Inside a wait?
-      auto WIt = llvm::partition_point(
-          Waits, [&](const HostWait &HW) { return HW.Range.End <= P; });
       if (WIt != Waits.end() && WIt->Range.Begin <= P) {
         Out.HostWaitNs += Piece.length();
         continue;
@@ -204,8 +226,8 @@ const TargetIdle &TraceIndex::targetIdle() const {
     }
     if (Out.Device < 0 || Windows.Ranges.empty())
       return Out;
-    std::vector<int64_t> Span, Idle, Launch, Other, Wait, Loading, Unrec,
-        Unlinked;
+    std::vector<int64_t> Span, Idle, Launch, Other, Wait, Loading, Startup,
+        Profiler, Unrec, Unlinked;
     for (const Interval &R : Windows.Ranges) {
       const IdleBreakdown &B = attributeIdle(Out.Device, R);
       Span.push_back(R.length());
@@ -214,6 +236,8 @@ const TargetIdle &TraceIndex::targetIdle() const {
       Other.push_back(B.HostOtherNs);
       Wait.push_back(B.HostWaitNs);
       Loading.push_back(B.DataLoadingNs);
+      Startup.push_back(B.StartupNs);
+      Profiler.push_back(B.ProfilerNs);
       Unrec.push_back(B.UnrecordedNs);
       Unlinked.push_back(B.UnlinkedNs);
     }
@@ -228,6 +252,8 @@ const TargetIdle &TraceIndex::targetIdle() const {
     Out.HostOtherNs = Median(Other);
     Out.HostWaitNs = Median(Wait);
     Out.DataLoadingNs = Median(Loading);
+    Out.StartupNs = Median(Startup);
+    Out.ProfilerNs = Median(Profiler);
     Out.UnrecordedNs = Median(Unrec);
     Out.UnlinkedNs = Median(Unlinked);
     return Out;
@@ -244,6 +270,8 @@ TargetIdle TraceIndex::idleSplit(int32_t Device, Interval Range) const {
   Out.HostOtherNs = B.HostOtherNs;
   Out.HostWaitNs = B.HostWaitNs;
   Out.DataLoadingNs = B.DataLoadingNs;
+  Out.StartupNs = B.StartupNs;
+  Out.ProfilerNs = B.ProfilerNs;
   Out.UnrecordedNs = B.UnrecordedNs;
   Out.UnlinkedNs = B.UnlinkedNs;
   return Out;

@@ -25,6 +25,10 @@ llvm::StringRef tracelint::analysis::pathCategoryName(PathCategory C) {
     return "host-other";
   case PathCategory::HostUntraced:
     return "host-untraced";
+  case PathCategory::Startup:
+    return "startup";
+  case PathCategory::Profiler:
+    return "profiler";
   case PathCategory::LaunchLatency:
     return "launch-latency";
   case PathCategory::Queued:
@@ -57,6 +61,10 @@ llvm::StringRef tracelint::analysis::pathCategoryTitle(PathCategory C) {
     return "host: other work";
   case PathCategory::HostUntraced:
     return "host: nothing recorded";
+  case PathCategory::Startup:
+    return "host: start-up (first calls, compilation, capture)";
+  case PathCategory::Profiler:
+    return "host: the profiler's own work";
   case PathCategory::LaunchLatency:
     return "launch latency (free device)";
   case PathCategory::Queued:

@@ -25,6 +25,9 @@ enum class PathCategory : uint8_t {
   DataLoading,          ///< host inside a data-loader range
   HostOther,            ///< other host work, named by the innermost event
   HostUntraced,         ///< host time with no event recorded on the thread
+  Startup,              ///< host in one-off start-up work (slow first calls,
+                        ///< allocation, compilation, graph capture)
+  Profiler,             ///< host in the profiler's own activity
   LaunchLatency,        ///< the ordinary delay from ready to start on a free
                         ///< device, up to LaunchLatencyBoundNs
   Queued,               ///< ready work waiting while the device ran other work

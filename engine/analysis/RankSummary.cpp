@@ -46,13 +46,15 @@ int64_t RankSummary::medianStepNs() const {
 
 std::string RankSummary::topIdleCause() const {
   // The medians of the steady steps' parts, as the target's split is.
-  std::vector<int64_t> Launch, Wait, Other, Loading, Unrec;
+  std::vector<int64_t> Launch, Wait, Other, Loading, Startup, Profiler, Unrec;
   for (const RankStep &S : Steps)
     if (S.Steady) {
       Launch.push_back(S.Idle.LaunchNs);
       Wait.push_back(S.Idle.HostWaitNs);
       Other.push_back(S.Idle.HostOtherNs);
       Loading.push_back(S.Idle.DataLoadingNs);
+      Startup.push_back(S.Idle.StartupNs);
+      Profiler.push_back(S.Idle.ProfilerNs);
       Unrec.push_back(S.Idle.UnrecordedNs);
     }
   if (Launch.empty())
@@ -62,6 +64,9 @@ std::string RankSummary::topIdleCause() const {
       {"host waits on the device", support::median(Wait)},
       {"host work between launches", support::median(Other)},
       {"data loading", support::median(Loading)},
+      {"start-up work (compilation, capture, first calls)",
+       support::median(Startup)},
+      {"the profiler's own work", support::median(Profiler)},
       {"unrecorded dependencies (peers, other streams)",
        support::median(Unrec)},
   };
@@ -162,6 +167,8 @@ analysis::summarizeTrace(const TraceIndex &Ctx, llvm::StringRef Input,
                                            : llvm::StringRef());
     C.Stream = A && A->Stream >= 0 ? A->Stream : T.laneOf(E).Stream;
     C.Bytes = A ? A->Bytes : -1;
+    if (A && A->Group != model::EmptyString)
+      C.Group = T.Strings.get(A->Group).str();
     C.StartNs = T.OriginNs + E.Start;
     C.EndNs = T.OriginNs + E.end();
     C.Step = Ctx.stepAt(E.Start);

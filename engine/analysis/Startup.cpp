@@ -3,8 +3,12 @@
 
 #include "analysis/TraceIndex.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -34,19 +38,104 @@ static bool isApiCall(const Event &E) {
   return E.Kind == EventKind::Runtime || E.Kind == EventKind::Driver;
 }
 
+/// How many times slower than its kernel's other launches a slow launch
+/// must be to count as loading the kernel's module.
+constexpr int64_t ModuleLoadLaunchRatio = 10;
+
+/// The launch calls that load their kernel's module: at least
+/// SlowStartupCallNs long, the kernel's first launch in the trace, and
+/// ModuleLoadLaunchRatio times the median of the kernel's other launches
+/// (of every other launch call in the trace when the kernel is launched
+/// once; none to compare with: start-up). Lazy loading (CUDA's, HIP's code
+/// objects) slows only a kernel's first launch; launches that all take a
+/// millisecond pay for their submission every time, which is the launch
+/// path, not start-up. A slow launch with no device work cannot be tied to
+/// a kernel and counts as start-up.
+static llvm::DenseSet<uint32_t> moduleLoadingLaunches(const TraceIndex &Ctx) {
+  const model::Trace &T = Ctx.trace();
+  llvm::DenseSet<uint32_t> Slow;
+  for (const model::Lane &L : T.Lanes) {
+    if (L.Kind != model::LaneKind::HostThread)
+      continue;
+    for (uint32_t I = L.Begin; I < L.End; ++I) {
+      const Event &E = T.Events[I];
+      if (isApiCall(E) && E.Duration >= SlowStartupCallNs &&
+          Ctx.is(E, NC::LaunchCall))
+        Slow.insert(I);
+    }
+  }
+  if (Slow.empty())
+    return Slow;
+  // Each launch call's first device work names its kernel.
+  llvm::DenseMap<uint32_t, model::StringId> KernelOf;
+  std::vector<int64_t> AllLaunches;
+  llvm::DenseMap<model::StringId, llvm::SmallVector<uint32_t, 4>> Launches;
+  for (const Event &E : T.Events) {
+    if (!model::isDeviceWork(E.Kind))
+      continue;
+    uint32_t L = T.launchOf(E);
+    if (L != model::NoIndex && KernelOf.try_emplace(L, E.Name).second) {
+      Launches[E.Name].push_back(L);
+      AllLaunches.push_back(T.Events[L].Duration);
+    }
+  }
+  auto Median = [](llvm::SmallVectorImpl<int64_t> &V) {
+    auto Mid = V.begin() + V.size() / 2;
+    std::nth_element(V.begin(), Mid, V.end());
+    return *Mid;
+  };
+  llvm::DenseSet<uint32_t> Loading;
+  for (uint32_t I : Slow) {
+    auto K = KernelOf.find(I);
+    if (K == KernelOf.end()) {
+      Loading.insert(I);
+      continue;
+    }
+    const Event &Call = T.Events[I];
+    llvm::SmallVector<int64_t, 8> Others;
+    bool First = true;
+    for (uint32_t J : Launches[K->second]) {
+      if (J == I)
+        continue;
+      const Event &Other = T.Events[J];
+      First &= Call.Start < Other.Start || (Call.Start == Other.Start && I < J);
+      Others.push_back(Other.Duration);
+    }
+    if (!First)
+      continue;
+    if (Others.empty()) {
+      // Launched once: compare with every other launch in the trace.
+      bool Skipped = false;
+      for (int64_t D : AllLaunches) {
+        if (!Skipped && D == Call.Duration) {
+          Skipped = true;
+          continue;
+        }
+        Others.push_back(D);
+      }
+    }
+    if (!Others.empty() &&
+        Call.Duration < ModuleLoadLaunchRatio * Median(Others))
+      continue;
+    Loading.insert(I);
+  }
+  return Loading;
+}
+
 /// The start-up category of a runtime or driver call, first match wins.
-static std::optional<StartupCategory> runtimeCategory(const TraceIndex &Ctx,
-                                                      const Event &E) {
+/// \p Loading holds the launch calls that load their kernel's module.
+static std::optional<StartupCategory>
+runtimeCategory(const TraceIndex &Ctx, const Event &E, uint32_t Index,
+                const llvm::DenseSet<uint32_t> &Loading) {
   if (Ctx.is(E, NC::ContextSetup))
     return ContextAndModules;
   if (Ctx.is(E, NC::DeviceQuery) && E.Duration >= SlowStartupCallNs)
     return ContextAndModules;
   if (Ctx.is(E, NC::StartupAllocation))
     return Allocation;
-  // A launch that takes milliseconds loads its kernel's module on first use
-  // (CUDA lazy loading, HIP code objects); a normal launch takes
-  // microseconds.
-  if (Ctx.is(E, NC::LaunchCall) && E.Duration >= SlowStartupCallNs)
+  // A kernel's first launch that takes milliseconds loads its module (CUDA
+  // lazy loading, HIP code objects); a normal launch takes microseconds.
+  if (Loading.contains(Index))
     return ContextAndModules;
   if (Ctx.is(E, NC::HandleLifetime))
     return Handles;
@@ -148,6 +237,7 @@ StartupWork analysis::findStartupWork(const TraceIndex &Ctx) {
   // Deallocation and destruction after the last submission is teardown
   // (U003), not start-up.
   const int64_t TeardownBegin = Ctx.lastSubmissionEnd();
+  const llvm::DenseSet<uint32_t> Loading = moduleLoadingLaunches(Ctx);
   std::vector<StartupEvent> &Found = Work.Found;
   // 1. Start-up events anywhere in the window, and graph-capture spans
   //    (everything a thread submits between BeginCapture and EndCapture is
@@ -179,7 +269,7 @@ StartupWork analysis::findStartupWork(const TraceIndex &Ctx) {
       if (isApiCall(E)) {
         if (E.Start >= TeardownBegin && teardownCategory(Ctx, E))
           continue;
-        Cat = runtimeCategory(Ctx, E);
+        Cat = runtimeCategory(Ctx, E, I, Loading);
       } else if (isCompilation(Ctx, E)) {
         Cat = Compilation;
       }

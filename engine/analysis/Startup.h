@@ -50,7 +50,8 @@ constexpr double DefaultStartupWindowShare = 0.5;
 
 /// A start-up query or launch call only counts as start-up when it is slow:
 /// the first call creates the context or loads the kernel's module; later
-/// ones take microseconds.
+/// ones take microseconds. A slow launch must also be its kernel's first
+/// and stand out among the kernel's other launches (Startup.cpp).
 constexpr int64_t SlowStartupCallNs = 1'000'000;
 
 /// One host thread's stream capture: from the call that began it to the

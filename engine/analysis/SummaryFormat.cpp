@@ -54,6 +54,8 @@ void analysis::writeRankSummary(llvm::raw_ostream &OS, const RankSummary &S) {
       J.attribute("host_wait_ns", St.Idle.HostWaitNs);
       J.attribute("host_other_ns", St.Idle.HostOtherNs);
       J.attribute("data_loading_ns", St.Idle.DataLoadingNs);
+      J.attribute("startup_ns", St.Idle.StartupNs);
+      J.attribute("profiler_ns", St.Idle.ProfilerNs);
       J.attribute("unrecorded_ns", St.Idle.UnrecordedNs);
       J.attribute("unlinked_ns", St.Idle.UnlinkedNs);
     });
@@ -115,6 +117,13 @@ public:
       return *V;
     bad(K, "an integer");
     return 0;
+  }
+  /// A field that later writers of this version add: \p Default when the
+  /// line does not have it, an error when it has another type.
+  int64_t optionalInteger(llvm::StringRef K, int64_t Default) {
+    if (!O.get(K))
+      return Default;
+    return integer(K);
   }
   double number(llvm::StringRef K) {
     if (auto V = O.getNumber(K))
@@ -241,6 +250,8 @@ SummaryFile analysis::readRankSummaries(llvm::StringRef Text,
       S.Idle.HostWaitNs = F.integer("host_wait_ns");
       S.Idle.HostOtherNs = F.integer("host_other_ns");
       S.Idle.DataLoadingNs = F.integer("data_loading_ns");
+      S.Idle.StartupNs = F.optionalInteger("startup_ns", 0);
+      S.Idle.ProfilerNs = F.optionalInteger("profiler_ns", 0);
       S.Idle.UnrecordedNs = F.integer("unrecorded_ns");
       S.Idle.UnlinkedNs = F.integer("unlinked_ns");
       // Said once on the rank line, and by the step's own bounds.

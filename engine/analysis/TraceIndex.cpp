@@ -11,7 +11,9 @@
 #include "support/Format.h"
 #include "support/Statistics.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -396,6 +398,69 @@ const StartupWork &TraceIndex::startup() const {
 
 const TeardownWork &TraceIndex::teardown() const {
   return Teardown.get([&] { return findTeardownWork(*this); });
+}
+
+const TraceIndex::HostCauses &TraceIndex::hostCauses() const {
+  return Causes.get([&] {
+    HostCauses H;
+    for (uint32_t I : eventsOfKind(model::EventKind::Overhead))
+      if (T.Events[I].Duration > 0)
+        H.Profiler.push_back(I);
+    for (uint32_t I : eventsOfKind(model::EventKind::Python))
+      if (T.Events[I].Duration > 0 &&
+          is(T.Events[I], model::NameClass::ProfilerFrame))
+        H.Profiler.push_back(I);
+    llvm::sort(H.Profiler);
+    std::vector<std::vector<model::Interval>> Startup(T.Lanes.size()),
+        Profiler(T.Lanes.size());
+    for (const StartupEvent &S : startup().Found)
+      Startup[T.Events[S.Index].Lane].push_back(S.Range);
+    // An overhead record is the profiler's work in its process (a buffer
+    // flush, instrumentation), often written on a track of its own rather
+    // than on the thread it held up: it counts on every host thread of its
+    // process. A profiler frame counts on its own thread.
+    llvm::DenseMap<int64_t, llvm::SmallVector<uint32_t, 4>> HostLanesOfPid;
+    for (uint32_t L = 0; L < T.Lanes.size(); ++L)
+      if (T.Lanes[L].Kind == model::LaneKind::HostThread)
+        HostLanesOfPid[T.Lanes[L].Pid].push_back(L);
+    for (uint32_t I : H.Profiler) {
+      const Event &E = T.Events[I];
+      const model::Interval R{E.Start, E.end()};
+      if (E.Kind != model::EventKind::Overhead) {
+        Profiler[E.Lane].push_back(R);
+        continue;
+      }
+      auto It = HostLanesOfPid.find(T.Lanes[E.Lane].Pid);
+      if (It == HostLanesOfPid.end())
+        Profiler[E.Lane].push_back(R);
+      else
+        for (uint32_t L : It->second)
+          Profiler[L].push_back(R);
+    }
+    for (size_t L = 0; L < T.Lanes.size(); ++L) {
+      H.StartupByLane.push_back(
+          model::IntervalSet::unionOf(std::move(Startup[L])));
+      H.ProfilerByLane.push_back(
+          model::IntervalSet::unionOf(std::move(Profiler[L])));
+    }
+    return H;
+  });
+}
+
+const model::IntervalSet &TraceIndex::startupRanges(uint32_t HostLane) const {
+  static const model::IntervalSet None;
+  const HostCauses &H = hostCauses();
+  return HostLane < H.StartupByLane.size() ? H.StartupByLane[HostLane] : None;
+}
+
+llvm::ArrayRef<uint32_t> TraceIndex::profilerActivity() const {
+  return hostCauses().Profiler;
+}
+
+const model::IntervalSet &TraceIndex::profilerRanges(uint32_t HostLane) const {
+  static const model::IntervalSet None;
+  const HostCauses &H = hostCauses();
+  return HostLane < H.ProfilerByLane.size() ? H.ProfilerByLane[HostLane] : None;
 }
 
 const RoundTrips &TraceIndex::roundTrips() const {

@@ -152,6 +152,12 @@ struct AttributedGap {
 ///    - HostWait: inside a host wait, or between the end of a wait and the
 ///      next submission when that is no longer than MaxLaunchIntervalNs
 ///      (refilling the drained queue);
+///    - Profiler: otherwise inside the profiler's own activity on that thread
+///      (profilerRanges(): overhead records, the profiler's Python frames);
+///    - Startup: otherwise inside one-off start-up work on that thread
+///      (startupRanges(): a slow first call that loads modules or creates
+///      the context, allocation and pinning, compilation and autotuning,
+///      graph capture), even when it is a launch call or a data-loader range;
 ///    - Launch: inside L itself or up to MaxLaunchLatencyNs after it
 ///      returned, or elsewhere on the thread's launch path (launchPath():
 ///      inside an op that submits device work, or a submission call); idle
@@ -165,7 +171,7 @@ struct AttributedGap {
 struct IdleBreakdown {
   int64_t IdleNs = 0; ///< the window minus the device's busy union
   int64_t LaunchNs = 0, HostWaitNs = 0, HostOtherNs = 0, DataLoadingNs = 0,
-          UnrecordedNs = 0, UnlinkedNs = 0;
+          StartupNs = 0, ProfilerNs = 0, UnrecordedNs = 0, UnlinkedNs = 0;
   uint64_t Gaps = 0;
   /// Host-late gaps that were mostly launch-attributed, and the longest.
   uint64_t LaunchGaps = 0;
@@ -198,7 +204,8 @@ struct TargetIdle {
   int32_t Device = -1; ///< -1: no device work
   int64_t SpanNs = 0;  ///< the median window's length
   int64_t IdleNs = 0, LaunchNs = 0, HostOtherNs = 0, HostWaitNs = 0,
-          DataLoadingNs = 0, UnrecordedNs = 0, UnlinkedNs = 0;
+          DataLoadingNs = 0, StartupNs = 0, ProfilerNs = 0, UnrecordedNs = 0,
+          UnlinkedNs = 0;
 };
 
 /// Facts about a trace's completeness (computed from ImportStats and links).
@@ -425,6 +432,20 @@ public:
   const std::string &startupWindowReason() const;
   /// Teardown calls after the last submission (analysis/Startup.h).
   const TeardownWork &teardown() const;
+  /// The host time of \p HostLane in startup().Found's work: what the idle
+  /// split and the critical path call start-up on that thread.
+  const model::IntervalSet &startupRanges(uint32_t HostLane) const;
+
+  // --- The profiler's own activity ---------------------------------------
+  /// Overhead records (EventKind::Overhead) and the profiler's own Python
+  /// frames (NameClass::ProfilerFrame) with a duration, in trace order. U004
+  /// measures them; the idle split and the critical path call the time of
+  /// the thread that submits the next work inside them "profiler".
+  llvm::ArrayRef<uint32_t> profilerActivity() const;
+  /// The profiler's time on \p HostLane: its own Python frames on that
+  /// thread, and every overhead record of the thread's process (they are
+  /// often written on a track of their own, not on the thread they held up).
+  const model::IntervalSet &profilerRanges(uint32_t HostLane) const;
 
   // --- Device idle attribution ---------------------------------------------
   /// Splits the idle time of \p Device inside \p Window (the gaps of its busy
@@ -511,6 +532,11 @@ private:
   support::Lazy<StartupWork> Startup;
   support::Lazy<std::string> StartupReason;
   support::Lazy<TeardownWork> Teardown;
+  struct HostCauses {
+    std::vector<uint32_t> Profiler;
+    std::vector<model::IntervalSet> StartupByLane, ProfilerByLane;
+  };
+  support::Lazy<HostCauses> Causes;
   support::Lazy<TargetIdle> IdleOfTarget;
   support::Lazy<ProducerInfo> Program;
   support::Lazy<RoundTrips> Trips;
@@ -524,6 +550,7 @@ private:
   HostIndex buildHostIndex() const;
   void buildLaunchPath(HostIndex &H) const;
   DataLoading findDataLoading() const;
+  const HostCauses &hostCauses() const;
   void computeQuality();
   void computeWindows();
   const std::vector<uint32_t> &workOf(int32_t Device) const;

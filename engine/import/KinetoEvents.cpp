@@ -112,6 +112,7 @@ enum KeyBit : unsigned {
   AOutMsg,
   AAllocated,
   ACollective,
+  AProcessGroup,
   ARegisters,
   AOccupancy,
   AWaitEvent,
@@ -369,6 +370,8 @@ template <bool InArgs> KeyBit fieldOf(std::string_view K) {
   case 15:
     return match(K, Spelling{"Total Allocated", AAllocated},
                  Spelling{"Collective name", ACollective});
+  case 18:
+    return match(K, Spelling{"Process Group Name", AProcessGroup});
   case 20:
     return match(K, Spelling{"registers per thread", ARegisters});
   case 25:
@@ -450,6 +453,9 @@ LLVM_ATTRIBUTE_NOINLINE bool decodeArgs(object Args, RawEvent &R) {
       break;
     case ACollective:
       Text(R.Collective);
+      break;
+    case AProcessGroup:
+      Text(R.ProcessGroup);
       break;
     case AInputDims:
       RawArray(R.InputDims);
@@ -731,6 +737,8 @@ void derive(RawEvent &R, DecodeCache &C) {
     R.TypesId = C.string(R.InputTypes);
   if (!R.Collective.empty())
     R.CollectiveId = C.string(R.Collective);
+  if (!R.ProcessGroup.empty())
+    R.GroupId = C.string(R.ProcessGroup);
 }
 
 } // namespace
@@ -952,6 +960,8 @@ void KinetoEventDecoder::commit(RawEvent &R, unsigned Cache) {
       R.A.InputTypes = intern(R.TypesId, R.InputTypes, Cache);
     if (!R.Collective.empty())
       R.A.Detail = intern(R.CollectiveId, R.Collective, Cache);
+    if (!R.ProcessGroup.empty())
+      R.A.Group = intern(R.GroupId, R.ProcessGroup, Cache);
   }
 
   if (R.Ph == 'B')

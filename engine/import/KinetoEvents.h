@@ -97,6 +97,8 @@ struct RawEvent {
   int64_t Correlation = 0, ExternalId = 0;
   model::EventArgs A;
   std::string_view ArgName, InputDims, InputTypes, Collective, CopyKindArg;
+  /// A collective kernel's "Process Group Name".
+  std::string_view ProcessGroup;
   /// A collective kernel's message size (the larger of "In msg nelems" and
   /// "Out msg nelems") and element type ("dtype"), when recorded.
   int64_t MsgNelems = -1;
@@ -107,7 +109,7 @@ struct RawEvent {
   // append to the model.
   uint32_t CatId = DecodeCache::None, NameId = DecodeCache::None;
   uint32_t DimsId = DecodeCache::None, TypesId = DecodeCache::None;
-  uint32_t CollectiveId = DecodeCache::None;
+  uint32_t CollectiveId = DecodeCache::None, GroupId = DecodeCache::None;
   /// The lane: numeric (pid, tid) once strings such as "stream 7" are read
   /// as numbers, with its cache id; otherwise named by the texts.
   bool LanePidNum = false, LaneTidNum = false;

@@ -128,10 +128,15 @@ struct EventArgs {
   StringId InputDims = EmptyString; ///< raw "Input Dims" text
   StringId InputTypes = EmptyString; ///< raw "Input type" text
   StringId Detail = EmptyString;     ///< sync kind text, collective name, ...
+  /// A collective's process group ("Process Group Name"): ranks match
+  /// their collectives within one group.
+  StringId Group = EmptyString;
   CopyKind Copy = CopyKind::Unknown;
   MemoryKind Src = MemoryKind::Unknown;
   MemoryKind Dst = MemoryKind::Unknown;
 };
+// Every event with arguments holds one: the group fills padding.
+static_assert(sizeof(EventArgs) <= 112, "keep event arguments compact");
 
 } // namespace tracelint::model
 

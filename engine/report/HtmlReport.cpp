@@ -38,14 +38,16 @@ svg text{font:11px system-ui,sans-serif;fill:#334}
 .links line{stroke:#d0021b;stroke-width:1.2}
 svg.bar{display:block;width:100%;max-width:700px;height:auto}
 .b-busy{fill:#4f9a6e}.b-launch{fill:#9b8fc9}.b-host{fill:#7e9cc7}.b-wait{fill:#d0021b}
-.b-data{fill:#c98a3c}.b-unrecorded{fill:#e6b800}.b-unlinked{fill:#b0b6bf}
+.b-data{fill:#c98a3c}.b-startup{fill:#5bb5b0}.b-profiler{fill:#8c6d62}
+.b-unrecorded{fill:#e6b800}.b-unlinked{fill:#b0b6bf}
 .legend span{display:inline-block;margin-right:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
 )css";
 
 /// Ties the legend's swatches to the bar's colours.
 constexpr llvm::StringLiteral Swatches = R"css(
 .legend .b-busy{background:#4f9a6e}.legend .b-launch{background:#9b8fc9}.legend .b-host{background:#7e9cc7}
-.legend .b-wait{background:#d0021b}.legend .b-data{background:#c98a3c}.legend .b-unrecorded{background:#e6b800}
+.legend .b-wait{background:#d0021b}.legend .b-data{background:#c98a3c}.legend .b-startup{background:#5bb5b0}
+.legend .b-profiler{background:#8c6d62}.legend .b-unrecorded{background:#e6b800}
 .legend .b-unlinked{background:#b0b6bf}
 )css";
 

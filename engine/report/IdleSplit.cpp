@@ -20,6 +20,8 @@ report::idleCauses(const analysis::TargetIdle &I) {
       {I.HostOtherNs, "host work (L002)", "host"},
       {I.HostWaitNs, "host waits (S001)", "wait"},
       {I.DataLoadingNs, "data loading (D001)", "data"},
+      {I.StartupNs, "start-up (U001)", "startup"},
+      {I.ProfilerNs, "profiler (U004)", "profiler"},
       {I.UnrecordedNs, "unrecorded dependency (S004)", "unrecorded"},
       {I.UnlinkedNs, "no host call", "unlinked"}};
   std::stable_sort(
@@ -53,6 +55,8 @@ void report::writeIdleSplitJson(llvm::json::OStream &J,
     J.attribute("host_other_ns", I.HostOtherNs);
     J.attribute("host_wait_ns", I.HostWaitNs);
     J.attribute("data_loading_ns", I.DataLoadingNs);
+    J.attribute("startup_ns", I.StartupNs);
+    J.attribute("profiler_ns", I.ProfilerNs);
     J.attribute("unrecorded_dependency_ns", I.UnrecordedNs);
     J.attribute("unlinked_ns", I.UnlinkedNs);
   });

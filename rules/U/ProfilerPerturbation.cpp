@@ -63,23 +63,6 @@ OverheadKind classify(const Event &E, llvm::StringRef Name) {
   return OtherOverhead;
 }
 
-/// The profiler's own activity anywhere in the trace, in trace order:
-/// overhead records, and the profiler's own frames (with_stack=True: its
-/// schedule transitions, start and stop, export and the autograd profiler).
-std::vector<uint32_t> profilerActivity(const TraceIndex &Ctx) {
-  const model::Trace &T = Ctx.trace();
-  std::vector<uint32_t> Found;
-  for (uint32_t I : Ctx.eventsOfKind(EventKind::Overhead))
-    if (T.Events[I].Duration > 0)
-      Found.push_back(I);
-  for (uint32_t I : Ctx.eventsOfKind(EventKind::Python))
-    if (T.Events[I].Duration > 0 &&
-        Ctx.is(T.Events[I], model::NameClass::ProfilerFrame))
-      Found.push_back(I);
-  llvm::sort(Found);
-  return Found;
-}
-
 /// The work span: from the first submission's start to the last one's end,
 /// or the whole window when no thread submits. Outside it are the window's
 /// edges.
@@ -250,7 +233,7 @@ Outcome rules::runProfilerPerturbation(const TraceIndex &Ctx,
   if (Target <= 0)
     return Outcome::ran();
 
-  std::vector<uint32_t> Found = profilerActivity(Ctx);
+  llvm::ArrayRef<uint32_t> Found = Ctx.profilerActivity();
   if (Found.empty())
     return Outcome::ran();
   OverheadFigures F = measureOverhead(Ctx, Found);

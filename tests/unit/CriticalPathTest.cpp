@@ -422,3 +422,39 @@ TEST(CriticalPathTest, AWindowWithoutStepsIsOneLongPath) {
   PathAnalysis Again = R.M.analyze({});
   EXPECT_EQ(Again.Path.LengthNs, R.A.Path.LengthNs);
 }
+
+TEST(CriticalPathTest, AModuleLoadingLaunchIsStartUp) {
+  // k's only launch takes 20 ms [0, 20) (lazy loading of its module), k
+  // runs [20, 21): the path is 20 ms of start-up and 1 ms of compute, and
+  // the launch path has nothing to give.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.launch(S, "k", 0, 20 * Ms, 20 * Ms, 21 * Ms);
+  M.step(1, 0, 20 * Ms);
+  PathRun R(M.finish());
+  ASSERT_TRUE(R.A.Path.HasPath);
+  EXPECT_EQ(R.A.Path.LengthNs, 21 * Ms);
+  EXPECT_EQ(cat(R.A.Path, PathCategory::Startup), 20 * Ms);
+  EXPECT_EQ(cat(R.A.Path, PathCategory::Launch), 0);
+  ASSERT_EQ(R.A.Devices.size(), 1u);
+  EXPECT_EQ(R.A.Devices[0].Split.StartupNs, 20 * Ms);
+}
+
+TEST(CriticalPathTest, TheProfilersOwnWorkIsProfiler) {
+  // A [5, 100) us; a buffer flush holds the host [10, 1010) us before B is
+  // launched [1010, 1015) and runs [1020, 1100): 1 ms of the path is the
+  // profiler's, as in the device's idle split.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.launch(S, "A", 0, 5 * Us, 5 * Us, 100 * Us);
+  M.add(M.Host, model::EventKind::Overhead, "CUPTI Buffer Flush", 10 * Us,
+        1010 * Us);
+  M.launch(S, "B", 1010 * Us, 1015 * Us, 1020 * Us, 1100 * Us);
+  M.step(1, 0, 1015 * Us);
+  PathRun R(M.finish());
+  ASSERT_TRUE(R.A.Path.HasPath);
+  EXPECT_EQ(R.A.Path.LengthNs, 1100 * Us);
+  EXPECT_EQ(cat(R.A.Path, PathCategory::Profiler), 1000 * Us);
+  ASSERT_EQ(R.A.Devices.size(), 1u);
+  EXPECT_EQ(R.A.Devices[0].Split.ProfilerNs, 910 * Us);
+}

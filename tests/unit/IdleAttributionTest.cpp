@@ -5,6 +5,7 @@
 // expected figures are worked out in the comments from the event times.
 //
 //===----------------------------------------------------------------------===//
+#include "CaptureTraces.h"
 #include "DetectorTestSupport.h"
 
 #include "gtest/gtest.h"
@@ -36,9 +37,9 @@ TEST(IdleAttribution, AttributesIdleToWaitsStallsAndMissingLinks) {
   // A slow launch (lazy module loading): E's call takes 2 ms, [900, 2900),
   // and E starts at 2900. In the gap [810, 2900), [810, 900) is other work
   // (no op that submits work is open: off the launch path), and
-  // [900, 2900) is inside the launch call: the launch path, however long,
-  // as on the critical path. Finally the gap [0, 5) before A is inside A's
-  // own launch call.
+  // [900, 2900) is inside the only launch of E, 1 ms or longer: start-up
+  // (loading E's module), as on the critical path. Finally the gap [0, 5)
+  // before A is inside A's own launch call.
   M.launch(S, "E", 900 * Us, 2900 * Us, 2900 * Us, 2910 * Us);
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
@@ -46,7 +47,8 @@ TEST(IdleAttribution, AttributesIdleToWaitsStallsAndMissingLinks) {
   EXPECT_EQ(B.HostWaitNs, 20 * Us);
   EXPECT_EQ(B.UnrecordedNs, 85 * Us);
   EXPECT_EQ(B.UnlinkedNs, 90 * Us);
-  EXPECT_EQ(B.LaunchNs, 5 * Us + 5 * Us + 15 * Us + 2000 * Us);
+  EXPECT_EQ(B.LaunchNs, 5 * Us + 5 * Us + 15 * Us);
+  EXPECT_EQ(B.StartupNs, 2000 * Us);
   EXPECT_EQ(B.HostOtherNs, 90 * Us);
   EXPECT_EQ(B.IdleNs, 5 * Us + 25 * Us + 100 * Us + 90 * Us + 2090 * Us);
 }
@@ -152,6 +154,83 @@ TEST(IdleAttribution, ACpuOpBetweenSubmissionsIsOtherHostWork) {
   EXPECT_EQ(B.HostOtherNs, 55 * Us);
   ASSERT_EQ(Ctx.launchPath(0).parts().size(), 2u);
   EXPECT_EQ(Ctx.launchPath(0).length(), 80 * Us);
+}
+
+TEST(IdleAttribution, OnlyAKernelsOutstandingFirstLaunchIsStartUp) {
+  // k's first launch takes 20 ms [0, 20) ms (loading its module); its two
+  // later launches take 5 us. Gaps: [0, 20 ms) inside the first launch:
+  // start-up; [20.1, 20.11) and [20.2, 20.21) ms: the later launches' calls
+  // and latency, 10 us each.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.launch(S, "k", 0, 20 * Ms, 20 * Ms, 20100 * Us);
+  M.launch(S, "k", 20100 * Us, 20105 * Us, 20110 * Us, 20200 * Us);
+  M.launch(S, "k", 20200 * Us, 20205 * Us, 20210 * Us, 20300 * Us);
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  IdleBreakdown B = Ctx.attributeIdle(0, {0, 20300 * Us});
+  EXPECT_EQ(B.StartupNs, 20 * Ms);
+  EXPECT_EQ(B.LaunchNs, 20 * Us);
+  ASSERT_EQ(Ctx.startup().Found.size(), 1u);
+}
+
+TEST(IdleAttribution, AKernelWhoseEveryLaunchIsSlowIsTheLaunchPath) {
+  // Every launch of k takes 2 ms: the kernel pays for its submission each
+  // time (a blocking launch, a slow driver), which is the launch path, not
+  // a module loaded once. Idle: [0, 2), [2.1, 4.1), [4.2, 6.2) ms.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  for (int K = 0; K < 3; ++K) {
+    const int64_t C = K * 2100 * Us;
+    M.launch(S, "k", C, C + 2 * Ms, C + 2 * Ms, C + 2100 * Us);
+  }
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  IdleBreakdown B = Ctx.attributeIdle(0, {0, 6300 * Us});
+  EXPECT_EQ(B.IdleNs, 6 * Ms);
+  EXPECT_EQ(B.LaunchNs, 6 * Ms);
+  EXPECT_EQ(B.StartupNs, 0);
+  EXPECT_TRUE(Ctx.startup().Found.empty());
+}
+
+TEST(IdleAttribution, GraphCaptureIsStartUp) {
+  // hipCaptureStep: after ten warm-up kernels the device idles from 870 us
+  // to 33.01 ms while the host captures [1, 32) ms and instantiates the
+  // graph [32, 33) ms: 32 ms of start-up; the graph launch's call and
+  // latency [33, 33.01) ms are the launch path.
+  model::Trace T = hipCaptureStep();
+  TraceIndex Ctx(T);
+  IdleBreakdown B = Ctx.attributeIdle(0, {0, 34 * Ms});
+  EXPECT_EQ(B.StartupNs, 32 * Ms);
+  // The rest is the warm-up's short gaps and the graph launch: under 1 ms.
+  EXPECT_LT(B.IdleNs - B.StartupNs, 1 * Ms);
+  EXPECT_GE(B.LaunchNs, 10 * Us);
+  EXPECT_EQ(Ctx.targetIdle().StartupNs, 32 * Ms);
+}
+
+TEST(IdleAttribution, TheProfilersOwnWorkIsProfiler) {
+  // A [5, 100) us. An overhead record (a buffer flush) [150, 650) us on a
+  // track of its own in the host process, then B launched at [700, 705)
+  // (starts 710); the profiler's step() frame [850, 1050) on the main
+  // thread, then C launched at [1100, 1105) (starts 1110). Gaps
+  // [100, 710) and [800, 1110): 500 + 200 us profiler, 10 + 10 us launch,
+  // the rest (50 us on each side of each profiler stretch) other work.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  uint32_t Flush = M.host(2);
+  M.launch(S, "A", 0, 5 * Us, 5 * Us, 100 * Us);
+  M.add(Flush, EventKind::Overhead, "CUPTI Buffer Flush", 150 * Us, 650 * Us);
+  M.launch(S, "B", 700 * Us, 705 * Us, 710 * Us, 800 * Us);
+  M.add(M.Host, EventKind::Python, "torch/profiler/profiler.py(740): step",
+        850 * Us, 1050 * Us);
+  M.launch(S, "C", 1100 * Us, 1105 * Us, 1110 * Us, 1200 * Us);
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  IdleBreakdown B = Ctx.attributeIdle(0, {5 * Us, 1200 * Us});
+  EXPECT_EQ(B.ProfilerNs, 700 * Us);
+  EXPECT_EQ(B.LaunchNs, 20 * Us);
+  EXPECT_EQ(B.HostOtherNs, 200 * Us);
+  EXPECT_EQ(Ctx.profilerActivity().size(), 2u);
 }
 
 } // namespace

@@ -165,6 +165,53 @@ TEST(SummaryFormat, RoundTripKeepsEveryField) {
   EXPECT_EQ(B.topIdleCause(), S.topIdleCause());
 }
 
+TEST(SummaryFormat, StartupAndProfilerIdleRoundTripAndMayBeAbsent) {
+  RankSummary S = makeJob(2, -1, 0)[1];
+  ASSERT_GE(S.Steps.size(), 2u);
+  S.Steps[1].Idle.StartupNs = 1234;
+  S.Steps[1].Idle.ProfilerNs = 567;
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  analysis::writeRankSummary(OS, S);
+  OS.flush();
+  analysis::SummaryFile F = analysis::readRankSummaries(Text, "r1");
+  ASSERT_TRUE(F.Errors.empty()) << F.Errors.front();
+  ASSERT_EQ(F.Ranks.size(), 1u);
+  EXPECT_EQ(F.Ranks[0].Steps[1].Idle.StartupNs, 1234);
+  EXPECT_EQ(F.Ranks[0].Steps[1].Idle.ProfilerNs, 567);
+  // A summary written before the two fields existed (same version) reads,
+  // with nothing in either.
+  std::string Old;
+  for (llvm::StringRef Line : llvm::split(Text, '\n')) {
+    std::string L = Line.str();
+    for (llvm::StringRef Key : {"\"startup_ns\":", "\"profiler_ns\":"}) {
+      size_t At = L.find(Key.str());
+      if (At == std::string::npos)
+        continue;
+      size_t End = L.find_first_of(",}", At);
+      L.erase(At, End - At + (L[End] == ',' ? 1 : 0));
+    }
+    Old += L + "\n";
+  }
+  ASSERT_EQ(Old.find("startup_ns"), std::string::npos);
+  analysis::SummaryFile G = analysis::readRankSummaries(Old, "old");
+  ASSERT_TRUE(G.Errors.empty()) << G.Errors.front();
+  ASSERT_EQ(G.Ranks.size(), 1u);
+  EXPECT_EQ(G.Ranks[0].Steps[1].Idle.StartupNs, 0);
+  EXPECT_EQ(G.Ranks[0].Steps[1].Idle.HostOtherNs, S.Steps[1].Idle.HostOtherNs);
+}
+
+TEST(JobAnalysis, ProcessGroupComesFromTheCollectivesArguments) {
+  RankLayout L;
+  L.Rank = 1;
+  L.Group = "0";
+  RankSummary S = summarizeRank(L);
+  ASSERT_FALSE(S.Collectives.empty());
+  EXPECT_EQ(S.Collectives[0].Group, "0");
+  RankLayout NoGroup;
+  EXPECT_EQ(summarizeRank(NoGroup).Collectives[0].Group, "");
+}
+
 TEST(SummaryFormat, TruncatedRankIsAnErrorAndTheOthersAreRead) {
   std::vector<RankSummary> R = makeJob(3, -1, 0);
   std::string Text;

@@ -33,6 +33,7 @@ struct RankLayout {
   int Steps = 4;
   int Collectives = 1; ///< all-reduces per step
   bool Distributed = true;
+  std::string Group; ///< the collectives' "Process Group Name", if any
 };
 
 inline model::Trace makeRankTrace(const RankLayout &L) {
@@ -44,6 +45,9 @@ inline model::Trace makeRankTrace(const RankLayout &L) {
     M.B.producer().DistributedBackend = "nccl";
   }
   uint32_t Compute = M.stream(0, 7), Comm = M.stream(0, 20);
+  model::EventArgs GroupArgs;
+  if (!L.Group.empty())
+    GroupArgs.Group = M.B.strings().intern(L.Group);
   for (int K = 0; K < L.Steps; ++K) {
     const int64_t T0 = 1 * Ms + K * 20 * Ms;
     M.step(K + 1, T0, T0 + 20 * Ms);
@@ -59,7 +63,8 @@ inline model::Trace makeRankTrace(const RankLayout &L) {
     for (int C = 0; C < L.Collectives; ++C) {
       const int64_t End = LastArrive + (C + 1) * 1 * Ms;
       M.launch(Comm, AllReduceKernel, At + 20 * Us, At + 25 * Us, Arrive, End,
-               "cudaLaunchKernel", model::EventKind::Collective);
+               "cudaLaunchKernel", model::EventKind::Collective,
+               L.Group.empty() ? nullptr : &GroupArgs);
       Arrive = End;
     }
   }
