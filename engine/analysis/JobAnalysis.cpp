@@ -150,6 +150,7 @@ void matchCollectives(JobAnalysis &J) {
         M.Bytes = C.Bytes;
         M.Start.assign(N, NoTime);
         M.End.assign(N, NoTime);
+        M.ComputeBefore.assign(N, -1);
         J.Collectives.push_back(std::move(M));
       }
       JobCollective &M = J.Collectives[It->second];
@@ -159,6 +160,7 @@ void matchCollectives(JobAnalysis &J) {
       }
       M.Start[Slot] = C.StartNs;
       M.End[Slot] = C.EndNs;
+      M.ComputeBefore[Slot] = C.ComputeBeforeNs;
       ++M.Present;
     }
   }
@@ -236,9 +238,13 @@ void findLateArrivals(JobAnalysis &J) {
     M.Last = Last;
     M.LateByNs = M.Start[Last] - Second;
     for (size_t Slot = 0; Slot < M.Start.size(); ++Slot)
-      if (Slot != Last && M.Start[Slot] != NoTime)
-        M.WaitNs += std::max<int64_t>(0, std::min(M.Start[Last], M.End[Slot]) -
-                                             M.Start[Slot]);
+      M.WaitNs += M.waitOf(Slot);
+    std::vector<int64_t> Others;
+    for (size_t Slot = 0; Slot < M.ComputeBefore.size(); ++Slot)
+      if (Slot != Last && M.ComputeBefore[Slot] >= 0)
+        Others.push_back(M.ComputeBefore[Slot]);
+    if (M.ComputeBefore[Last] >= 0 && !Others.empty())
+      M.ComputeExcessNs = M.ComputeBefore[Last] - support::median(Others);
     // A tie is no late arrival: nobody waited for anybody.
     if (M.LateByNs > 0)
       ++J.Ranks[Last].TimesLast;
@@ -265,6 +271,15 @@ void findLateArrivals(JobAnalysis &J) {
                               Steps[M.Step].Steady);
       }
   }
+  // Each rank's waits for later ranks in the steady collectives.
+  for (size_t Slot = 0; Slot < J.Ranks.size(); ++Slot)
+    J.Ranks[Slot].WaitedSteps = std::max<int64_t>(
+        1, llvm::count_if(J.Ranks[Slot].S.Steps,
+                          [](const RankStep &S) { return S.Steady; }));
+  for (const JobCollective &M : J.Collectives)
+    if (M.Last != SIZE_MAX && M.Steady)
+      for (size_t Slot = 0; Slot < M.Start.size(); ++Slot)
+        J.Ranks[Slot].WaitedNs += M.waitOf(Slot);
   // In the order the reference clock saw them.
   auto FirstStart = [](const JobCollective &M) {
     int64_t S = std::numeric_limits<int64_t>::max();
@@ -277,6 +292,28 @@ void findLateArrivals(JobAnalysis &J) {
                     [&](const JobCollective &A, const JobCollective &B) {
                       return FirstStart(A) < FirstStart(B);
                     });
+}
+
+/// Which rank's work bounds the job's step (JobAnalysis::Pacing).
+void findPace(JobAnalysis &J) {
+  if (!J.ClocksAligned)
+    return;
+  std::vector<size_t> Slots;
+  for (size_t Slot = 0; Slot < J.Ranks.size(); ++Slot)
+    if (!J.Ranks[Slot].S.Collectives.empty())
+      Slots.push_back(Slot);
+  if (Slots.size() < 2)
+    return;
+  size_t Pacing = Slots.front();
+  for (size_t Slot : Slots)
+    if (J.Ranks[Slot].workPerStepNs() > J.Ranks[Pacing].workPerStepNs())
+      Pacing = Slot;
+  std::vector<int64_t> Others;
+  for (size_t Slot : Slots)
+    if (Slot != Pacing)
+      Others.push_back(J.Ranks[Slot].workPerStepNs());
+  J.Pacing = Pacing;
+  J.OthersWorkNs = support::median(Others);
 }
 
 } // namespace
@@ -305,6 +342,17 @@ std::string JobAnalysis::describeTarget() const {
       .str();
 }
 
+std::string JobAnalysis::describePace() const {
+  if (Pacing == SIZE_MAX)
+    return "";
+  return llvm::formatv("{0} works {1} per step outside waits for other "
+                       "ranks; the median other rank {2}",
+                       rankName(Pacing),
+                       support::formatDuration(Ranks[Pacing].workPerStepNs()),
+                       support::formatDuration(OthersWorkNs))
+      .str();
+}
+
 std::string JobAnalysis::describeWindow() const {
   std::string Ranks_ =
       llvm::formatv("{0} rank{1}", Ranks.size(), Ranks.size() == 1 ? "" : "s")
@@ -327,9 +375,13 @@ JobAnalysis analysis::analyzeJob(std::vector<RankSummary> Ranks,
   matchCollectives(J);
   alignClocks(J, Opts);
   findLateArrivals(J);
+  findPace(J);
+  // Ranks that meet at collectives have about the same step time; of those
+  // tied, the one that sets the pace is the slowest.
   for (size_t Slot = 0; Slot < J.Ranks.size(); ++Slot) {
     int64_t Ns = J.Ranks[Slot].S.medianStepNs();
-    if (J.Slowest == SIZE_MAX || Ns > J.StepNs) {
+    if (J.Slowest == SIZE_MAX || Ns > J.StepNs ||
+        (Ns == J.StepNs && Slot == J.Pacing)) {
       J.StepNs = Ns;
       J.Slowest = Slot;
     }

@@ -49,6 +49,18 @@ struct JobRank {
   /// Matched collectives at which this rank arrived last (strictly: a tie
   /// is nobody's).
   uint64_t TimesLast = 0;
+  /// Its time inside the job's steady collectives before their last rank
+  /// started (each bounded by its own collective's end): waiting for other
+  /// ranks, summed.
+  int64_t WaitedNs = 0;
+  /// The steps WaitedNs is over: the rank's steady steps (at least 1).
+  int64_t WaitedSteps = 1;
+  int64_t waitPerStepNs() const { return WaitedNs / WaitedSteps; }
+  /// The work it does per step: its median steady step minus its waits for
+  /// other ranks per step. The rank with the most bounds the job's step.
+  int64_t workPerStepNs() const {
+    return std::max<int64_t>(0, S.medianStepNs() - waitPerStepNs());
+  }
 };
 
 /// One collective, matched across the ranks.
@@ -63,6 +75,8 @@ struct JobCollective {
   bool Steady = false;
   /// Per JobAnalysis::Ranks slot, in the reference clock; NoTime: missing.
   std::vector<int64_t> Start, End;
+  /// Per slot, RankCollective::ComputeBeforeNs (-1: unknown or missing).
+  std::vector<int64_t> ComputeBefore;
   size_t Present = 0;
   size_t Last = SIZE_MAX; ///< slot of the rank that started last
   /// The last start minus the second-last start: how much earlier the
@@ -71,6 +85,32 @@ struct JobCollective {
   /// Every other rank's time inside the collective before the last rank
   /// started (each bounded by its own collective's end).
   int64_t WaitNs = 0;
+  /// How much more compute the last rank ran before the collective than the
+  /// median of the others (RankCollective::ComputeBeforeNs; may be
+  /// negative); NoTime when the last rank or all the others lack the
+  /// figure.
+  int64_t ComputeExcessNs = NoTime;
+  /// The lateness the extra compute explains: the excess, within [0,
+  /// LateByNs].
+  int64_t computeExplainedNs() const {
+    return ComputeExcessNs == NoTime
+               ? 0
+               : std::clamp<int64_t>(ComputeExcessNs, 0, LateByNs);
+  }
+  /// The extra compute explains at least half of the late arrival: the
+  /// arrival is the compute imbalance's (N007), not a late arrival for
+  /// other reasons (N004). One partition, so no lateness is counted twice.
+  bool lateFromCompute() const {
+    return LateByNs > 0 && 2 * computeExplainedNs() >= LateByNs;
+  }
+  /// Rank \p Slot's time inside the collective before the last rank
+  /// started, bounded by its own collective's end (0: the last rank itself,
+  /// missing, or no late rank).
+  int64_t waitOf(size_t Slot) const {
+    if (Last == SIZE_MAX || Slot == Last || Start[Slot] == NoTime)
+      return 0;
+    return std::max<int64_t>(0, std::min(Start[Last], End[Slot]) - Start[Slot]);
+  }
   /// "the 2nd AllReduce" / "AllReduce seq 17"
   std::string describe() const;
 };
@@ -108,6 +148,17 @@ struct JobAnalysis {
 
   /// "job step time 12.3 ms (the slowest of 8 ranks, rank 5)".
   std::string describeTarget() const;
+  /// The rank with the most work per step (JobRank::workPerStepNs) among
+  /// the ranks with collectives, once the clocks are aligned: its work
+  /// bounds the job's step from below, and the other ranks fill the
+  /// difference by waiting for it. SIZE_MAX: fewer than 2 such ranks, or
+  /// the clocks are not aligned.
+  size_t Pacing = SIZE_MAX;
+  /// The median work per step of the other ranks with collectives.
+  int64_t OthersWorkNs = 0;
+  /// "rank 2 works 20 ms per step outside waits for other ranks; the median
+  /// other rank 15 ms"; empty when Pacing is unknown.
+  std::string describePace() const;
 
   /// The slot of rank \p Rank, or SIZE_MAX.
   size_t slotOf(int64_t Rank) const;

@@ -4,12 +4,16 @@
 #include "support/Format.h"
 #include "support/Statistics.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
 
 #include <algorithm>
+#include <functional>
+#include <limits>
+#include <queue>
 
 using namespace tracelint;
 using namespace tracelint::analysis;
@@ -158,6 +162,13 @@ analysis::summarizeTrace(const TraceIndex &Ctx, llvm::StringRef Input,
     S.Steps.push_back(St);
   }
 
+  // Per device, the ends of the collectives not yet over at the current
+  // start (a min-heap) and the latest end before it.
+  struct Pending {
+    std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> Ends;
+    int64_t LastEnd = std::numeric_limits<int64_t>::min();
+  };
+  llvm::DenseMap<int32_t, Pending> ByDevice;
   for (uint32_t I : Ctx.eventsOfKind(EventKind::Collective)) {
     const Event &E = T.Events[I];
     const model::EventArgs *A = T.args(E);
@@ -172,6 +183,19 @@ analysis::summarizeTrace(const TraceIndex &Ctx, llvm::StringRef Input,
     C.StartNs = T.OriginNs + E.Start;
     C.EndNs = T.OriginNs + E.end();
     C.Step = Ctx.stepAt(E.Start);
+    const int32_t Device = T.laneOf(E).Device;
+    Pending &P = ByDevice[Device];
+    while (!P.Ends.empty() && P.Ends.top() <= E.Start) {
+      P.LastEnd = std::max(P.LastEnd, P.Ends.top());
+      P.Ends.pop();
+    }
+    int64_t From = P.LastEnd;
+    if (C.Step >= 0)
+      From = std::max(From, Ctx.steps()[C.Step].Range.Begin);
+    if (From != std::numeric_limits<int64_t>::min() && From <= E.Start)
+      C.ComputeBeforeNs = Ctx.deviceBusy(Device, BusyKind::Compute)
+                              .lengthWithin({From, E.Start});
+    P.Ends.push(E.end());
     S.Collectives.push_back(std::move(C));
   }
   return S;

@@ -46,6 +46,11 @@ struct RankCollective {
   int64_t StartNs = 0, EndNs = 0;
   int64_t Bytes = -1;
   int32_t Step = -1; ///< index into RankSummary::Steps; -1: outside steps
+  /// The busy time of compute kernels on the collective's device since the
+  /// rank's previous collective there ended (or its step began, whichever
+  /// is later): the work it did before it could join. -1: unknown (the
+  /// first collective outside any step, or an older summary).
+  int64_t ComputeBeforeNs = -1;
 };
 
 /// One step of the rank, with the idle split of its main device in it.

@@ -69,6 +69,7 @@ void analysis::writeRankSummary(llvm::raw_ostream &OS, const RankSummary &S) {
       J.attribute("end_ns", C.EndNs);
       J.attribute("bytes", C.Bytes);
       J.attribute("step", C.Step);
+      J.attribute("compute_ns", C.ComputeBeforeNs);
     });
   for (const RankFinding &F : S.Findings)
     line(OS, "finding", [&](json::OStream &J) {
@@ -270,9 +271,11 @@ SummaryFile analysis::readRankSummaries(llvm::StringRef Text,
       C.EndNs = F.integer("end_ns");
       C.Bytes = F.integer("bytes");
       C.Step = int32_t(F.integer("step"));
-      if (!F.Problem && (C.Step < -1 || C.EndNs < C.StartNs))
-        F.Problem = "a collective ends before it starts or names a step "
-                    "below -1";
+      C.ComputeBeforeNs = F.optionalInteger("compute_ns", -1);
+      if (!F.Problem &&
+          (C.Step < -1 || C.EndNs < C.StartNs || C.ComputeBeforeNs < -1))
+        F.Problem = "a collective ends before it starts, or names a step or "
+                    "a compute time below -1";
       Cur->Collectives.push_back(std::move(C));
     } else if (*Type == "finding") {
       RankFinding R;

@@ -176,6 +176,10 @@ void report::writeJobText(llvm::raw_ostream &OS, const JobAnalysis &J,
      << J.WorldSize << "\n";
   P.label("target");
   OS << R.Target << "\n";
+  if (J.Pacing != SIZE_MAX) {
+    P.label("pace");
+    OS << J.describePace() << "\n";
+  }
   P.label("clocks");
   OS << clocksText(J) << "\n";
   P.label("matched");
@@ -218,14 +222,17 @@ void report::writeJobText(llvm::raw_ostream &OS, const JobAnalysis &J,
          << ": " << sanitized(S.Reason) << "\n";
 
   const size_t Rows = O.Verbose ? SIZE_MAX : MaxRows;
-  OS << "\nranks       rank  median step  offset       spread     last at  "
-        "input\n";
+  OS << "\nranks       rank  median step  work/step    waited/step  offset  "
+        "     spread     last at  input\n";
   size_t Shown = 0;
   for (size_t Slot = 0; Slot < J.Ranks.size() && Shown < Rows;
        ++Slot, ++Shown) {
     const analysis::JobRank &Rk = J.Ranks[Slot];
-    OS << llvm::formatv("            {0,4}  {1,-11}  {2,-11}  {3,-9}  {4,7}  ",
+    OS << llvm::formatv("            {0,4}  {1,-11}  {2,-11}  {3,-11}  "
+                        "{4,-11}  {5,-9}  {6,7}  ",
                         Rk.S.Rank, formatDuration(Rk.S.medianStepNs()),
+                        formatDuration(Rk.workPerStepNs()),
+                        formatDuration(Rk.waitPerStepNs()),
                         Rk.Aligned ? formatDuration(Rk.OffsetNs)
                                    : std::string("trace"),
                         formatDuration(Rk.OffsetSpreadNs), Rk.TimesLast)
@@ -318,6 +325,8 @@ std::string report::jobJsonObject(const JobAnalysis &J,
     W.attribute("world_size", J.WorldSize);
     W.attribute("target", R.Target);
     W.attribute("target_ns", R.TargetNs);
+    W.attribute("pacing_rank",
+                J.Pacing == SIZE_MAX ? int64_t(-1) : J.Ranks[J.Pacing].S.Rank);
     W.attribute("matched_by", J.MatchedBy);
     W.attribute("collectives_matched", int64_t(J.Collectives.size()));
     W.attribute("collectives_mismatched", int64_t(J.Mismatched));
@@ -358,6 +367,8 @@ std::string report::jobJsonObject(const JobAnalysis &J,
           W.attribute("rank_from", analysis::rankSourceName(Rk.S.RankFrom));
           W.attribute("producer", Rk.S.Producer);
           W.attribute("median_step_ns", Rk.S.medianStepNs());
+          W.attribute("work_per_step_ns", Rk.workPerStepNs());
+          W.attribute("waited_per_step_ns", Rk.waitPerStepNs());
           W.attribute("clock_aligned", Rk.Aligned);
           W.attribute("clock_offset_ns", Rk.OffsetNs);
           W.attribute("clock_spread_ns", Rk.OffsetSpreadNs);

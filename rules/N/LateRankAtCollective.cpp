@@ -7,7 +7,8 @@
 // second-last rank's, in the aligned clocks of analysis/JobAnalysis.h), one
 // finding: how many collectives, by how much, the others' wait, and what the
 // late rank was doing, read from its own summary (the idle split's largest
-// host-side part and its own top finding).
+// host-side part and its own top finding). A late arrival that the rank's
+// extra compute explains (JobCollective::lateFromCompute) is N007's.
 //
 // The impact is what the late arrivals delay the job by per step: the sum
 // of their lateness (not of the others' waits, which overlap in time) over
@@ -41,9 +42,7 @@ std::string waitsText(const JobAnalysis &J, const JobCollective &M) {
   std::vector<std::pair<int64_t, size_t>> W;
   for (size_t Slot = 0; Slot < M.Start.size(); ++Slot)
     if (Slot != M.Last && M.Start[Slot] != NoTime)
-      W.push_back({std::max<int64_t>(0, std::min(M.Start[M.Last], M.End[Slot]) -
-                                            M.Start[Slot]),
-                   Slot});
+      W.push_back({M.waitOf(Slot), Slot});
   llvm::stable_sort(W, [](auto &A, auto &B) { return A.first > B.first; });
   std::vector<std::string> Parts;
   for (size_t I = 0; I < W.size() && I < 3; ++I)
@@ -91,7 +90,8 @@ Outcome rules::runLateRankAtCollective(const JobAnalysis &J,
   const int64_t MinLate = int64_t(Opts.number("min-late"));
   std::map<size_t, std::vector<const JobCollective *>> ByRank;
   for (const JobCollective &M : J.Collectives)
-    if (M.Last != SIZE_MAX && M.Steady && M.LateByNs >= MinLate)
+    if (M.Last != SIZE_MAX && M.Steady && M.LateByNs >= MinLate &&
+        !M.lateFromCompute())
       ByRank[M.Last].push_back(&M);
   for (auto &[Slot, Late] : ByRank) {
     std::vector<int64_t> By;

@@ -89,6 +89,13 @@ TEST(JobCorpus, DlrmRanksAsOneJob) {
   for (const rules::Finding &F : R.Findings)
     N004 += F.Code == "N004";
   EXPECT_EQ(N004, 1u) << "no rank beyond the natural late one";
+  // Rank 7 runs as much compute as the others before its late all-to-alls
+  // (about 105 us): the arrivals are N004's, not a compute imbalance.
+  EXPECT_EQ(find(R, "N007"), nullptr);
+  // Work per step outside waits: ranks 5 and 4, which compute more before
+  // the last two all-reduces, work the most (docs/multi-rank.md).
+  ASSERT_NE(J.Pacing, SIZE_MAX);
+  EXPECT_EQ(J.rankName(J.Pacing), "rank 5");
 
   // The same findings from the summaries written and read back.
   std::string Text;

@@ -84,9 +84,9 @@ TEST(CaptureInjectionTest, WithoutADriverTheProgramRunsOnUntraced) {
       reinterpret_cast<int (*)()>(dlsym(L.Handle, "InitializeInjection"));
   ASSERT_NE(Init, nullptr);
 
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   int Result = Init();
-  std::string Err = testing::internal::GetCapturedStderr();
+  std::string Err = ::testing::internal::GetCapturedStderr();
   unsetenv("TRACELINT_CAPTURE_DIR");
   unsetenv("TRACELINT_CAPTURE_PREFIX");
 

@@ -250,3 +250,79 @@ TEST(JobAnalysis, CollectiveKindFromKernelNames) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(JobAnalysis, ThePacingRankIsTheOneTheOthersWaitFor) {
+  // Rank 2 runs 3 ms of host work before its compute in every step: the
+  // other three wait 3 ms inside each all-reduce, so per step rank 2 works
+  // its whole 20 ms step and the others 17 ms.
+  JobAnalysis J = analysis::analyzeJob(makeJob(4, 2, 3 * Ms));
+  ASSERT_NE(J.Pacing, SIZE_MAX);
+  EXPECT_EQ(J.Ranks[J.Pacing].S.Rank, 2);
+  EXPECT_EQ(J.Ranks[J.Pacing].waitPerStepNs(), 0);
+  EXPECT_NEAR(double(J.Ranks[J.Pacing].workPerStepNs()), double(20 * Ms),
+              double(10 * Us));
+  EXPECT_NEAR(double(J.OthersWorkNs), double(17 * Ms), double(10 * Us));
+  EXPECT_NEAR(double(J.Ranks[0].waitPerStepNs()), double(3 * Ms),
+              double(10 * Us));
+  EXPECT_EQ(J.describePace().rfind("rank 2 works 20 ms per step", 0), 0u)
+      << J.describePace();
+}
+
+TEST(JobAnalysis, NoPaceWithoutAlignedClocks) {
+  std::vector<RankSummary> Ranks;
+  for (int64_t R = 0; R < 3; ++R) {
+    RankLayout L;
+    L.Rank = R;
+    L.World = 3;
+    L.Steps = 1; // one collective per rank: no offset can be estimated
+    L.ClockShiftNs = R * 17 * Ms;
+    Ranks.push_back(summarizeRank(L));
+  }
+  JobAnalysis J = analysis::analyzeJob(std::move(Ranks));
+  EXPECT_FALSE(J.ClocksAligned);
+  EXPECT_EQ(J.Pacing, SIZE_MAX);
+  EXPECT_EQ(J.describePace(), "");
+}
+
+TEST(RankSummary, ComputeBeforeEachCollective) {
+  // 8 ms of compute before the first all-reduce of each step; the second
+  // follows the first with nothing in between.
+  RankLayout L;
+  L.Collectives = 2;
+  L.ExtraComputeNs = 2 * Ms;
+  L.JobDelayNs = 2 * Ms;
+  RankSummary S = summarizeRank(L);
+  ASSERT_EQ(S.Collectives.size(), 8u);
+  EXPECT_EQ(S.Collectives[0].ComputeBeforeNs, 8 * Ms);
+  EXPECT_EQ(S.Collectives[1].ComputeBeforeNs, 0);
+  EXPECT_EQ(S.Collectives[2].ComputeBeforeNs, 8 * Ms);
+}
+
+TEST(SummaryFormat, ComputeBeforeRoundTripsAndMayBeAbsent) {
+  RankSummary S = makeJob(2, -1, 0)[0];
+  ASSERT_FALSE(S.Collectives.empty());
+  ASSERT_EQ(S.Collectives[0].ComputeBeforeNs, 6 * Ms);
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  analysis::writeRankSummary(OS, S);
+  OS.flush();
+  analysis::SummaryFile F = analysis::readRankSummaries(Text, "r0");
+  ASSERT_TRUE(F.Errors.empty()) << F.Errors.front();
+  EXPECT_EQ(F.Ranks[0].Collectives[0].ComputeBeforeNs, 6 * Ms);
+  std::string Old;
+  for (llvm::StringRef Line : llvm::split(Text, '\n')) {
+    std::string L = Line.str();
+    size_t At = L.find(",\"compute_ns\":");
+    if (At != std::string::npos)
+      L.erase(At, L.find_first_of(",}", At + 1) - At);
+    Old += L + "\n";
+  }
+  ASSERT_EQ(Old.find("compute_ns"), std::string::npos);
+  analysis::SummaryFile G = analysis::readRankSummaries(Old, "old");
+  ASSERT_TRUE(G.Errors.empty()) << G.Errors.front();
+  EXPECT_EQ(G.Ranks[0].Collectives[0].ComputeBeforeNs, -1);
+}
+
+} // namespace

@@ -6,7 +6,8 @@
 // compute ends (its arrival) and ends for every rank together, 1 ms after
 // the last rank arrived. A delayed rank runs a host op of D before it
 // launches its compute, so it arrives D late and the others wait D inside
-// the all-reduce.
+// the all-reduce; a rank with extra compute E runs a kernel of 6 ms + E and
+// arrives E late. JobDelayNs is the largest lateness of any rank, either way.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TRACELINT_TESTS_UNIT_JOBTESTSUPPORT_H
@@ -27,9 +28,10 @@ constexpr llvm::StringLiteral AllReduceKernel =
 
 struct RankLayout {
   int64_t Rank = 0, World = 4;
-  int64_t ClockShiftNs = 0; ///< this rank's clock reads this much more
-  int64_t DelayNs = 0;      ///< this rank's host work before its compute
-  int64_t JobDelayNs = 0;   ///< the largest delay of any rank in the job
+  int64_t ClockShiftNs = 0;   ///< this rank's clock reads this much more
+  int64_t DelayNs = 0;        ///< this rank's host work before its compute
+  int64_t ExtraComputeNs = 0; ///< this rank's compute runs this much longer
+  int64_t JobDelayNs = 0;     ///< the largest delay of any rank in the job
   int Steps = 4;
   int Collectives = 1; ///< all-reduces per step
   bool Distributed = true;
@@ -56,9 +58,10 @@ inline model::Trace makeRankTrace(const RankLayout &L) {
       M.op("aten::index_select", At, At + L.DelayNs);
       At += L.DelayNs;
     }
+    const int64_t Work = 6 * Ms + L.ExtraComputeNs;
     M.launch(Compute, "ampere_sgemm_128x64_tn", At, At + 5 * Us, At + 10 * Us,
-             At + 10 * Us + 6 * Ms);
-    int64_t Arrive = At + 10 * Us + 6 * Ms;
+             At + 10 * Us + Work);
+    int64_t Arrive = At + 10 * Us + Work;
     const int64_t LastArrive = T0 + 5 * Us + L.JobDelayNs + 10 * Us + 6 * Ms;
     for (int C = 0; C < L.Collectives; ++C) {
       const int64_t End = LastArrive + (C + 1) * 1 * Ms;
@@ -83,9 +86,12 @@ inline analysis::RankSummary summarizeRank(const RankLayout &L,
 }
 
 /// A job of \p World ranks, clocks shifted by tens of ms (a different
-/// offset each), \p Late delayed by \p DelayNs (-1: none).
-inline std::vector<analysis::RankSummary>
-makeJob(int64_t World, int64_t Late, int64_t DelayNs, int Collectives = 1) {
+/// offset each), \p Late delayed by \p DelayNs (-1: none) of host work or,
+/// with \p ByCompute, of longer compute.
+inline std::vector<analysis::RankSummary> makeJob(int64_t World, int64_t Late,
+                                                  int64_t DelayNs,
+                                                  int Collectives = 1,
+                                                  bool ByCompute = false) {
   static const int64_t Shifts[] = {13, 41, 27, 68, 35, 52, 19, 74};
   std::vector<analysis::RankSummary> Out;
   for (int64_t R = 0; R < World; ++R) {
@@ -93,7 +99,7 @@ makeJob(int64_t World, int64_t Late, int64_t DelayNs, int Collectives = 1) {
     L.Rank = R;
     L.World = World;
     L.ClockShiftNs = Shifts[R % 8] * Ms + R * 3 * Ms;
-    L.DelayNs = R == Late ? DelayNs : 0;
+    (ByCompute ? L.ExtraComputeNs : L.DelayNs) = R == Late ? DelayNs : 0;
     L.JobDelayNs = Late >= 0 ? DelayNs : 0;
     L.Collectives = Collectives;
     Out.push_back(summarizeRank(L));
