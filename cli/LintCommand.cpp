@@ -20,6 +20,7 @@
 #include "analysis/TraceIndex.h"
 #include "import/Import.h"
 #include "report/HtmlReport.h"
+#include "report/JobHtml.h"
 #include "report/JobReport.h"
 #include "report/LintReport.h"
 #include "report/LintWriters.h"
@@ -372,8 +373,9 @@ int tracelint::cli::runLint() {
 /// `lint --job`: every input a rank; the job's findings, then the ranks'.
 static int runLintJob(const std::vector<std::string> &Inputs,
                       const RuleSetup &Setup) {
-  if (OutputFormat != Format::Text && OutputFormat != Format::Json) {
-    reportError("--job writes text or JSON (--format text|json)");
+  if (OutputFormat != Format::Text && OutputFormat != Format::Json &&
+      OutputFormat != Format::Html) {
+    reportError("--job writes text, JSON or HTML (--format text|json|html)");
     return ExitUsage;
   }
   if (!BaselinePath.empty()) {
@@ -400,11 +402,19 @@ static int runLintJob(const std::vector<std::string> &Inputs,
   report::TextOptions TextOpts = textOptions();
   auto Write = OutputFormat == Format::Json ? writeJsonOutput : writeOutput;
   llvm::Error E = Write(OutputPath, [&](llvm::raw_ostream &OS) {
-    if (OutputFormat == Format::Json)
+    if (OutputFormat == Format::Json) {
       report::writeLintJsonDocument(OS, {}, In.Errors,
                                     report::jobJsonObject(Job, Result));
-    else
+    } else if (OutputFormat == Format::Html) {
+      report::HtmlOptions HtmlOpts;
+      HtmlOpts.ToolVersion = TRACELINT_VERSION;
+      HtmlOpts.LongNames = LongNames;
+      report::writeLintHtmlDocument(
+          OS, {report::jobHtmlSection(Job, Result, HtmlOpts)}, In.Errors,
+          HtmlOpts);
+    } else {
       report::writeJobText(OS, Job, Result, In.Errors, TextOpts);
+    }
   });
   if (E) {
     reportError(llvm::toString(std::move(E)));

@@ -1,9 +1,9 @@
 //===- report/HtmlReport.cpp - `lint --format html` -----------------------===//
 #include "report/HtmlReport.h"
 #include "report/HtmlBuilder.h"
+#include "report/HtmlCard.h"
 #include "report/HtmlTimeline.h"
 #include "report/IdleSplit.h"
-#include "report/ShortNames.h"
 #include "support/Format.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -36,6 +36,11 @@ svg text{font:11px system-ui,sans-serif;fill:#334}
 .ctx{opacity:.45}.linked rect{stroke:#222;stroke-width:1}
 .flag rect{stroke:#d0021b;stroke-width:2}
 .links line{stroke:#d0021b;stroke-width:1.2}
+.sw-wait rect{fill:#e8a39c}.sw-coll rect{fill:#3c8fb0}.sw-late rect{stroke:#d0021b;stroke-width:2}
+.sw-arrive line{stroke:#d0021b;stroke-width:1.5;stroke-dasharray:4 3}
+table.ranks{border-collapse:collapse;background:#fff;font-size:13px}
+table.ranks th,table.ranks td{padding:2px 10px;border-bottom:1px solid #e3e6eb;text-align:left}
+table.ranks tr.pacing td{font-weight:600}
 svg.bar{display:block;width:100%;max-width:700px;height:auto}
 .b-busy{fill:#4f9a6e}.b-launch{fill:#9b8fc9}.b-host{fill:#7e9cc7}.b-wait{fill:#d0021b}
 .b-data{fill:#c98a3c}.b-startup{fill:#5bb5b0}.b-profiler{fill:#8c6d62}
@@ -66,27 +71,12 @@ public:
       H.element("p", "No findings.", {{"class", "note"}});
     for (size_t I = 0; I < Fs.size(); ++I)
       writeCard(I, Fs[I]);
-    writeSkipped();
+    writeCannotJudge(H, L.Result.Skipped);
     H.close();
   }
 
 private:
-  /// A text from the trace or a rule as the report shows it: names
-  /// shortened unless --long-names; the full text in the hover title.
-  void shown(llvm::StringRef Text) {
-    if (O.LongNames) {
-      H.text(Text);
-      return;
-    }
-    std::string Short = shortenNamesIn(Text);
-    if (Short == Text) {
-      H.text(Text);
-      return;
-    }
-    H.open("span", {{"title", Text.str()}});
-    H.text(Short);
-    H.close();
-  }
+  void shown(llvm::StringRef Text) { writeShown(H, Text, O.LongNames); }
 
   void fact(llvm::StringRef Term, llvm::function_ref<void()> Body) {
     H.element("dt", Term);
@@ -187,67 +177,12 @@ private:
     H.close();
   }
 
-  void list(llvm::StringRef Title, llvm::ArrayRef<std::string> Items) {
-    if (Items.empty())
-      return;
-    H.element("div", Title, {{"class", "label"}});
-    H.open("ul");
-    for (const std::string &I : Items) {
-      H.open("li");
-      shown(I);
-      H.close();
-    }
-    H.close();
-  }
-
   void writeCard(size_t Rank, const Finding &F) {
-    llvm::StringRef Sev = rules::severityName(F.Sev);
-    H.open("div", {{"class", ("card sev-" + Sev).str()},
-                   {"id", "finding-" + std::to_string(Rank + 1)}});
-    H.open("h3");
-    H.text(std::to_string(Rank + 1) + ". ");
-    H.element("span", F.Code, {{"class", "code"}});
-    H.text(" [" + F.Name + "] " + Sev.str() + ", confidence " +
-           formatConfidence(F.Confidence) + ", impact up to " +
-           formatDuration(F.ImpactNs) + " (" + formatShare(F.ImpactShare) +
-           " of " +
-           (L.Result.Target.Kind == analysis::TargetKind::MedianStep
-                ? "step"
-                : "window") +
-           ")");
-    H.close();
-    H.open("p", {{"class", "hyp"}});
-    shown(F.Hypothesis);
-    H.close();
-    writeTimeline(F);
-    if (!F.Window.empty()) {
-      H.open("div");
-      H.element("span", "where: ", {{"class", "label"}});
-      shown(F.Window);
-      H.close();
-    }
-    list("evidence", F.Evidence);
-    list("could also be", F.Alternatives);
-    std::vector<std::string> Steps;
-    auto Step = [&](llvm::StringRef Label, const std::string &Text) {
-      if (!Text.empty())
-        Steps.push_back((Label + " " + Text).str());
-    };
-    Step("change:", F.Next.Change);
-    Step("expect in trace:", F.Next.PredictTrace);
-    Step("expect in metric:", F.Next.PredictMetric);
-    Step("verify:", F.Next.Verify);
-    Step("refuted if:", F.Next.RefutedIf);
-    list("next experiment", Steps);
-    std::vector<std::string> Examples;
-    for (const rules::ExampleEvent &E : F.Examples)
-      Examples.push_back(E.Name + " on " + E.Lane + " at " +
-                         formatOffset(E.OffsetNs) + ", " +
-                         formatDuration(E.DurationNs));
-    list("examples", Examples);
-    list("confidence", F.ConfidenceNotes);
-    H.element("div", "fingerprint " + F.Fingerprint, {{"class", "fp"}});
-    H.close();
+    writeFindingCard(H, Rank + 1, F,
+                     L.Result.Target.Kind == analysis::TargetKind::MedianStep
+                         ? "step"
+                         : "window",
+                     O.LongNames, [&] { writeTimeline(F); });
   }
 
   void writeTimeline(const Finding &F) {
@@ -287,22 +222,6 @@ private:
     H.element("p", llvm::join(Notes, "; "), {{"class", "note"}});
   }
 
-  void writeSkipped() {
-    size_t N = 0;
-    for (const rules::Skipped &S : L.Result.Skipped)
-      N += S.Kind == rules::SkipKind::CannotJudge;
-    if (!N)
-      return;
-    H.element("h3", llvm::formatv("could not judge ({0} rule{1})", N,
-                                  N == 1 ? "" : "s")
-                        .str());
-    H.open("ul", {{"class", "skipped"}});
-    for (const rules::Skipped &S : L.Result.Skipped)
-      if (S.Kind == rules::SkipKind::CannotJudge)
-        H.element("li", S.Code + " [" + S.Name + "]: " + S.Reason);
-    H.close();
-  }
-
   HtmlBuilder &H;
   const LintedTrace &L;
   const analysis::TraceIndex &Ctx;
@@ -315,14 +234,7 @@ private:
 std::string report::lintHtmlSection(const LintedTrace &L,
                                     const analysis::TraceIndex &Ctx,
                                     const HtmlOptions &Opts) {
-  std::string Out;
-  llvm::raw_string_ostream OS(Out);
-  {
-    HtmlBuilder H(OS);
-    Section(H, L, Ctx, Opts).write();
-  }
-  OS.flush();
-  return Out;
+  return htmlSection([&](HtmlBuilder &H) { Section(H, L, Ctx, Opts).write(); });
 }
 
 void report::writeLintHtmlDocument(llvm::raw_ostream &OS,

@@ -221,6 +221,24 @@ llvm::StringLiteral roleClass(TimelineRole R) {
 
 } // namespace
 
+void report::writeTimeAxis(HtmlBuilder &H, const TimeAxis &Axis,
+                           double AxisHeight, double Height,
+                           llvm::function_ref<std::string(int64_t)> Label) {
+  H.open("g", {{"class", "axis"}});
+  for (int64_t Tick : Axis.ticks(6)) {
+    double X = Axis.x(Tick);
+    H.empty("line", {{"x1", svgNumber(X)},
+                     {"x2", svgNumber(X)},
+                     {"y1", svgNumber(AxisHeight - 4)},
+                     {"y2", svgNumber(Height)}});
+    H.element("text", Label(Tick),
+              {{"x", svgNumber(X)},
+               {"y", svgNumber(AxisHeight - 8)},
+               {"text-anchor", "middle"}});
+  }
+  H.close();
+}
+
 void report::writeTimelineSvg(HtmlBuilder &H, const analysis::TraceIndex &Ctx,
                               const TimelineSelection &S) {
   const model::Trace &T = Ctx.trace();
@@ -253,19 +271,9 @@ void report::writeTimelineSvg(HtmlBuilder &H, const analysis::TraceIndex &Ctx,
           {"height", svgNumber(Height)},
           {"role", "img"}});
   // The time axis: +s offsets from the trace's first event.
-  H.open("g", {{"class", "axis"}});
-  for (int64_t Tick : Axis.ticks(6)) {
-    double X = Axis.x(Tick);
-    H.empty("line", {{"x1", svgNumber(X)},
-                     {"x2", svgNumber(X)},
-                     {"y1", svgNumber(AxisHeight - 4)},
-                     {"y2", svgNumber(Height)}});
-    H.element("text", support::formatOffset(Tick - T.WindowStart),
-              {{"x", svgNumber(X)},
-               {"y", svgNumber(AxisHeight - 8)},
-               {"text-anchor", "middle"}});
-  }
-  H.close();
+  writeTimeAxis(H, Axis, AxisHeight, Height, [&](int64_t Tick) {
+    return support::formatOffset(Tick - T.WindowStart);
+  });
   // Lane labels.
   H.open("g", {{"class", "lanes"}});
   for (uint32_t L : S.Lanes) {

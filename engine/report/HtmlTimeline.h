@@ -18,9 +18,11 @@
 #include "rules/Finding.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace tracelint::report {
@@ -36,6 +38,13 @@ struct TimeAxis {
   /// number of them that is at most \p MaxTicks, all within [Begin, End].
   std::vector<int64_t> ticks(unsigned MaxTicks) const;
 };
+
+/// The axis of a picture: a grid line and a label at each of at most 6
+/// ticks, the labels \p Label of the tick's time, above \p AxisHeight; the
+/// lines reach down to \p Height.
+void writeTimeAxis(HtmlBuilder &H, const TimeAxis &Axis, double AxisHeight,
+                   double Height,
+                   llvm::function_ref<std::string(int64_t)> Label);
 
 /// Finds a finding's example events in the trace: by lane (as
 /// TraceIndex::describeLane names it), start offset and name.

@@ -37,8 +37,10 @@ std::string shown(llvm::StringRef S, const TextOptions &O) {
   return sanitized(namesAsShown(S, O.LongNames));
 }
 
-/// "on 7 of 8 ranks (all but rank 3)", "on rank 5 only".
-std::string onRanks(const FoldedFinding &F, const JobAnalysis &J) {
+} // namespace
+
+std::string report::foldedOnRanks(const FoldedFinding &F,
+                                  const JobAnalysis &J) {
   size_t N = J.Ranks.size();
   if (F.Ranks.size() == 1)
     return N == 1 ? "on the only rank"
@@ -57,6 +59,8 @@ std::string onRanks(const FoldedFinding &F, const JobAnalysis &J) {
   return Text + " (rank" + (F.Ranks.size() == 1 ? " " : "s ") +
          support::formatRanges(F.Ranks) + ")";
 }
+
+namespace {
 
 void writeFindingText(llvm::raw_ostream &OS, const rules::Finding &F,
                       size_t Number, const TextOptions &O) {
@@ -98,7 +102,9 @@ void writeFindingText(llvm::raw_ostream &OS, const rules::Finding &F,
   OS << Pad << "fingerprint " << F.Fingerprint << "\n";
 }
 
-std::string clocksText(const JobAnalysis &J) {
+} // namespace
+
+std::string report::jobClocksText(const JobAnalysis &J) {
   if (J.Reference == SIZE_MAX)
     return "not aligned: no rank records a collective; the trace clocks are "
            "used";
@@ -116,6 +122,8 @@ std::string clocksText(const JobAnalysis &J) {
                           Unaligned == 1 ? "s" : "");
   return Text;
 }
+
+namespace {
 
 /// A subject that names the rank's own device ("device 5") is the same
 /// subject on every rank.
@@ -181,7 +189,7 @@ void report::writeJobText(llvm::raw_ostream &OS, const JobAnalysis &J,
     OS << J.describePace() << "\n";
   }
   P.label("clocks");
-  OS << clocksText(J) << "\n";
+  OS << jobClocksText(J) << "\n";
   P.label("matched");
   OS << J.Collectives.size() << " collective"
      << (J.Collectives.size() == 1 ? "" : "s") << " by " << J.MatchedBy << "; "
@@ -287,7 +295,7 @@ void report::writeJobText(llvm::raw_ostream &OS, const JobAnalysis &J,
       P.severity(*S);
     else
       OS << sanitized(F.Severity);
-    OS << " " << onRanks(F, J) << ", impact median "
+    OS << " " << foldedOnRanks(F, J) << ", impact median "
        << formatDuration(F.MedianImpactNs);
     if (F.Ranks.size() > 1)
       OS << " (up to " << formatDuration(F.MaxImpactNs) << " on rank "

@@ -33,6 +33,13 @@ struct FoldedFinding {
 /// The rank findings of \p Job folded, most ranks first, then by impact.
 std::vector<FoldedFinding> foldRankFindings(const analysis::JobAnalysis &Job);
 
+/// "on 7 of 8 ranks (all but rank 3)", "on rank 5 only".
+std::string foldedOnRanks(const FoldedFinding &F,
+                          const analysis::JobAnalysis &Job);
+
+/// How the ranks' clocks were aligned, one line.
+std::string jobClocksText(const analysis::JobAnalysis &Job);
+
 /// The text report of a job (TextOptions: Verbose shows every section of
 /// the job findings and every rank and collective; Top limits the tables).
 void writeJobText(llvm::raw_ostream &OS, const analysis::JobAnalysis &Job,

@@ -353,6 +353,7 @@ void renderTexts(const RuleSpec &Spec, const std::string &Target,
   F.Values = std::move(V);
   F.Window = std::move(D.Window);
   F.Examples = std::move(D.Examples);
+  F.Collective = D.Collective;
   F.Subject = std::move(D.Subject);
   F.Fingerprint = fingerprint(F.Code, F.Subject);
 }

@@ -51,6 +51,10 @@ struct Detection {
   /// Which steps the evidence comes from, e.g. "steps 6-10".
   std::string Window;
   std::vector<ExampleEvent> Examples;
+  /// A job finding's collective: its index in JobAnalysis::Collectives (the
+  /// one the evidence names; the HTML report draws its per-rank lanes), or
+  /// -1.
+  int64_t Collective = -1;
   /// Overrides the rule's default severity (e.g. a teardown flush is info).
   std::optional<Severity> SeverityOverride;
   /// Notes on why confidence was lowered.
@@ -77,6 +81,7 @@ struct Finding {
   std::vector<std::string> Alternatives;
   Experiment Next;
   std::vector<ExampleEvent> Examples;
+  int64_t Collective = -1; ///< as Detection::Collective
   std::vector<std::string> ConfidenceNotes;
   std::string Subject;
   std::string Fingerprint;

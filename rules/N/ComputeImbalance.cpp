@@ -80,6 +80,7 @@ Outcome rules::runComputeImbalance(const JobAnalysis &J,
     V["input"] = J.Ranks[Slot].S.Input;
     Det.Subject = J.rankName(Slot);
     Det.Window = J.describeWindow();
+    Det.Collective = int64_t(Worst - J.Collectives.data());
     Det.ImpactNs = Impact;
     // Both figures are measured on the devices; whether the work or the
     // device differs is not in a summary.

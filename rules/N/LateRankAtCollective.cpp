@@ -121,6 +121,7 @@ Outcome rules::runLateRankAtCollective(const JobAnalysis &J,
     V["min_late"] = dur(MinLate);
     Det.Subject = J.rankName(Slot);
     Det.Window = J.describeWindow();
+    Det.Collective = int64_t(Worst - J.Collectives.data());
     Det.ImpactNs = J.perStep(Sum);
     // The order is measured, after the clocks were aligned; what the late
     // rank did is its own summary's reading, not a proof of cause.

@@ -54,10 +54,13 @@ Outcome rules::runRankRepeatedlyLast(const JobAnalysis &J,
     const analysis::JobRank &R = J.Ranks[Slot];
     // Last strictly (a tie is nobody's), in the steady steps.
     int64_t Sum = 0, Times = 0;
+    const JobCollective *Worst = nullptr;
     for (const JobCollective &M : J.Collectives)
       if (M.Last == Slot && M.Steady && M.LateByNs >= MinLate) {
         Sum += M.LateByNs;
         ++Times;
+        if (!Worst || M.LateByNs > Worst->LateByNs)
+          Worst = &M;
       }
     double Share = double(Times) / double(Judged);
     if (Share < MinShare)
@@ -77,6 +80,8 @@ Outcome rules::runRankRepeatedlyLast(const JobAnalysis &J,
     V["input"] = R.S.Input;
     Det.Subject = J.rankName(Slot);
     Det.Window = J.describeWindow();
+    if (Worst)
+      Det.Collective = int64_t(Worst - J.Collectives.data());
     Det.ImpactNs = J.perStep(Sum);
     Det.Confidence = std::min(0.9, 0.5 + Share / 2);
     Out.push_back(std::move(Det));

@@ -2,9 +2,12 @@
 """Checks a `lint --format html` page against the JSON report of the same run.
 
     check-html.py REPORT.html LINT.json [--max-bytes N] [--hostile]
+                  [--swimlanes N]
 
 Fails (exit 1, one line per problem) when:
-  - the page does not hold one class="card" per finding of the JSON report;
+  - the page does not hold one class="card" per finding of the JSON report
+    (a trace's and, for `lint --job`, the job's);
+  - with --swimlanes N: it does not hold N per-rank swimlane pictures;
   - it holds (as parsed markup, not escaped text) a <script> element or
     another element that loads something (img, link, iframe, ...), an
     event-handler attribute (on...=), a src= or href=, or a url() or
@@ -24,12 +27,14 @@ ap.add_argument("html")
 ap.add_argument("json")
 ap.add_argument("--max-bytes", type=int, default=0)
 ap.add_argument("--hostile", action="store_true")
+ap.add_argument("--swimlanes", type=int, default=-1)
 a = ap.parse_args()
 
 raw = open(a.html, "rb").read()
 page = raw.decode("utf-8")
 report = json.load(open(a.json))
 findings = sum(len(r["findings"]) for r in report["results"])
+findings += len(report.get("job", {}).get("findings", []))
 problems = []
 
 
@@ -79,6 +84,9 @@ problems += parser.problems
 cards = parser.cards
 if cards != findings:
     problems.append("%d cards for %d findings" % (cards, findings))
+swimlanes = page.count('class="timeline swimlane"')
+if a.swimlanes >= 0 and swimlanes != a.swimlanes:
+    problems.append("%d swimlanes, expected %d" % (swimlanes, a.swimlanes))
 if findings == 0:
     problems.append("the JSON report has no findings: nothing was checked")
 # Raw markup of a hostile name, wherever it is, is markup the browser runs.
