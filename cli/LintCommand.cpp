@@ -370,6 +370,85 @@ int tracelint::cli::runLint() {
   return runLintOn(std::vector<std::string>(Inputs.begin(), Inputs.end()));
 }
 
+/// The options --baseline, --update-baseline and --impact-tolerance, checked
+/// once for both lint paths.
+struct BaselineChoice {
+  std::optional<rules::Baseline> Known; ///< none without --baseline
+  double Tolerance = 1.0;
+};
+
+static llvm::Expected<BaselineChoice> baselineChoice() {
+  BaselineChoice C;
+  std::optional<double> Tolerance = parseShare(ImpactTolerance);
+  if (!Tolerance)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "--impact-tolerance: expected a share such as 25%% or 0.25, not '%s'",
+        ImpactTolerance.c_str());
+  C.Tolerance = *Tolerance;
+  if (UpdateBaseline && BaselinePath.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "--update-baseline needs --baseline FILE: "
+                                   "the file to rewrite");
+  if (BaselinePath.empty())
+    return C;
+  if (UpdateBaseline && !llvm::sys::fs::exists(BaselinePath)) {
+    C.Known.emplace(); // the first recording
+    return C;
+  }
+  auto B = rules::Baseline::load(BaselinePath);
+  if (!B)
+    return B.takeError();
+  C.Known = std::move(*B);
+  return C;
+}
+
+/// Keeps the findings that are new against \p Known or grew beyond the
+/// tolerance; returns how many it dropped. \p States gets the state of each
+/// one kept.
+static size_t
+dropKnownFindings(std::vector<rules::Finding> &Findings,
+                  const BaselineChoice &B,
+                  std::vector<rules::BaselineState> *States = nullptr) {
+  if (!B.Known)
+    return 0;
+  size_t Dropped = 0;
+  std::vector<rules::Finding> Kept;
+  for (rules::Finding &F : Findings) {
+    rules::BaselineState S = B.Known->classify(F, B.Tolerance);
+    if (S == rules::BaselineState::Unchanged) {
+      ++Dropped;
+      continue;
+    }
+    if (States)
+      States->push_back(S);
+    Kept.push_back(std::move(F));
+  }
+  Findings = std::move(Kept);
+  return Dropped;
+}
+
+/// Rewrites the --baseline file with \p Recorded, unless some input could
+/// not be read (its findings would be dropped from the file).
+static llvm::Error updateBaseline(const rules::Baseline &Recorded,
+                                  size_t Unreadable) {
+  if (Unreadable)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "%s: not updated, because %zu input(s) could not be read and their "
+        "findings would be dropped from it",
+        BaselinePath.c_str(), Unreadable);
+  return writeJsonOutput(BaselinePath,
+                         [&](llvm::raw_ostream &OS) { Recorded.write(OS); });
+}
+
+/// "baseline    3 known findings not shown (FILE)".
+static std::string knownLine(size_t Known, llvm::StringRef What) {
+  return llvm::formatv("baseline    {0} known {1}finding{2} not shown ({3})\n",
+                       Known, What, Known == 1 ? "" : "s", BaselinePath)
+      .str();
+}
+
 /// `lint --job`: every input a rank; the job's findings, then the ranks'.
 static int runLintJob(const std::vector<std::string> &Inputs,
                       const RuleSetup &Setup) {
@@ -378,9 +457,9 @@ static int runLintJob(const std::vector<std::string> &Inputs,
     reportError("--job writes text, JSON or HTML (--format text|json|html)");
     return ExitUsage;
   }
-  if (!BaselinePath.empty()) {
-    reportError("--job does not take --baseline yet: record and compare "
-                "each rank's findings without --job");
+  auto Baseline = baselineChoice();
+  if (!Baseline) {
+    reportError(llvm::toString(Baseline.takeError()));
     return ExitUsage;
   }
   auto Budget = memoryBudgetOption();
@@ -396,9 +475,24 @@ static int runLintJob(const std::vector<std::string> &Inputs,
   }
   analysis::JobAnalysis Job = analysis::analyzeJob(std::move(In.Ranks));
   rules::JobLintResult Result = rules::runJobRules(Job, Setup.Rules, Setup.Cfg);
+  // The baseline holds the job's findings (by fingerprint: code and rank);
+  // each rank's own findings are recorded by linting the ranks alone.
+  rules::Baseline Recorded;
+  if (UpdateBaseline)
+    Recorded.add(Result.Findings);
+  const size_t Known = dropKnownFindings(Result.Findings, *Baseline);
   for (const rules::Finding &F : Result.Findings)
     if (failsAt(F.Sev))
       Exit = std::max<int>(Exit, ExitFindings);
+  if (UpdateBaseline) {
+    if (llvm::Error E = updateBaseline(Recorded, In.Errors.size())) {
+      reportError(llvm::toString(std::move(E)));
+      if (In.Errors.empty())
+        Exit = std::max<int>(Exit, ExitUsage);
+    } else if (Exit == ExitFindings) {
+      Exit = ExitOk; // the findings are now accepted
+    }
+  }
   report::TextOptions TextOpts = textOptions();
   auto Write = OutputFormat == Format::Json ? writeJsonOutput : writeOutput;
   llvm::Error E = Write(OutputPath, [&](llvm::raw_ostream &OS) {
@@ -414,6 +508,8 @@ static int runLintJob(const std::vector<std::string> &Inputs,
           HtmlOpts);
     } else {
       report::writeJobText(OS, Job, Result, In.Errors, TextOpts);
+      if (Known)
+        OS << knownLine(Known, "job ");
     }
   });
   if (E) {
@@ -431,16 +527,9 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
   }
   if (JobMode)
     return runLintJob(Inputs, *Setup);
-  std::optional<double> Tolerance = parseShare(ImpactTolerance);
-  if (!Tolerance) {
-    reportError("--impact-tolerance: expected a share such as 25% or 0.25, "
-                "not '" +
-                ImpactTolerance + "'");
-    return ExitUsage;
-  }
-  if (UpdateBaseline && BaselinePath.empty()) {
-    reportError("--update-baseline needs --baseline FILE: the file to "
-                "rewrite");
+  auto Baseline = baselineChoice();
+  if (!Baseline) {
+    reportError(llvm::toString(Baseline.takeError()));
     return ExitUsage;
   }
   if (!AnnotatePath.empty() && Inputs.size() != 1) {
@@ -448,21 +537,6 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
                 std::to_string(Inputs.size()));
     return ExitUsage;
   }
-  std::optional<rules::Baseline> Known;
-  if (!BaselinePath.empty()) {
-    bool Missing = !llvm::sys::fs::exists(BaselinePath);
-    if (Missing && UpdateBaseline) {
-      Known.emplace(); // the first recording
-    } else {
-      auto B = rules::Baseline::load(BaselinePath);
-      if (!B) {
-        reportError(llvm::toString(B.takeError()));
-        return ExitUsage;
-      }
-      Known = std::move(*B);
-    }
-  }
-
   int Exit = ExitOk;
   report::TextOptions TextOpts = textOptions();
   report::HtmlOptions HtmlOpts;
@@ -490,20 +564,9 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
     rules::LintResult &Result = In.Result;
     if (UpdateBaseline)
       Recorded.add(Result.Findings);
-    if (Known) {
-      // Only what is new, or grew beyond the tolerance, is reported.
-      std::vector<rules::Finding> Kept;
-      for (rules::Finding &F : Result.Findings) {
-        rules::BaselineState S = Known->classify(F, *Tolerance);
-        if (S == rules::BaselineState::Unchanged) {
-          ++O.KnownInBaseline;
-          continue;
-        }
-        O.States.push_back(S);
-        Kept.push_back(std::move(F));
-      }
-      Result.Findings = std::move(Kept);
-    }
+    // Only what is new, or grew beyond the tolerance, is reported.
+    O.KnownInBaseline =
+        dropKnownFindings(Result.Findings, *Baseline, &O.States);
     for (const rules::Finding &F : Result.Findings)
       if (failsAt(F.Sev))
         Exit = std::max<int>(Exit, ExitFindings);
@@ -522,9 +585,7 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
       llvm::raw_string_ostream OS(Text);
       report::writeLintText(OS, L, TextOpts);
       if (O.KnownInBaseline)
-        OS << "baseline    " << O.KnownInBaseline << " known finding"
-           << (O.KnownInBaseline == 1 ? "" : "s") << " not shown ("
-           << BaselinePath << ")\n";
+        OS << knownLine(O.KnownInBaseline, "");
       OS.flush();
       Reports.push_back(std::move(Text));
     }
@@ -533,22 +594,12 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
   }
 
   if (UpdateBaseline) {
-    if (!Errors.empty()) {
-      reportError(BaselinePath + ": not updated, because " +
-                  std::to_string(Errors.size()) +
-                  " input(s) could not be read and their findings would be "
-                  "dropped from it");
-    } else {
-      if (llvm::Error E =
-              writeJsonOutput(BaselinePath, [&](llvm::raw_ostream &OS) {
-                Recorded.write(OS);
-              })) {
-        reportError(llvm::toString(std::move(E)));
+    if (llvm::Error E = updateBaseline(Recorded, Errors.size())) {
+      reportError(llvm::toString(std::move(E)));
+      if (Errors.empty())
         return ExitUsage;
-      }
-      // The findings are now accepted: they no longer fail the run.
-      if (Exit == ExitFindings)
-        Exit = ExitOk;
+    } else if (Exit == ExitFindings) {
+      Exit = ExitOk; // the findings are now accepted
     }
   }
 
