@@ -370,6 +370,20 @@ int tracelint::cli::runLint() {
   return runLintOn(std::vector<std::string>(Inputs.begin(), Inputs.end()));
 }
 
+/// The options of the SARIF, JUnit and Markdown writers.
+static report::WriterOptions writerOptions() {
+  report::WriterOptions WOpts;
+  WOpts.ToolVersion = TRACELINT_VERSION;
+  WOpts.DocsUrl = DocsUrl;
+  WOpts.LongNames = LongNames;
+  WOpts.FailAt = std::nullopt;
+  for (rules::Severity S : {rules::Severity::Info, rules::Severity::Warning,
+                            rules::Severity::Error})
+    if (!WOpts.FailAt && failsAt(S))
+      WOpts.FailAt = S;
+  return WOpts;
+}
+
 /// The options --baseline, --update-baseline and --impact-tolerance, checked
 /// once for both lint paths.
 struct BaselineChoice {
@@ -452,11 +466,6 @@ static std::string knownLine(size_t Known, llvm::StringRef What) {
 /// `lint --job`: every input a rank; the job's findings, then the ranks'.
 static int runLintJob(const std::vector<std::string> &Inputs,
                       const RuleSetup &Setup) {
-  if (OutputFormat != Format::Text && OutputFormat != Format::Json &&
-      OutputFormat != Format::Html) {
-    reportError("--job writes text, JSON or HTML (--format text|json|html)");
-    return ExitUsage;
-  }
   auto Baseline = baselineChoice();
   if (!Baseline) {
     reportError(llvm::toString(Baseline.takeError()));
@@ -480,7 +489,8 @@ static int runLintJob(const std::vector<std::string> &Inputs,
   rules::Baseline Recorded;
   if (UpdateBaseline)
     Recorded.add(Result.Findings);
-  const size_t Known = dropKnownFindings(Result.Findings, *Baseline);
+  std::vector<rules::BaselineState> States;
+  const size_t Known = dropKnownFindings(Result.Findings, *Baseline, &States);
   for (const rules::Finding &F : Result.Findings)
     if (failsAt(F.Sev))
       Exit = std::max<int>(Exit, ExitFindings);
@@ -494,11 +504,30 @@ static int runLintJob(const std::vector<std::string> &Inputs,
     }
   }
   report::TextOptions TextOpts = textOptions();
-  auto Write = OutputFormat == Format::Json ? writeJsonOutput : writeOutput;
+  // SARIF, JUnit and Markdown take the job's findings per rank, each at the
+  // trace of the rank it names.
+  std::vector<std::string> RulesRun;
+  for (const rules::RuleSpec &R : Setup.Rules.rules())
+    if (R.Sig.JobInput && Setup.Cfg.isEnabled(R, "job"))
+      RulesRun.push_back(R.Code);
+  auto Outcomes = [&] {
+    return report::jobOutcomes(Job, Result, RulesRun, States);
+  };
+  report::WriterOptions WOpts = writerOptions();
+  WOpts.JobFindings = true;
+  auto Write = OutputFormat == Format::Json || OutputFormat == Format::Sarif
+                   ? writeJsonOutput
+                   : writeOutput;
   llvm::Error E = Write(OutputPath, [&](llvm::raw_ostream &OS) {
     if (OutputFormat == Format::Json) {
       report::writeLintJsonDocument(OS, {}, In.Errors,
                                     report::jobJsonObject(Job, Result));
+    } else if (OutputFormat == Format::Sarif) {
+      report::writeLintSarif(OS, Outcomes(), In.Errors, Setup.Rules, WOpts);
+    } else if (OutputFormat == Format::JUnit) {
+      report::writeLintJUnit(OS, Outcomes(), In.Errors, Setup.Rules, WOpts);
+    } else if (OutputFormat == Format::Markdown) {
+      report::writeLintMarkdown(OS, Outcomes(), In.Errors, WOpts);
     } else if (OutputFormat == Format::Html) {
       report::HtmlOptions HtmlOpts;
       HtmlOpts.ToolVersion = TRACELINT_VERSION;
@@ -603,15 +632,7 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
     }
   }
 
-  report::WriterOptions WOpts;
-  WOpts.ToolVersion = TRACELINT_VERSION;
-  WOpts.DocsUrl = DocsUrl;
-  WOpts.LongNames = LongNames;
-  WOpts.FailAt = std::nullopt;
-  for (rules::Severity S : {rules::Severity::Info, rules::Severity::Warning,
-                            rules::Severity::Error})
-    if (!WOpts.FailAt && failsAt(S))
-      WOpts.FailAt = S;
+  const report::WriterOptions WOpts = writerOptions();
   auto Write = OutputFormat == Format::Json || OutputFormat == Format::Sarif
                    ? writeJsonOutput
                    : writeOutput;

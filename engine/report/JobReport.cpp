@@ -324,6 +324,44 @@ void report::writeJobText(llvm::raw_ostream &OS, const JobAnalysis &J,
   OS << "\n";
 }
 
+std::vector<LintOutcome>
+report::jobOutcomes(const JobAnalysis &J, const rules::JobLintResult &R,
+                    const std::vector<std::string> &RulesRun,
+                    llvm::ArrayRef<rules::BaselineState> States) {
+  std::vector<LintOutcome> Out;
+  std::map<size_t, size_t> OutcomeOf; // slot -> index in Out
+  auto Outcome = [&](size_t Slot) -> LintOutcome & {
+    auto [It, New] = OutcomeOf.try_emplace(Slot, Out.size());
+    if (New) {
+      LintOutcome O;
+      O.Input = J.Ranks[Slot].S.Input;
+      O.Target = R.Target;
+      O.RulesRun = RulesRun;
+      O.Result.Skipped = R.Skipped;
+      Out.push_back(std::move(O));
+    }
+    return Out[It->second];
+  };
+  if (J.Ranks.empty())
+    return Out;
+  const size_t Fallback = J.Reference == SIZE_MAX ? 0 : J.Reference;
+  for (size_t I = 0; I < R.Findings.size(); ++I) {
+    const rules::Finding &F = R.Findings[I];
+    size_t Slot = SIZE_MAX;
+    llvm::StringRef Subject = F.Subject;
+    int64_t Rank = -1;
+    if (Subject.consume_front("rank ") && !Subject.getAsInteger(10, Rank))
+      Slot = J.slotOf(Rank);
+    LintOutcome &O = Outcome(Slot == SIZE_MAX ? Fallback : Slot);
+    O.Result.Findings.push_back(F);
+    if (I < States.size())
+      O.States.push_back(States[I]);
+  }
+  if (Out.empty())
+    Outcome(Fallback);
+  return Out;
+}
+
 std::string report::jobJsonObject(const JobAnalysis &J,
                                   const rules::JobLintResult &R) {
   std::string Out;

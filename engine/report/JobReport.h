@@ -12,6 +12,7 @@
 
 #include "analysis/JobAnalysis.h"
 #include "report/LintReport.h"
+#include "report/LintWriters.h"
 #include "rules/Engine.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -45,6 +46,18 @@ std::string jobClocksText(const analysis::JobAnalysis &Job);
 void writeJobText(llvm::raw_ostream &OS, const analysis::JobAnalysis &Job,
                   const rules::JobLintResult &R,
                   llvm::ArrayRef<InputError> Errors, const TextOptions &Opts);
+
+/// The job's findings as the per-trace writers (SARIF, JUnit, Markdown)
+/// take them: one outcome per rank that a finding names ("rank 7"), its
+/// input being that rank's trace, so that a SARIF result points at the
+/// trace to read. Without findings, one outcome for the reference rank, so
+/// that JUnit still lists the job rules as passed. \p RulesRun: the job
+/// rules that ran; \p States: the baseline state of each finding, when a
+/// baseline was applied (parallel to R.Findings), else empty.
+std::vector<LintOutcome>
+jobOutcomes(const analysis::JobAnalysis &Job, const rules::JobLintResult &R,
+            const std::vector<std::string> &RulesRun,
+            llvm::ArrayRef<rules::BaselineState> States);
 
 /// The "job" object of the JSON document: target, problems, clocks,
 /// findings (the finding schema), ranks (each with its step time, offset

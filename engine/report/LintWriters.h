@@ -47,6 +47,9 @@ struct WriterOptions {
   std::optional<rules::Severity> FailAt = rules::Severity::Warning;
   /// Markdown: names as the trace writes them (`--long-names`).
   bool LongNames = false;
+  /// The findings are a job's (`lint --job`): Markdown verifies them by
+  /// linting the re-recorded ranks as a job, not by `tracelint diff`.
+  bool JobFindings = false;
 };
 
 /// SARIF 2.1.0: one run, the catalogue as tool.driver.rules, one artifact per

@@ -107,11 +107,17 @@ void report::writeLintMarkdown(llvm::raw_ostream &OS,
       item(OS, "Change", F.Next.Change, Opts);
       item(OS, "Predicted trace", F.Next.PredictTrace, Opts);
       item(OS, "Predicted metric", F.Next.PredictMetric, Opts);
-      OS << "  - **Verify:** record the same workload after the change as "
-         << markdownCode(After) << ", then run "
-         << markdownCode("tracelint diff " + shellQuote(R.Input) + " " +
-                         shellQuote(After))
-         << "\n";
+      if (Opts.JobFindings)
+        OS << "  - **Verify:** record every rank again after the change, then "
+              "run "
+           << markdownCode("tracelint lint --job") << " on the new traces "
+           << "(or their summaries) and compare the finding's impact\n";
+      else
+        OS << "  - **Verify:** record the same workload after the change as "
+           << markdownCode(After) << ", then run "
+           << markdownCode("tracelint diff " + shellQuote(R.Input) + " " +
+                           shellQuote(After))
+           << "\n";
       item(OS, "Also", F.Next.Verify, Opts);
       item(OS, "Refuted if", F.Next.RefutedIf, Opts);
       if (!F.Examples.empty())
