@@ -43,7 +43,8 @@ def synthetic_template():
                       "end_ns": s + 20 * MS, "steady": k > 0,
                       "idle_ns": 4 * MS, "launch_ns": 1 * MS,
                       "host_wait_ns": 0, "host_other_ns": 2 * MS,
-                      "data_loading_ns": 0, "unrecorded_ns": 1 * MS,
+                      "data_loading_ns": 0, "startup_ns": 0,
+                      "profiler_ns": 0, "unrecorded_ns": 1 * MS,
                       "unlinked_ns": 0})
     for k in range(4):
         for c in range(16):
@@ -51,7 +52,8 @@ def synthetic_template():
             lines.append({"type": "collective", "group": "", "seq": -1,
                           "kind": "AllReduce", "stream": 20,
                           "start_ns": start, "end_ns": start + 200 * US,
-                          "bytes": 4 * 1024 * 1024, "step": k})
+                          "bytes": 4 * 1024 * 1024, "step": k,
+                          "compute_ns": 2 * MS if c == 0 else 800 * US})
     lines.append({"type": "finding", "code": "L002",
                   "name": "host-bound-gaps", "severity": "warning",
                   "impact_ns": 2 * MS, "confidence": 0.6,

@@ -48,19 +48,15 @@ bool isRuntimeCall(model::EventKind K) {
   return K == model::EventKind::Runtime || K == model::EventKind::Driver;
 }
 
-/// Host time that other rules own: the data-loader ranges (D001) and
-/// one-off start-up work (U001).
+/// Host time that other rules own: the data-loader ranges (D001). Start-up
+/// work (U001) and the profiler's (U004) are causes of the idle split
+/// itself, never in its host-other pieces.
 struct OtherRulesTime {
   const IntervalSet &Loader;
-  IntervalSet Startup;
 };
 
 OtherRulesTime otherRulesTime(const TraceIndex &Ctx) {
-  std::vector<Interval> StartupParts;
-  for (const StartupEvent &E : Ctx.startup().Found)
-    StartupParts.push_back(E.Range);
-  return {Ctx.dataLoaderRanges(),
-          IntervalSet::unionOf(std::move(StartupParts))};
+  return {Ctx.dataLoaderRanges()};
 }
 
 struct OpShare {
@@ -98,7 +94,7 @@ void attributeToActivity(const model::Trace &T, uint32_t Lane, Interval Rest,
 }
 
 /// The host-other pieces of gap \p G: the parts inside the loader ranges,
-/// then inside start-up work, then the host activity of the rest.
+/// then the host activity of the rest.
 GapHost splitGap(const model::Trace &T, const analysis::AttributedGap &G,
                  const OtherRulesTime &Other, OpShares &ByOp) {
   const uint32_t Lane = T.Events[G.Launch].Lane;
@@ -106,13 +102,8 @@ GapHost splitGap(const model::Trace &T, const analysis::AttributedGap &G,
   for (const Interval &P : G.OtherPieces) {
     IntervalSet Covered = IntervalSet::unionOf({P}).intersect(Other.Loader);
     H.InLoader += Covered.length();
-    for (const Interval &Part : Covered.gapsWithin(P)) {
-      IntervalSet InStartup =
-          IntervalSet::unionOf({Part}).intersect(Other.Startup);
-      H.OneOff += InStartup.length();
-      for (const Interval &Rest : InStartup.gapsWithin(Part))
-        attributeToActivity(T, Lane, Rest, ByOp, H);
-    }
+    for (const Interval &Rest : Covered.gapsWithin(P))
+      attributeToActivity(T, Lane, Rest, ByOp, H);
   }
   return H;
 }
@@ -139,7 +130,10 @@ DeviceHostTime collectHostTime(const TraceIndex &Ctx, int32_t Device,
   F.Device = Device;
   for (const Interval &R : Ctx.measureWindows().Ranges) {
     const IdleBreakdown &B = Ctx.attributeIdle(Device, R, IO);
+    // The split's start-up and profiler idle, plus the host pieces that lie
+    // in runtime calls: what the evidence line names as one-off time.
     GapHost Window;
+    Window.OneOff = B.StartupNs + B.ProfilerNs;
     for (const analysis::AttributedGap &G : B.GapList) {
       if (G.OtherPieces.empty())
         continue;

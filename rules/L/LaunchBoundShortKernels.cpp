@@ -57,6 +57,8 @@ void addFigures(IdleBreakdown &Sum, const IdleBreakdown &B) {
   Sum.HostOtherNs += B.HostOtherNs;
   Sum.UnrecordedNs += B.UnrecordedNs;
   Sum.DataLoadingNs += B.DataLoadingNs;
+  Sum.StartupNs += B.StartupNs;
+  Sum.ProfilerNs += B.ProfilerNs;
   Sum.UnlinkedNs += B.UnlinkedNs;
   Sum.Gaps += B.Gaps;
   Sum.LaunchGaps += B.LaunchGaps;

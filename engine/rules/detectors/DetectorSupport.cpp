@@ -336,6 +336,9 @@ void IdleSplits::add(const analysis::IdleBreakdown &B) {
   Launch.push_back(B.LaunchNs);
   HostWait.push_back(B.HostWaitNs);
   HostOther.push_back(B.HostOtherNs);
+  DataLoading.push_back(B.DataLoadingNs);
+  Startup.push_back(B.StartupNs);
+  Profiler.push_back(B.ProfilerNs);
   Unrecorded.push_back(B.UnrecordedNs);
   Unlinked.push_back(B.UnlinkedNs);
 }
@@ -346,6 +349,9 @@ analysis::IdleBreakdown IdleSplits::medians() const {
   M.LaunchNs = median(Launch);
   M.HostWaitNs = median(HostWait);
   M.HostOtherNs = median(HostOther);
+  M.DataLoadingNs = median(DataLoading);
+  M.StartupNs = median(Startup);
+  M.ProfilerNs = median(Profiler);
   M.UnrecordedNs = median(Unrecorded);
   M.UnlinkedNs = median(Unlinked);
   return M;
@@ -358,6 +364,13 @@ void detect::describeIdleSplit(const analysis::IdleBreakdown &B, int64_t Of,
   Values["wait_idle"] = dur(B.HostWaitNs);
   Values["queued_idle"] = dur(B.UnrecordedNs);
   Values["unlinked_idle"] = dur(B.UnlinkedNs);
+  std::string More;
+  for (auto [Ns, What] : {std::pair{B.DataLoadingNs, "data loading {0} (D001)"},
+                          {B.StartupNs, "start-up {0} (U001)"},
+                          {B.ProfilerNs, "profiler {0} (U004)"}})
+    if (Ns > 0)
+      More += ", " + llvm::formatv(What, dur(Ns).text()).str();
+  Values["more_causes"] = More;
 }
 
 void detect::noteUnlinkedIdle(Detection &Det, const analysis::IdleBreakdown &B,

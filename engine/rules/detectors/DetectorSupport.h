@@ -287,15 +287,18 @@ analysis::IdleOptions launchPathIdleOptions(const RuleOptions &Opts);
 /// Device idle time by cause (IdleBreakdown's figures) in each measured
 /// window, parallel to MeasureWindows::Ranges.
 struct IdleSplits {
-  std::vector<int64_t> Idle, Launch, HostWait, HostOther, Unrecorded, Unlinked;
+  std::vector<int64_t> Idle, Launch, HostWait, HostOther, DataLoading, Startup,
+      Profiler, Unrecorded, Unlinked;
   void add(const analysis::IdleBreakdown &B);
   /// The median of each figure over the windows (no gaps).
   analysis::IdleBreakdown medians() const;
 };
 
 /// Sets the placeholders of an idle split that L001, L002 and L004 share:
-/// {idle}, {idle_share} (of \p Of), {wait_idle}, {queued_idle} and
-/// {unlinked_idle}.
+/// {idle}, {idle_share} (of \p Of), {wait_idle}, {queued_idle},
+/// {unlinked_idle} and {more_causes}: ", data loading 1 ms (D001), start-up
+/// 32 ms (U001), profiler 500 us (U004)" for those that are not zero, so
+/// that the parts a finding lists add up to its idle time.
 void describeIdleSplit(const analysis::IdleBreakdown &B, int64_t Of,
                        std::map<std::string, Value> &Values);
 

@@ -72,6 +72,37 @@ TEST(LaunchBoundDetector, FiresOnShortKernelsBehindTheLaunchPath) {
   EXPECT_DOUBLE_EQ(D.Confidence, 0.8);
 }
 
+TEST(LaunchBoundDetector, TheSplitItShowsAddsUpWithTheProfilersPart) {
+  // The launch-bound steps, with a 30 us profiler buffer flush on a track
+  // of its own in every step, over part of the 45 us gap between kernels 9
+  // and 10 ([465, 510) us from the step's start): 30 us of each step's
+  // idle is the profiler's, and the evidence names it.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  uint32_t Flush = M.host(2);
+  for (int K = 0; K < 4; ++K) {
+    int64_t T0 = K * Ms;
+    M.step(K + 1, T0, T0 + Ms);
+    M.add(Flush, EventKind::Overhead, "CUPTI Buffer Flush", T0 + 470 * Us,
+          T0 + 500 * Us);
+    for (int I = 0; I < 20; ++I) {
+      int64_t C = T0 + 50 * I * Us;
+      M.op("aten::add", C, C + 12 * Us);
+      M.launch(S, "add_kernel", C + 1 * Us, C + 10 * Us, C + 10 * Us,
+               C + 15 * Us);
+    }
+  }
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  IdleBreakdown B = Ctx.attributeIdle(0, Ctx.steps()[1].Range);
+  EXPECT_EQ(B.ProfilerNs, 30 * Us);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run("L001", Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out[0].Values.at("more_causes").text(), ", profiler 30 us (U004)");
+  EXPECT_EQ(Out[0].Values.at("launch_idle").text(), "870 us");
+}
+
 TEST(LaunchBoundDetector, QuietWhenShortKernelsKeepTheDeviceBusy) {
   // 78 % of the kernels are 5 us long, yet the host launches every 10 us
   // and the first 11 kernels take 70 us: work queues up and the device is
