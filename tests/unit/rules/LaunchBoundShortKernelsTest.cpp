@@ -26,13 +26,19 @@ namespace {
 /// Every gap ends with work whose launch began at or after the gap's start
 /// and the stretch between two launches is 50 us <= 200 us, so all 900 us
 /// are launch path, except the last step's trailing 35 us, which no later
-/// work ends (unlinked).
-model::Trace launchBoundTrace(int Steps) {
+/// work ends (unlinked). With \p FlushNs, a profiler buffer flush of that
+/// length on a track of its own from t0 + 470 us in every step, inside the
+/// gap between kernels 9 and 10 ([465, 510) us).
+model::Trace launchBoundTrace(int Steps, int64_t FlushNs = 0) {
   TraceMaker M;
   uint32_t S = M.stream(0, 7);
+  uint32_t Flush = FlushNs ? M.host(2) : 0;
   for (int K = 0; K < Steps; ++K) {
     int64_t T0 = K * Ms;
     M.step(K + 1, T0, T0 + Ms);
+    if (FlushNs)
+      M.add(Flush, EventKind::Overhead, "CUPTI Buffer Flush", T0 + 470 * Us,
+            T0 + 470 * Us + FlushNs);
     for (int I = 0; I < 20; ++I) {
       int64_t C = T0 + 50 * I * Us;
       M.op("aten::add", C, C + 12 * Us);
@@ -73,26 +79,9 @@ TEST(LaunchBoundDetector, FiresOnShortKernelsBehindTheLaunchPath) {
 }
 
 TEST(LaunchBoundDetector, TheSplitItShowsAddsUpWithTheProfilersPart) {
-  // The launch-bound steps, with a 30 us profiler buffer flush on a track
-  // of its own in every step, over part of the 45 us gap between kernels 9
-  // and 10 ([465, 510) us from the step's start): 30 us of each step's
-  // idle is the profiler's, and the evidence names it.
-  TraceMaker M;
-  uint32_t S = M.stream(0, 7);
-  uint32_t Flush = M.host(2);
-  for (int K = 0; K < 4; ++K) {
-    int64_t T0 = K * Ms;
-    M.step(K + 1, T0, T0 + Ms);
-    M.add(Flush, EventKind::Overhead, "CUPTI Buffer Flush", T0 + 470 * Us,
-          T0 + 500 * Us);
-    for (int I = 0; I < 20; ++I) {
-      int64_t C = T0 + 50 * I * Us;
-      M.op("aten::add", C, C + 12 * Us);
-      M.launch(S, "add_kernel", C + 1 * Us, C + 10 * Us, C + 10 * Us,
-               C + 15 * Us);
-    }
-  }
-  model::Trace T = M.finish();
+  // A 30 us profiler flush in every step: 30 us of each step's idle is the
+  // profiler's, and the evidence names it beside the launch path's 870 us.
+  model::Trace T = launchBoundTrace(4, 30 * Us);
   TraceIndex Ctx(T);
   IdleBreakdown B = Ctx.attributeIdle(0, Ctx.steps()[1].Range);
   EXPECT_EQ(B.ProfilerNs, 30 * Us);
