@@ -295,7 +295,7 @@ void findLateArrivals(JobAnalysis &J) {
 }
 
 /// Which rank's work bounds the job's step (JobAnalysis::Pacing).
-void findPace(JobAnalysis &J) {
+void findPace(JobAnalysis &J, const JobOptions &Opts) {
   if (!J.ClocksAligned)
     return;
   std::vector<size_t> Slots;
@@ -312,8 +312,14 @@ void findPace(JobAnalysis &J) {
   for (size_t Slot : Slots)
     if (Slot != Pacing)
       Others.push_back(J.Ranks[Slot].workPerStepNs());
-  J.Pacing = Pacing;
+  J.PaceKnown = true;
+  J.MostWorkNs = J.Ranks[Pacing].workPerStepNs();
   J.OthersWorkNs = support::median(Others);
+  const int64_t Floor =
+      std::max<int64_t>({Opts.PaceFloorNs, 3 * J.OffsetSpreadNs,
+                         int64_t(Opts.PaceFloorShare * double(J.MostWorkNs))});
+  if (J.MostWorkNs - J.OthersWorkNs > Floor)
+    J.Pacing = Pacing;
 }
 
 } // namespace
@@ -343,8 +349,15 @@ std::string JobAnalysis::describeTarget() const {
 }
 
 std::string JobAnalysis::describePace() const {
-  if (Pacing == SIZE_MAX)
+  if (!PaceKnown)
     return "";
+  if (Pacing == SIZE_MAX)
+    return llvm::formatv("no rank stands out: the ranks work a median {0} "
+                         "per step outside waits for other ranks, the most "
+                         "{1}",
+                         support::formatDuration(OthersWorkNs),
+                         support::formatDuration(MostWorkNs))
+        .str();
   return llvm::formatv("{0} works {1} per step outside waits for other "
                        "ranks; the median other rank {2}",
                        rankName(Pacing),
@@ -375,7 +388,7 @@ JobAnalysis analysis::analyzeJob(std::vector<RankSummary> Ranks,
   matchCollectives(J);
   alignClocks(J, Opts);
   findLateArrivals(J);
-  findPace(J);
+  findPace(J, Opts);
   // Ranks that meet at collectives have about the same step time; of those
   // tied, the one that sets the pace is the slowest.
   for (size_t Slot = 0; Slot < J.Ranks.size(); ++Slot) {

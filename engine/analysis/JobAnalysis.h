@@ -33,6 +33,12 @@ struct JobOptions {
   /// absolute deviations from a rank's median offset is an outlier (a
   /// collective that does not end together, or a mismatched one).
   int64_t OutlierFloorNs = 50'000;
+  /// A rank sets the pace only when it works more than the median of the
+  /// others by this much, by this share of its work and by three times the
+  /// clock alignment's spread: less is jitter, and naming a rank would
+  /// mislead.
+  int64_t PaceFloorNs = 50'000;
+  double PaceFloorShare = 0.01;
 };
 
 /// One rank of the job, with its clock against the reference rank's.
@@ -148,16 +154,18 @@ struct JobAnalysis {
 
   /// "job step time 12.3 ms (the slowest of 8 ranks, rank 5)".
   std::string describeTarget() const;
-  /// The rank with the most work per step (JobRank::workPerStepNs) among
-  /// the ranks with collectives, once the clocks are aligned: its work
+  /// The work per step (JobRank::workPerStepNs) could be compared: the
+  /// clocks are aligned and at least 2 ranks record collectives.
+  bool PaceKnown = false;
+  /// The rank with the most work per step among the ranks with
+  /// collectives, when it stands out (JobOptions::PaceFloorNs): its work
   /// bounds the job's step from below, and the other ranks fill the
-  /// difference by waiting for it. SIZE_MAX: fewer than 2 such ranks, or
-  /// the clocks are not aligned.
+  /// difference by waiting for it. SIZE_MAX: none stands out, or unknown.
   size_t Pacing = SIZE_MAX;
-  /// The median work per step of the other ranks with collectives.
-  int64_t OthersWorkNs = 0;
+  /// The most work per step of a rank, and the median of the others'.
+  int64_t MostWorkNs = 0, OthersWorkNs = 0;
   /// "rank 2 works 20 ms per step outside waits for other ranks; the median
-  /// other rank 15 ms"; empty when Pacing is unknown.
+  /// other rank 15 ms", or that no rank stands out; empty when !PaceKnown.
   std::string describePace() const;
 
   /// The slot of rank \p Rank, or SIZE_MAX.

@@ -53,7 +53,7 @@ private:
   void writeFacts() {
     H.open("dl", {{"class", "facts"}});
     fact("target", R.Target);
-    if (J.Pacing != SIZE_MAX)
+    if (J.PaceKnown)
       fact("pace", J.describePace());
     fact("clocks", jobClocksText(J));
     fact("matched",

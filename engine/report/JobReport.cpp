@@ -184,7 +184,7 @@ void report::writeJobText(llvm::raw_ostream &OS, const JobAnalysis &J,
      << J.WorldSize << "\n";
   P.label("target");
   OS << R.Target << "\n";
-  if (J.Pacing != SIZE_MAX) {
+  if (J.PaceKnown) {
     P.label("pace");
     OS << J.describePace() << "\n";
   }

@@ -270,6 +270,22 @@ TEST(JobAnalysis, ThePacingRankIsTheOneTheOthersWaitFor) {
       << J.describePace();
 }
 
+TEST(JobAnalysis, NoRankSetsThePaceOfABalancedJob) {
+  // Every rank works its whole 20 ms step: none is named, lest the lowest
+  // rank read as the slow one; 40 us more is still jitter.
+  JobAnalysis J = analysis::analyzeJob(makeJob(4, -1, 0));
+  EXPECT_TRUE(J.PaceKnown);
+  EXPECT_EQ(J.Pacing, SIZE_MAX);
+  EXPECT_EQ(J.describePace(), "no rank stands out: the ranks work a median "
+                              "20 ms per step outside waits for other "
+                              "ranks, the most 20 ms");
+  JobAnalysis Jitter = analysis::analyzeJob(makeJob(4, 1, 40 * Us));
+  EXPECT_EQ(Jitter.Pacing, SIZE_MAX);
+  JobAnalysis Late = analysis::analyzeJob(makeJob(4, 1, 300 * Us));
+  ASSERT_NE(Late.Pacing, SIZE_MAX);
+  EXPECT_EQ(Late.Ranks[Late.Pacing].S.Rank, 1);
+}
+
 TEST(JobAnalysis, NoPaceWithoutAlignedClocks) {
   std::vector<RankSummary> Ranks;
   for (int64_t R = 0; R < 3; ++R) {
@@ -282,6 +298,7 @@ TEST(JobAnalysis, NoPaceWithoutAlignedClocks) {
   }
   JobAnalysis J = analysis::analyzeJob(std::move(Ranks));
   EXPECT_FALSE(J.ClocksAligned);
+  EXPECT_FALSE(J.PaceKnown);
   EXPECT_EQ(J.Pacing, SIZE_MAX);
   EXPECT_EQ(J.describePace(), "");
 }
