@@ -2,11 +2,11 @@
 #include "analysis/Startup.h"
 
 #include "analysis/TraceIndex.h"
+#include "support/Statistics.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
 #include <map>
@@ -46,78 +46,77 @@ constexpr int64_t ModuleLoadLaunchRatio = 10;
 /// SlowStartupCallNs long, the kernel's first launch in the trace, and
 /// ModuleLoadLaunchRatio times the median of the kernel's other launches
 /// (of every other launch call in the trace when the kernel is launched
-/// once; none to compare with: start-up). Lazy loading (CUDA's, HIP's code
-/// objects) slows only a kernel's first launch; launches that all take a
-/// millisecond pay for their submission every time, which is the launch
-/// path, not start-up. A slow launch with no device work cannot be tied to
-/// a kernel and counts as start-up.
+/// once).
+/// Lazy loading (CUDA's, HIP's code objects) slows only a kernel's first
+/// launch; launches that all take a millisecond pay for their submission
+/// every time, which is the launch path, not start-up. A slow launch with
+/// no device work cannot be tied to a kernel and counts as start-up.
 static llvm::DenseSet<uint32_t> moduleLoadingLaunches(const TraceIndex &Ctx) {
   const model::Trace &T = Ctx.trace();
+  auto IsSlowLaunch = [&](const Event &E) {
+    return isApiCall(E) && E.Duration >= SlowStartupCallNs &&
+           Ctx.is(E, NC::LaunchCall);
+  };
   llvm::DenseSet<uint32_t> Slow;
-  for (const model::Lane &L : T.Lanes) {
-    if (L.Kind != model::LaneKind::HostThread)
-      continue;
-    for (uint32_t I = L.Begin; I < L.End; ++I) {
-      const Event &E = T.Events[I];
-      if (isApiCall(E) && E.Duration >= SlowStartupCallNs &&
-          Ctx.is(E, NC::LaunchCall))
-        Slow.insert(I);
-    }
-  }
+  for (const model::Lane &L : T.Lanes)
+    if (L.Kind == model::LaneKind::HostThread)
+      for (uint32_t I = L.Begin; I < L.End; ++I)
+        if (IsSlowLaunch(T.Events[I]))
+          Slow.insert(I);
   if (Slow.empty())
     return Slow;
   // Each launch call's first device work names its kernel.
-  llvm::DenseMap<uint32_t, model::StringId> KernelOf;
+  llvm::DenseSet<uint32_t> Tied;
   std::vector<int64_t> AllLaunches;
-  llvm::DenseMap<model::StringId, llvm::SmallVector<uint32_t, 4>> Launches;
+  llvm::DenseMap<model::StringId, std::vector<uint32_t>> Launches;
   for (const Event &E : T.Events) {
     if (!model::isDeviceWork(E.Kind))
       continue;
     uint32_t L = T.launchOf(E);
-    if (L != model::NoIndex && KernelOf.try_emplace(L, E.Name).second) {
+    if (L != model::NoIndex && Tied.insert(L).second) {
       Launches[E.Name].push_back(L);
       AllLaunches.push_back(T.Events[L].Duration);
     }
   }
-  auto Median = [](llvm::SmallVectorImpl<int64_t> &V) {
-    auto Mid = V.begin() + V.size() / 2;
-    std::nth_element(V.begin(), Mid, V.end());
-    return *Mid;
+  // The median of every launch but one of length D (a kernel launched once
+  // against all the others), from one sort: -1 when there is no other.
+  llvm::sort(AllLaunches);
+  auto MedianOfOthers = [&](int64_t D) -> int64_t {
+    const size_t N = AllLaunches.size() - 1;
+    if (!N)
+      return -1;
+    const size_t Skip =
+        std::lower_bound(AllLaunches.begin(), AllLaunches.end(), D) -
+        AllLaunches.begin();
+    auto At = [&](size_t K) { return AllLaunches[K < Skip ? K : K + 1]; };
+    if (N % 2)
+      return At(N / 2);
+    const int64_t Lower = At(N / 2 - 1), Upper = At(N / 2);
+    return Lower + (Upper - Lower) / 2;
   };
   llvm::DenseSet<uint32_t> Loading;
-  for (uint32_t I : Slow) {
-    auto K = KernelOf.find(I);
-    if (K == KernelOf.end()) {
+  for (uint32_t I : Slow)
+    if (!Tied.contains(I))
       Loading.insert(I);
+  // Only a kernel's first launch can load its module.
+  for (auto &[Kernel, Calls] : Launches) {
+    auto Earlier = [&](uint32_t A, uint32_t B) {
+      return std::pair(T.Events[A].Start, A) < std::pair(T.Events[B].Start, B);
+    };
+    const uint32_t First =
+        *std::min_element(Calls.begin(), Calls.end(), Earlier);
+    if (!Slow.contains(First))
       continue;
-    }
-    const Event &Call = T.Events[I];
-    llvm::SmallVector<int64_t, 8> Others;
-    bool First = true;
-    for (uint32_t J : Launches[K->second]) {
-      if (J == I)
-        continue;
-      const Event &Other = T.Events[J];
-      First &= Call.Start < Other.Start || (Call.Start == Other.Start && I < J);
-      Others.push_back(Other.Duration);
-    }
-    if (!First)
-      continue;
-    if (Others.empty()) {
-      // Launched once: compare with every other launch in the trace.
-      bool Skipped = false;
-      for (int64_t D : AllLaunches) {
-        if (!Skipped && D == Call.Duration) {
-          Skipped = true;
-          continue;
-        }
-        Others.push_back(D);
-      }
-    }
-    if (!Others.empty() &&
-        Call.Duration < ModuleLoadLaunchRatio * Median(Others))
-      continue;
-    Loading.insert(I);
+    const int64_t D = T.Events[First].Duration;
+    std::vector<int64_t> Others;
+    for (uint32_t J : Calls)
+      if (J != First)
+        Others.push_back(T.Events[J].Duration);
+    const int64_t Usual =
+        Others.empty() ? MedianOfOthers(D) : support::medianInPlace(Others);
+    // Nothing to compare with: a lone slow launch is start-up.
+    if (Usual < 0 || D >= ModuleLoadLaunchRatio * Usual)
+      Loading.insert(First);
   }
   return Loading;
 }
