@@ -11,7 +11,8 @@
 // slow node's host) are N004's, so no lateness is reported twice.
 //
 // The impact is the explained lateness summed over the rank's collectives in
-// steady steps, per step.
+// steady steps, per step. There is no floor beyond min-late, as for N004:
+// every arrival that late is reported by exactly one of the two rules.
 //
 //===----------------------------------------------------------------------===//
 #include "analysis/JobAnalysis.h"
@@ -51,8 +52,6 @@ Outcome rules::runComputeImbalance(const JobAnalysis &J,
         "no collective of a steady step has its compute time on two or more "
         "ranks (older summaries have no compute_ns on their collective "
         "lines)");
-  const int64_t Floor = int64_t(Opts.number("min-share-of-step") *
-                                double(std::max<int64_t>(1, J.StepNs)));
   for (auto &[Slot, List] : ByRank) {
     int64_t Sum = 0, Late = 0;
     const JobCollective *Worst = List.front();
@@ -63,8 +62,6 @@ Outcome rules::runComputeImbalance(const JobAnalysis &J,
         Worst = M;
     }
     const int64_t Impact = J.perStep(Sum);
-    if (Impact < Floor)
-      continue;
     Detection Det;
     auto &V = Det.Values;
     V["rank"] = J.rankName(Slot);

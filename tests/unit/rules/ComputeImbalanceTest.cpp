@@ -56,6 +56,20 @@ TEST(ComputeImbalance, HalfExplainedIsComputeLessIsNot) {
   }
 }
 
+TEST(ComputeImbalance, ASmallExplainedLatenessIsStillReportedOnce) {
+  // 300 us of extra compute (1.5 % of the 20 ms step): over min-late, so
+  // the arrival is reported, by N007 and not by N004; nothing falls
+  // between the two rules.
+  analysis::JobAnalysis J =
+      analysis::analyzeJob(makeJob(4, 3, 300 * Us, 1, /*ByCompute=*/true));
+  std::vector<rules::Detection> N4, N7;
+  ASSERT_EQ(run("N004", J, N4), "");
+  ASSERT_EQ(run("N007", J, N7), "");
+  EXPECT_TRUE(N4.empty());
+  ASSERT_EQ(N7.size(), 1u);
+  EXPECT_NEAR(double(N7[0].ImpactNs), double(300 * Us), 10.0 * Us);
+}
+
 TEST(ComputeImbalance, HostWorkLatenessIsNotCompute) {
   // Rank 3 is as late, from host work: its compute matches the others'.
   analysis::JobAnalysis J = analysis::analyzeJob(makeJob(4, 3, 2 * Ms));
