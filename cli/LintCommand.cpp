@@ -370,6 +370,14 @@ int tracelint::cli::runLint() {
   return runLintOn(std::vector<std::string>(Inputs.begin(), Inputs.end()));
 }
 
+/// The options of the HTML page.
+static report::HtmlOptions htmlOptions() {
+  report::HtmlOptions O;
+  O.ToolVersion = TRACELINT_VERSION;
+  O.LongNames = LongNames;
+  return O;
+}
+
 /// The options of the SARIF, JUnit and Markdown writers.
 static report::WriterOptions writerOptions() {
   report::WriterOptions WOpts;
@@ -466,6 +474,12 @@ static std::string knownLine(size_t Known, llvm::StringRef What) {
 /// `lint --job`: every input a rank; the job's findings, then the ranks'.
 static int runLintJob(const std::vector<std::string> &Inputs,
                       const RuleSetup &Setup) {
+  if (!AnnotatePath.empty()) {
+    reportError("--annotate writes one trace with its findings; a job's "
+                "findings span ranks: use --format html for the job, or "
+                "--annotate on one rank without --job");
+    return ExitUsage;
+  }
   auto Baseline = baselineChoice();
   if (!Baseline) {
     reportError(llvm::toString(Baseline.takeError()));
@@ -529,9 +543,7 @@ static int runLintJob(const std::vector<std::string> &Inputs,
     } else if (OutputFormat == Format::Markdown) {
       report::writeLintMarkdown(OS, Outcomes(), In.Errors, WOpts);
     } else if (OutputFormat == Format::Html) {
-      report::HtmlOptions HtmlOpts;
-      HtmlOpts.ToolVersion = TRACELINT_VERSION;
-      HtmlOpts.LongNames = LongNames;
+      const report::HtmlOptions HtmlOpts = htmlOptions();
       report::writeLintHtmlDocument(
           OS, {report::jobHtmlSection(Job, Result, HtmlOpts)}, In.Errors,
           HtmlOpts);
@@ -568,9 +580,7 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
   }
   int Exit = ExitOk;
   report::TextOptions TextOpts = textOptions();
-  report::HtmlOptions HtmlOpts;
-  HtmlOpts.ToolVersion = TRACELINT_VERSION;
-  HtmlOpts.LongNames = LongNames;
+  const report::HtmlOptions HtmlOpts = htmlOptions();
   std::vector<std::string> Reports; // text reports, JSON objects, HTML parts
   std::vector<report::InputError> Errors;
   std::vector<report::LintOutcome> Outcomes;
