@@ -57,11 +57,7 @@ void report::writeCollectiveSwimlane(HtmlBuilder &H, const JobAnalysis &J,
   // on round offsets.
   TimeAxis Rel{-Pad, End - First + Pad, LabelWidth + 10,
                SvgWidth - LabelWidth - 20};
-  struct {
-    const TimeAxis &A;
-    int64_t First;
-    double x(int64_t T) const { return A.x(T - First); }
-  } Axis{Rel, First};
+  auto X = [&](int64_t T) { return Rel.x(T - First); };
   const double Height =
       AxisHeight + 4 + double(Lanes.size()) * (LaneHeight + LaneGap) + 2;
   const int64_t Arrive = M.Start[M.Last];
@@ -81,7 +77,7 @@ void report::writeCollectiveSwimlane(HtmlBuilder &H, const JobAnalysis &J,
     const int64_t Wait = M.waitOf(Slot);
     auto Box = [&](int64_t From, int64_t To, llvm::StringRef Class,
                    const std::string &Title) {
-      double X0 = Axis.x(From), X1 = Axis.x(To);
+      double X0 = X(From), X1 = X(To);
       H.open("g", {{"class", Class.str()}});
       H.element("title", Title);
       H.empty("rect", {{"x", svgNumber(X0)},
@@ -108,8 +104,8 @@ void report::writeCollectiveSwimlane(HtmlBuilder &H, const JobAnalysis &J,
   H.open("g", {{"class", "sw-arrive"}});
   H.element("title",
             J.rankName(M.Last) + " arrives at " + relative(Arrive - First));
-  H.empty("line", {{"x1", svgNumber(Axis.x(Arrive))},
-                   {"x2", svgNumber(Axis.x(Arrive))},
+  H.empty("line", {{"x1", svgNumber(X(Arrive))},
+                   {"x2", svgNumber(X(Arrive))},
                    {"y1", svgNumber(AxisHeight - 2)},
                    {"y2", svgNumber(Height)}});
   H.close();

@@ -56,12 +56,7 @@ private:
     if (J.PaceKnown)
       fact("pace", J.describePace());
     fact("clocks", jobClocksText(J));
-    fact("matched",
-         llvm::formatv("{0} collective{1} by {2}; {3} not found on every rank",
-                       J.Collectives.size(),
-                       J.Collectives.size() == 1 ? "" : "s", J.MatchedBy,
-                       J.Mismatched)
-             .str());
+    fact("matched", jobMatchedText(J));
     if (!J.Problems.empty()) {
       H.element("dt", "problems");
       H.open("dd");
@@ -124,15 +119,11 @@ private:
     H.open("ul", {{"class", "folded"}});
     for (size_t I = 0; I < Folded.size() && I < MaxRows; ++I) {
       const FoldedFinding &F = Folded[I];
-      std::string Line = llvm::formatv(
-          "{0} [{1}] {2} {3}, impact median {4}", F.Code, F.Name, F.Severity,
-          foldedOnRanks(F, J), formatDuration(F.MedianImpactNs));
-      if (F.Ranks.size() > 1)
-        Line += llvm::formatv(" (up to {0} on rank {1})",
-                              formatDuration(F.MaxImpactNs), F.MaxRank)
-                    .str();
       H.open("li");
-      writeShown(H, Line + ": " + F.Subject, O.LongNames);
+      writeShown(H,
+                 F.Code + " [" + F.Name + "] " + F.Severity + " " +
+                     foldedSpread(F, J) + ": " + F.Subject,
+                 O.LongNames);
       H.close();
     }
     H.close();

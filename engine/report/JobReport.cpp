@@ -104,6 +104,23 @@ void writeFindingText(llvm::raw_ostream &OS, const rules::Finding &F,
 
 } // namespace
 
+std::string report::foldedSpread(const FoldedFinding &F, const JobAnalysis &J) {
+  std::string Text = foldedOnRanks(F, J) + ", impact median " +
+                     formatDuration(F.MedianImpactNs);
+  if (F.Ranks.size() > 1)
+    Text += " (up to " + formatDuration(F.MaxImpactNs) + " on rank " +
+            std::to_string(F.MaxRank) + ")";
+  return Text;
+}
+
+std::string report::jobMatchedText(const JobAnalysis &J) {
+  return llvm::formatv("{0} collective{1} by {2}; {3} not found on every rank",
+                       J.Collectives.size(),
+                       J.Collectives.size() == 1 ? "" : "s", J.MatchedBy,
+                       J.Mismatched)
+      .str();
+}
+
 std::string report::jobClocksText(const JobAnalysis &J) {
   if (J.Reference == SIZE_MAX)
     return "not aligned: no rank records a collective; the trace clocks are "
@@ -191,9 +208,7 @@ void report::writeJobText(llvm::raw_ostream &OS, const JobAnalysis &J,
   P.label("clocks");
   OS << jobClocksText(J) << "\n";
   P.label("matched");
-  OS << J.Collectives.size() << " collective"
-     << (J.Collectives.size() == 1 ? "" : "s") << " by " << J.MatchedBy << "; "
-     << J.Mismatched << " not found on every rank\n";
+  OS << jobMatchedText(J) << "\n";
   for (const std::string &Problem : J.Problems) {
     P.label("problem");
     OS << sanitized(Problem) << "\n";
@@ -295,12 +310,7 @@ void report::writeJobText(llvm::raw_ostream &OS, const JobAnalysis &J,
       P.severity(*S);
     else
       OS << sanitized(F.Severity);
-    OS << " " << foldedOnRanks(F, J) << ", impact median "
-       << formatDuration(F.MedianImpactNs);
-    if (F.Ranks.size() > 1)
-      OS << " (up to " << formatDuration(F.MaxImpactNs) << " on rank "
-         << F.MaxRank << ")";
-    OS << ": " << shown(F.Subject, O) << "\n";
+    OS << " " << foldedSpread(F, J) << ": " << shown(F.Subject, O) << "\n";
   }
   size_t Warn = 0;
   for (const rules::Finding &F : R.Findings)
@@ -347,11 +357,11 @@ report::jobOutcomes(const JobAnalysis &J, const rules::JobLintResult &R,
   const size_t Fallback = J.Reference == SIZE_MAX ? 0 : J.Reference;
   for (size_t I = 0; I < R.Findings.size(); ++I) {
     const rules::Finding &F = R.Findings[I];
-    size_t Slot = SIZE_MAX;
-    llvm::StringRef Subject = F.Subject;
-    int64_t Rank = -1;
-    if (Subject.consume_front("rank ") && !Subject.getAsInteger(10, Rank))
-      Slot = J.slotOf(Rank);
+    // The rank a job finding names is the late rank of its collective.
+    size_t Slot =
+        F.Collective >= 0 && size_t(F.Collective) < J.Collectives.size()
+            ? J.Collectives[F.Collective].Last
+            : SIZE_MAX;
     LintOutcome &O = Outcome(Slot == SIZE_MAX ? Fallback : Slot);
     O.Result.Findings.push_back(F);
     if (I < States.size())

@@ -38,8 +38,17 @@ std::vector<FoldedFinding> foldRankFindings(const analysis::JobAnalysis &Job);
 std::string foldedOnRanks(const FoldedFinding &F,
                           const analysis::JobAnalysis &Job);
 
+/// foldedOnRanks() with the impact's median and largest: "on 4 of 4 ranks,
+/// impact median 6 ms (up to 7 ms on rank 2)".
+std::string foldedSpread(const FoldedFinding &F,
+                         const analysis::JobAnalysis &Job);
+
 /// How the ranks' clocks were aligned, one line.
 std::string jobClocksText(const analysis::JobAnalysis &Job);
+
+/// How the collectives were matched: "8 collectives by order per process
+/// group and kind; 0 not found on every rank".
+std::string jobMatchedText(const analysis::JobAnalysis &Job);
 
 /// The text report of a job (TextOptions: Verbose shows every section of
 /// the job findings and every rank and collective; Top limits the tables).
@@ -48,7 +57,8 @@ void writeJobText(llvm::raw_ostream &OS, const analysis::JobAnalysis &Job,
                   llvm::ArrayRef<InputError> Errors, const TextOptions &Opts);
 
 /// The job's findings as the per-trace writers (SARIF, JUnit, Markdown)
-/// take them: one outcome per rank that a finding names ("rank 7"), its
+/// take them: one outcome per rank that a finding names (the late rank of
+/// its collective, Finding::Collective), its
 /// input being that rank's trace, so that a SARIF result points at the
 /// trace to read. Without findings, one outcome for the reference rank, so
 /// that JUnit still lists the job rules as passed. \p RulesRun: the job

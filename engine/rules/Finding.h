@@ -52,8 +52,8 @@ struct Detection {
   std::string Window;
   std::vector<ExampleEvent> Examples;
   /// A job finding's collective: its index in JobAnalysis::Collectives (the
-  /// one the evidence names; the HTML report draws its per-rank lanes), or
-  /// -1.
+  /// one the evidence names, whose late rank is the rank the finding is
+  /// about; the HTML report draws its per-rank lanes), or -1.
   int64_t Collective = -1;
   /// Overrides the rule's default severity (e.g. a teardown flush is info).
   std::optional<Severity> SeverityOverride;

@@ -18,6 +18,38 @@ using analysis::RankSummary;
 
 namespace {
 
+/// \p S as `summarize` writes it.
+std::string summaryText(const RankSummary &S) {
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  analysis::writeRankSummary(OS, S);
+  OS.flush();
+  return Text;
+}
+
+/// \p Text with the fields \p Keys taken out of every line: a summary
+/// written before those fields existed.
+std::string withoutFields(llvm::StringRef Text,
+                          std::initializer_list<llvm::StringRef> Keys) {
+  std::string Old;
+  for (llvm::StringRef Line : llvm::split(Text, '\n')) {
+    std::string L = Line.str();
+    for (llvm::StringRef Key : Keys) {
+      size_t At = L.find(("\"" + Key + "\":").str());
+      if (At == std::string::npos)
+        continue;
+      size_t End = L.find_first_of(",}", At);
+      if (L[End] == ',')
+        ++End; // and its comma
+      else if (At > 0 && L[At - 1] == ',')
+        --At; // the last field: the comma before it
+      L.erase(At, End - At);
+    }
+    Old += L + "\n";
+  }
+  return Old;
+}
+
 bool anyProblem(const JobAnalysis &J, llvm::StringRef Needle) {
   for (const std::string &P : J.Problems)
     if (llvm::StringRef(P).contains(Needle))
@@ -170,10 +202,7 @@ TEST(SummaryFormat, StartupAndProfilerIdleRoundTripAndMayBeAbsent) {
   ASSERT_GE(S.Steps.size(), 2u);
   S.Steps[1].Idle.StartupNs = 1234;
   S.Steps[1].Idle.ProfilerNs = 567;
-  std::string Text;
-  llvm::raw_string_ostream OS(Text);
-  analysis::writeRankSummary(OS, S);
-  OS.flush();
+  std::string Text = summaryText(S);
   analysis::SummaryFile F = analysis::readRankSummaries(Text, "r1");
   ASSERT_TRUE(F.Errors.empty()) << F.Errors.front();
   ASSERT_EQ(F.Ranks.size(), 1u);
@@ -181,19 +210,9 @@ TEST(SummaryFormat, StartupAndProfilerIdleRoundTripAndMayBeAbsent) {
   EXPECT_EQ(F.Ranks[0].Steps[1].Idle.ProfilerNs, 567);
   // A summary written before the two fields existed (same version) reads,
   // with nothing in either.
-  std::string Old;
-  for (llvm::StringRef Line : llvm::split(Text, '\n')) {
-    std::string L = Line.str();
-    for (llvm::StringRef Key : {"\"startup_ns\":", "\"profiler_ns\":"}) {
-      size_t At = L.find(Key.str());
-      if (At == std::string::npos)
-        continue;
-      size_t End = L.find_first_of(",}", At);
-      L.erase(At, End - At + (L[End] == ',' ? 1 : 0));
-    }
-    Old += L + "\n";
-  }
+  std::string Old = withoutFields(Text, {"startup_ns", "profiler_ns"});
   ASSERT_EQ(Old.find("startup_ns"), std::string::npos);
+  ASSERT_EQ(Old.find("profiler_ns"), std::string::npos);
   analysis::SummaryFile G = analysis::readRankSummaries(Old, "old");
   ASSERT_TRUE(G.Errors.empty()) << G.Errors.front();
   ASSERT_EQ(G.Ranks.size(), 1u);
@@ -321,21 +340,11 @@ TEST(SummaryFormat, ComputeBeforeRoundTripsAndMayBeAbsent) {
   RankSummary S = makeJob(2, -1, 0)[0];
   ASSERT_FALSE(S.Collectives.empty());
   ASSERT_EQ(S.Collectives[0].ComputeBeforeNs, 6 * Ms);
-  std::string Text;
-  llvm::raw_string_ostream OS(Text);
-  analysis::writeRankSummary(OS, S);
-  OS.flush();
+  std::string Text = summaryText(S);
   analysis::SummaryFile F = analysis::readRankSummaries(Text, "r0");
   ASSERT_TRUE(F.Errors.empty()) << F.Errors.front();
   EXPECT_EQ(F.Ranks[0].Collectives[0].ComputeBeforeNs, 6 * Ms);
-  std::string Old;
-  for (llvm::StringRef Line : llvm::split(Text, '\n')) {
-    std::string L = Line.str();
-    size_t At = L.find(",\"compute_ns\":");
-    if (At != std::string::npos)
-      L.erase(At, L.find_first_of(",}", At + 1) - At);
-    Old += L + "\n";
-  }
+  std::string Old = withoutFields(Text, {"compute_ns"});
   ASSERT_EQ(Old.find("compute_ns"), std::string::npos);
   analysis::SummaryFile G = analysis::readRankSummaries(Old, "old");
   ASSERT_TRUE(G.Errors.empty()) << G.Errors.front();
