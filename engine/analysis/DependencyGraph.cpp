@@ -10,6 +10,7 @@
 #include <climits>
 #include <limits>
 #include <new>
+#include <optional>
 
 using namespace tracelint;
 using namespace tracelint::analysis;
@@ -131,149 +132,94 @@ size_t DependencyGraph::firstHostSegmentAfter(uint32_t L, int64_t T) const {
   return Lo;
 }
 
+/// The path category of a host stretch's cause.
+static PathCategory categoryOf(HostCause C) {
+  switch (C) {
+  case HostCause::Wait:
+    return PathCategory::Wait;
+  case HostCause::Profiler:
+    return PathCategory::Profiler;
+  case HostCause::Startup:
+    return PathCategory::Startup;
+  case HostCause::Submission:
+  case HostCause::LaunchPath:
+    return PathCategory::Launch;
+  case HostCause::DataLoading:
+    return PathCategory::DataLoading;
+  case HostCause::Other:
+    return PathCategory::HostOther;
+  case HostCause::Untraced:
+    return PathCategory::HostUntraced;
+  }
+  return PathCategory::HostOther;
+}
+
 void DependencyGraph::buildHost(uint32_t LI) {
   const model::Trace &T = C.trace();
   const model::Lane &L = T.Lanes[LI];
   if (L.End == L.Begin)
     return;
-  std::vector<HostWait> Waits;
-  for (const HostWait &W : C.hostWaits(LI))
-    if (isModelledWait(W) && W.Range.length() > 0)
-      Waits.push_back(W);
+  model::Interval Span{T.Events[L.Begin].Start, T.Events[L.Begin].end()};
+  for (uint32_t I = L.Begin; I < L.End; ++I)
+    Span.End = std::max(Span.End, T.Events[I].end());
+  llvm::ArrayRef<HostWait> AllWaits = C.hostWaits();
 
-  std::vector<int64_t> Points;
-  Points.reserve(2 * (L.End - L.Begin));
-  for (uint32_t I = L.Begin; I < L.End; ++I) {
-    Points.push_back(T.Events[I].Start);
-    Points.push_back(T.Events[I].end());
-  }
-  llvm::sort(Points);
-  Points.erase(std::unique(Points.begin(), Points.end()), Points.end());
-  // Instants strictly inside a wait are not separate steps of the thread:
-  // the wait is one stretch that ends after the awaited work.
-  if (!Waits.empty()) {
-    size_t WI = 0, Out = 0;
-    for (int64_t P : Points) {
-      while (WI < Waits.size() && Waits[WI].Range.End <= P)
-        ++WI;
-      if (WI < Waits.size() && P > Waits[WI].Range.Begin &&
-          P < Waits[WI].Range.End)
-        continue;
-      Points[Out++] = P;
-    }
-    Points.resize(Out);
-  }
-
-  uint32_t First = uint32_t(Time.size());
-  for (int64_t P : Points)
-    addNode(P);
-  HostNodes[LI] = {First, uint32_t(Time.size())};
-  Runs.push_back(HostNodes[LI]);
-  RunLane.push_back(LI);
   // Another thread than the steps' own: its start and its resumptions after
   // idle stretches wait for the step thread (addWakeUpEdges).
   const bool StepThread = llvm::is_contained(StepLanes, LI);
   const bool Helper = !StepLanes.empty() && !StepThread;
+  const uint32_t First = uint32_t(Time.size());
   if (Helper)
     Starts.push_back(First);
 
-  llvm::DenseSet<uint32_t> StepEvents;
-  for (const model::Step &S : T.Steps)
-    if (S.Event != NoIndex)
-      StepEvents.insert(S.Event);
-
-  // Sweep the thread with a stack of open events (parents come before
-  // their children in a lane).
-  std::vector<uint32_t> Stack;
-  // The thread's launch path (TraceIndex::launchPath, the idle split's
-  // definition), walked with the sweep.
-  unsigned LoadersOpen = 0;
-  llvm::ArrayRef<model::Interval> PathParts = C.launchPath(LI).parts();
-  size_t PI = 0;
-  // The thread's profiler activity and start-up work, walked the same way.
-  llvm::ArrayRef<model::Interval> ProfilerParts = C.profilerRanges(LI).parts();
-  llvm::ArrayRef<model::Interval> StartupParts = C.startupRanges(LI).parts();
-  size_t FI = 0, SI = 0;
-  auto Covers = [](llvm::ArrayRef<model::Interval> Parts, size_t &I, int64_t A,
-                   int64_t B) {
-    while (I < Parts.size() && Parts[I].End <= A)
-      ++I;
-    return I < Parts.size() && Parts[I].Begin <= A && B <= Parts[I].End;
-  };
-  uint32_t Next = L.Begin;
-  size_t WI = 0;
-  for (size_t P = 0; P + 1 < Points.size(); ++P) {
-    int64_t A = Points[P], B = Points[P + 1];
-    while (Next < L.End && T.Events[Next].Start <= A) {
-      Stack.push_back(Next);
-      LoadersOpen += C.isDataLoaderRange(T.Events[Next]);
-      ++Next;
-    }
-    while (!Stack.empty() && T.Events[Stack.back()].end() <= A) {
-      LoadersOpen -= C.isDataLoaderRange(T.Events[Stack.back()]);
-      Stack.pop_back();
-    }
-    while (WI < Waits.size() && Waits[WI].Range.End <= A)
-      ++WI;
-    const bool OnLaunchPath = Covers(PathParts, PI, A, B);
-    const bool InProfiler = Covers(ProfilerParts, FI, A, B);
-    const bool InStartup = Covers(StartupParts, SI, A, B);
+  // One node per boundary of the thread's host timeline and one edge per
+  // stretch, added as the timeline is walked (no copy of it is kept). A
+  // modelled wait is one stretch that ends after the awaited work: its
+  // inner instants are not separate steps of the thread.
+  std::optional<HostStretch> Held;
+  auto Flush = [&] {
+    const HostStretch &S = *Held;
+    const int64_t Length = S.Range.length();
     GraphEdge E;
-    E.From = First + uint32_t(P);
-    const uint32_t To = First + uint32_t(P) + 1;
+    E.From = addNode(S.Range.Begin);
     E.Carries = true;
     E.Type = EdgeType::Work;
-    if (WI < Waits.size() && Waits[WI].Range.Begin == A &&
-        Waits[WI].Range.End == B) {
-      E.Category = PathCategory::Wait;
-      E.Subject = Waits[WI].Event;
-    } else {
-      // The same precedence as the idle split (TraceIndex::attributeIdle):
-      // the profiler's own work, then start-up work, then a submission
-      // call, then data loading, then a wait, then the rest of the launch
-      // path (an op's dispatch, the glue between ops), then untraced time
-      // and other host work.
-      const uint32_t In = Stack.empty() ? NoIndex : Stack.back();
-      const Event *Ev = In == NoIndex ? nullptr : &T.Events[In];
-      E.Subject = In;
-      if (InProfiler && !(Ev && C.waitKind(*Ev) != WaitKind::None))
-        E.Category = PathCategory::Profiler;
-      else if (InStartup && !(Ev && C.waitKind(*Ev) != WaitKind::None))
-        E.Category = PathCategory::Startup;
-      else if (Ev &&
-               (Ev->Kind == EventKind::Runtime ||
-                Ev->Kind == EventKind::Driver) &&
-               C.isSubmission(*Ev))
-        E.Category = PathCategory::Launch;
-      else if (LoadersOpen)
-        E.Category = PathCategory::DataLoading;
-      else if (Ev && C.waitKind(*Ev) != WaitKind::None)
-        // Includes an op that reads a device value (aten::item) with no
-        // runtime wait recorded inside: its time is the wait.
-        E.Category = PathCategory::Wait;
-      else if (OnLaunchPath) {
-        E.Category = PathCategory::Launch;
-        // Glue directly under the step range: no event of its own.
-        if (Ev && StepEvents.count(In))
-          E.Subject = NoIndex;
-      } else if (!Ev || StepEvents.count(In)) {
-        E.Category = PathCategory::HostUntraced;
-        E.Subject = NoIndex;
-        // Idle long enough to have waited for the step thread: decided in
-        // addWakeUpEdges.
-        if (!Ev && Helper && B - A >= MinJoinNs)
-          IdleStretches.push_back(Pending.size());
-      } else
-        E.Category = PathCategory::HostOther;
-    }
+    // The cause the host timeline gives the stretch: the same order of
+    // precedence as the idle split (TraceIndex::forEachHostStretch).
+    E.Category = categoryOf(S.Cause);
+    E.Subject = S.Innermost;
+    // Idle long enough to have waited for the step thread: decided in
+    // addWakeUpEdges.
+    if (S.Cause == HostCause::Untraced && Helper && Length >= MinJoinNs)
+      IdleStretches.push_back(Pending.size());
     // Nothing of the step thread's own open: maybe a wait for a helper.
-    if (StepThread && B - A >= MinJoinNs &&
+    if (StepThread && Length >= MinJoinNs &&
         (E.Category == PathCategory::HostUntraced ||
          (E.Category == PathCategory::HostOther &&
           T.Events[E.Subject].Kind == EventKind::Annotation)))
       Joins.push_back(Pending.size());
-    addEdge(To, E);
+    addEdge(E.From + 1, E);
+  };
+  C.forEachHostStretch(LI, Span, [&](const HostStretch &S) {
+    if (Held && S.Cause == HostCause::Wait &&
+        Held->Cause == HostCause::Wait && Held->Wait == S.Wait &&
+        isModelledWait(AllWaits[S.Wait])) {
+      Held->Range.End = S.Range.End;
+      return;
+    }
+    if (Held)
+      Flush();
+    Held = S;
+  });
+  if (Held) {
+    Flush();
+    addNode(Held->Range.End);
+  } else {
+    addNode(Span.Begin); // only instants: one node
   }
+  HostNodes[LI] = {First, uint32_t(Time.size())};
+  Runs.push_back(HostNodes[LI]);
+  RunLane.push_back(LI);
 }
 
 /// The latest instant of the lanes \p Lanes in [Begin, End), or NoIndex.

@@ -356,33 +356,3 @@ llvm::ArrayRef<uint32_t> TraceIndex::dataLoaderEvents() const {
 const model::IntervalSet &TraceIndex::dataLoaderRanges() const {
   return Loading.get([&] { return findDataLoading(); }).Ranges;
 }
-
-const model::IntervalSet &TraceIndex::hostRecorded(uint32_t HostLane) const {
-  const std::vector<model::IntervalSet> &All = Recorded.get([&] {
-    std::vector<model::IntervalSet> Out(T.Lanes.size());
-    for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI) {
-      const model::Lane &L = T.Lanes[LI];
-      if (L.Kind != model::LaneKind::HostThread)
-        continue;
-      std::vector<Interval> Parts;
-      for (uint32_t I = L.Begin; I < L.End; ++I) {
-        const Event &E = T.Events[I];
-        if (E.Duration <= 0 || is(E, model::NameClass::StepMarker))
-          continue;
-        // A step range given by --step is an annotation as long as
-        // the step.
-        if (E.Kind == EventKind::Annotation) {
-          int S = stepAt(E.Start);
-          if (S >= 0 && Steps[size_t(S)].Range.Begin == E.Start &&
-              Steps[size_t(S)].Range.End == E.end())
-            continue;
-        }
-        Parts.push_back({E.Start, E.end()});
-      }
-      Out[LI] = model::IntervalSet::unionOf(std::move(Parts));
-    }
-    return Out;
-  });
-  static const model::IntervalSet None;
-  return HostLane < All.size() ? All[HostLane] : None;
-}

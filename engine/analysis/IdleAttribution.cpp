@@ -6,6 +6,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 
 using namespace tracelint;
@@ -64,143 +65,98 @@ IdleBreakdown TraceIndex::computeIdle(int32_t Device, Interval Window,
       Out.UnrecordedNs += Gap.length() - Latency;
       continue;
     }
-    // The host was late: walk the gap in pieces cut at the launching
-    // thread's submission starts and wait boundaries.
+    // The host was late: walk the gap along the launching thread's host
+    // timeline, cut where L's launch latency runs out.
     llvm::ArrayRef<uint32_t> Subs = submissions(L.Lane);
     llvm::ArrayRef<HostWait> Waits = hostWaits(L.Lane);
-    std::vector<int64_t> Cuts = {Gap.Begin, Gap.End};
-    if (L.end() + Opts.MaxLaunchLatencyNs < Gap.End)
-      Cuts.push_back(std::max(Gap.Begin, L.end() + Opts.MaxLaunchLatencyNs));
-    auto SubFrom = llvm::partition_point(
-        Subs, [&](uint32_t I) { return T.Events[I].Start <= Gap.Begin; });
-    for (auto It = SubFrom; It != Subs.end() && T.Events[*It].Start < Gap.End;
-         ++It)
-      Cuts.push_back(T.Events[*It].Start);
-    auto WaitFrom = llvm::partition_point(
-        Waits, [&](const HostWait &HW) { return HW.Range.End <= Gap.Begin; });
-    for (auto It = WaitFrom; It != Waits.end() && It->Range.Begin < Gap.End;
-         ++It) {
-      if (It->Range.Begin > Gap.Begin)
-        Cuts.push_back(It->Range.Begin);
-      if (It->Range.End < Gap.End)
-        Cuts.push_back(It->Range.End);
-    }
-    // The edges of the launch path, the profiler's activity and start-up
-    // work, so that each piece lies wholly inside each or outside.
-    auto CutAtEdges = [&](const model::IntervalSet &Set) {
-      llvm::ArrayRef<Interval> Parts = Set.parts();
-      for (auto It = llvm::partition_point(
-               Parts, [&](const Interval &I) { return I.End <= Gap.Begin; });
-           It != Parts.end() && It->Begin < Gap.End; ++It) {
-        if (It->Begin > Gap.Begin)
-          Cuts.push_back(It->Begin);
-        if (It->End < Gap.End)
-          Cuts.push_back(It->End);
-      }
-    };
-    const model::IntervalSet &Path = launchPath(L.Lane);
-    const model::IntervalSet &Profiler = profilerRanges(L.Lane);
-    const model::IntervalSet &Startup = startupRanges(L.Lane);
-    CutAtEdges(Path);
-    CutAtEdges(Profiler);
-    CutAtEdges(Startup);
-    llvm::sort(Cuts);
-    Cuts.erase(std::unique(Cuts.begin(), Cuts.end()), Cuts.end());
-
-    bool LIsWait = waitKind(L) != WaitKind::None;
+    const bool LIsWait = waitKind(L) != WaitKind::None;
+    const int64_t HeldFrom = L.end() + Opts.MaxLaunchLatencyNs;
     int64_t LaunchBefore = Out.LaunchNs, WaitBefore = Out.HostWaitNs,
-            OtherBefore = Out.HostOtherNs + Out.DataLoadingNs;
-    std::vector<Interval> OtherPieces;
-    const model::IntervalSet &Loading = dataLoaderRanges();
-    auto Other = [&](const Interval &Piece) {
-      // Other host work inside a data-loader range is data loading (D001's
-      // cause), so that the causes stay exclusive.
-      int64_t Load = Loading.lengthWithin(Piece);
-      Out.DataLoadingNs += Load;
-      Out.HostOtherNs += Piece.length() - Load;
-      if (Opts.KeepGaps) {
-        if (!OtherPieces.empty() && OtherPieces.back().End == Piece.Begin)
-          OtherPieces.back().End = Piece.End;
-        else
-          OtherPieces.push_back(Piece);
-      }
-    };
-    for (size_t C = 0; C + 1 < Cuts.size(); ++C) {
-      Interval Piece{Cuts[C], Cuts[C + 1]};
-      int64_t P = Piece.Begin;
+            OtherBefore = Out.HostOtherNs, UntracedBefore = Out.UntracedNs;
+    std::vector<HostStretch> HostPieces;
+    auto Classify = [&](const HostStretch &S) {
+      const int64_t P = S.Range.Begin, Ns = S.Range.length();
       // After L returned (plus the usual launch latency) the work was
       // submitted but did not start: the device held it back.
-      if (P >= L.end() + Opts.MaxLaunchLatencyNs) {
-        Out.UnrecordedNs += Piece.length();
-        continue;
+      if (P >= HeldFrom) {
+        Out.UnrecordedNs += Ns;
+        return;
       }
-      auto WIt = llvm::partition_point(
-          Waits, [&](const HostWait &HW) { return HW.Range.End <= P; });
-      const bool InWait = (WIt != Waits.end() && WIt->Range.Begin <= P) ||
-                          (P >= L.Start && LIsWait);
-      // The profiler's own work, then one-off start-up work (a slow first
-      // launch that loads its module, a capture that records launches
-      // without running them), before the steady-state causes: the same
-      // precedence as the critical path's host stretches.
-      if (!InWait && Profiler.lengthWithin(Piece) == Piece.length()) {
-        Out.ProfilerNs += Piece.length();
-        continue;
+      switch (S.Cause) {
+      case HostCause::Wait:
+        Out.HostWaitNs += Ns;
+        return;
+      case HostCause::Profiler:
+        Out.ProfilerNs += Ns;
+        return;
+      case HostCause::Startup:
+        Out.StartupNs += Ns;
+        return;
+      default:
+        break;
       }
-      if (!InWait && Startup.lengthWithin(Piece) == Piece.length()) {
-        Out.StartupNs += Piece.length();
-        continue;
-      }
-      // Inside L or just after it: the device waits for this very call.
+      // Inside L or just after it: the device waits for this very call (a
+      // blocking copy's own call is a wait, and so is its latency).
       if (P >= L.Start) {
-        // A blocking copy's own call stages pageable memory: a wait. Any
-        // other submission call is the launch path, however long (the
-        // critical path counts it the same way; a slow first launch that
-        // loads its module is start-up, above).
-        if (LIsWait)
-          Out.HostWaitNs += Piece.length();
-        else
-          Out.LaunchNs += Piece.length();
-        continue;
+        (LIsWait ? Out.HostWaitNs : Out.LaunchNs) += Ns;
+        return;
       }
-      // Inside a wait?
-      if (WIt != Waits.end() && WIt->Range.Begin <= P) {
-        Out.HostWaitNs += Piece.length();
-        continue;
+      switch (S.Cause) {
+      case HostCause::Submission:
+      case HostCause::LaunchPath:
+        Out.LaunchNs += Ns;
+        return;
+      case HostCause::DataLoading:
+        Out.DataLoadingNs += Ns;
+        return;
+      default:
+        break;
       }
-      // On the launch path: dispatching an op that submits work (data
-      // loading when a loader range holds it, as on the critical path).
-      if (Path.lengthWithin(Piece) == Piece.length()) {
-        int64_t Load = Loading.lengthWithin(Piece);
-        Out.DataLoadingNs += Load;
-        Out.LaunchNs += Piece.length() - Load;
-        continue;
-      }
-      // The last submission start and the last wait end at or before P, and
-      // the next submission start after it.
+      // Host work or untraced time: refilling the queue after a wait when
+      // the last event before it was a wait and the next submission follows
+      // within a launch interval; otherwise the thread's own work.
       int64_t PrevSub = INT64_MIN, PrevWaitEnd = INT64_MIN;
       auto SIt = llvm::partition_point(
           Subs, [&](uint32_t I) { return T.Events[I].Start <= P; });
       if (SIt != Subs.begin())
         PrevSub = T.Events[*(SIt - 1)].Start;
+      auto WIt = llvm::partition_point(
+          Waits, [&](const HostWait &HW) { return HW.Range.End <= P; });
       if (WIt != Waits.begin())
         PrevWaitEnd = (WIt - 1)->Range.End;
       int64_t NextSub = SIt == Subs.end() ? L.Start : T.Events[*SIt].Start;
-      if (PrevWaitEnd != INT64_MIN && PrevWaitEnd >= PrevSub) {
-        // Refilling the queue after a wait, unless the host went on to
-        // other work for longer than a launch interval first.
-        if (NextSub - PrevWaitEnd <= Opts.MaxLaunchIntervalNs)
-          Out.HostWaitNs += Piece.length();
-        else
-          Other(Piece);
-        continue;
+      if (PrevWaitEnd != INT64_MIN && PrevWaitEnd >= PrevSub &&
+          NextSub - PrevWaitEnd <= Opts.MaxLaunchIntervalNs) {
+        Out.HostWaitNs += Ns;
+        return;
       }
-      Other(Piece);
-    }
+      (S.Cause == HostCause::Untraced ? Out.UntracedNs : Out.HostOtherNs) +=
+          Ns;
+      if (Opts.KeepGaps) {
+        if (!HostPieces.empty() && HostPieces.back().Range.End == P &&
+            HostPieces.back().Cause == S.Cause &&
+            HostPieces.back().Innermost == S.Innermost)
+          HostPieces.back().Range.End = S.Range.End;
+        else
+          HostPieces.push_back(S);
+      }
+    };
+    forEachHostStretch(L.Lane, Gap, [&](const HostStretch &S) {
+      if (S.Range.Begin < HeldFrom && HeldFrom < S.Range.End) {
+        HostStretch Before = S, After = S;
+        Before.Range.End = After.Range.Begin = HeldFrom;
+        Classify(Before);
+        Classify(After);
+        return;
+      }
+      Classify(S);
+    });
     int64_t Launch = Out.LaunchNs - LaunchBefore;
     if (Opts.KeepGaps)
       Out.GapList.push_back({Gap, W, LI, Launch, Out.HostWaitNs - WaitBefore,
-                             Out.HostOtherNs + Out.DataLoadingNs - OtherBefore,
-                             std::move(OtherPieces)});
+                             Out.HostOtherNs - OtherBefore,
+                             Out.UntracedNs - UntracedBefore,
+                             std::move(HostPieces)});
     if (2 * Launch > Gap.length()) {
       ++Out.LaunchGaps;
       if (Gap.length() > Out.LongestLaunchGap.length()) {
@@ -212,51 +168,148 @@ IdleBreakdown TraceIndex::computeIdle(int32_t Device, Interval Window,
   return Out;
 }
 
+namespace {
+
+/// The causes of a split in one fixed order, so that they can be summed and
+/// divided alike.
+constexpr unsigned NumIdleCauses = 9;
+using IdleCauses = std::array<int64_t, NumIdleCauses>;
+
+template <typename Split> IdleCauses causesOf(const Split &B) {
+  return {B.LaunchNs,  B.HostOtherNs,   B.UntracedNs,
+          B.HostWaitNs, B.DataLoadingNs, B.StartupNs,
+          B.ProfilerNs, B.UnrecordedNs,  B.UnlinkedNs};
+}
+
+void setCauses(TargetIdle &Out, const IdleCauses &C) {
+  Out.LaunchNs = C[0];
+  Out.HostOtherNs = C[1];
+  Out.UntracedNs = C[2];
+  Out.HostWaitNs = C[3];
+  Out.DataLoadingNs = C[4];
+  Out.StartupNs = C[5];
+  Out.ProfilerNs = C[6];
+  Out.UnrecordedNs = C[7];
+  Out.UnlinkedNs = C[8];
+}
+
+/// Divides \p Total among the causes in proportion to \p Weights (largest
+/// remainder first), so that the parts sum to \p Total exactly.
+IdleCauses divide(int64_t Total, const IdleCauses &Weights) {
+  IdleCauses Out{};
+  __int128 Sum = 0;
+  for (int64_t W : Weights)
+    Sum += W;
+  if (Total <= 0 || Sum <= 0)
+    return Out;
+  std::array<__int128, NumIdleCauses> Rest{};
+  int64_t Given = 0;
+  for (unsigned K = 0; K < NumIdleCauses; ++K) {
+    __int128 Scaled = __int128(Total) * Weights[K];
+    Out[K] = int64_t(Scaled / Sum);
+    Rest[K] = Scaled % Sum;
+    Given += Out[K];
+  }
+  for (int64_t Left = Total - Given; Left > 0; --Left) {
+    unsigned Best = 0;
+    for (unsigned K = 1; K < NumIdleCauses; ++K)
+      if (Rest[K] > Rest[Best])
+        Best = K;
+    ++Out[Best];
+    Rest[Best] = -1;
+  }
+  return Out;
+}
+
+/// typicalSplit() over windows of either kind of split.
+template <typename Split>
+TargetIdle typicalOf(int32_t Device, llvm::ArrayRef<int64_t> SpanNs,
+                     llvm::ArrayRef<const Split *> Windows) {
+  TargetIdle Out;
+  Out.Device = Device;
+  if (Windows.empty())
+    return Out;
+  std::vector<int64_t> Span(SpanNs.begin(), SpanNs.end()), Idle;
+  std::array<std::vector<int64_t>, NumIdleCauses> Per;
+  IdleCauses Sum{};
+  for (const Split *B : Windows) {
+    Idle.push_back(B->IdleNs);
+    IdleCauses C = causesOf(*B);
+    for (unsigned K = 0; K < NumIdleCauses; ++K) {
+      Per[K].push_back(C[K]);
+      Sum[K] += C[K];
+    }
+  }
+  // Each cause's median over the windows, scaled so that the causes add up
+  // to the median idle (medians taken one by one need not); when every
+  // median is zero (each window idles for another reason), the windows'
+  // total time per cause sets the proportions instead.
+  IdleCauses Medians{};
+  bool AnyMedian = false;
+  for (unsigned K = 0; K < NumIdleCauses; ++K) {
+    Medians[K] = support::medianInPlace(Per[K]);
+    AnyMedian |= Medians[K] > 0;
+  }
+  Out.SpanNs = Span.empty() ? 0 : support::medianInPlace(Span);
+  Out.IdleNs = support::medianInPlace(Idle);
+  setCauses(Out, divide(Out.IdleNs, AnyMedian ? Medians : Sum));
+  return Out;
+}
+
+} // namespace
+
+TargetIdle analysis::typicalSplit(int32_t Device,
+                                  llvm::ArrayRef<int64_t> SpanNs,
+                                  llvm::ArrayRef<const IdleBreakdown *> Windows) {
+  return typicalOf(Device, SpanNs, Windows);
+}
+
+TargetIdle analysis::typicalSplit(int32_t Device,
+                                  llvm::ArrayRef<const TargetIdle *> Windows) {
+  std::vector<int64_t> Spans;
+  for (const TargetIdle *W : Windows)
+    Spans.push_back(W->SpanNs);
+  return typicalOf(Device, Spans, Windows);
+}
+
+TargetIdle TraceIndex::typicalIdle(int32_t Device,
+                                   const IdleOptions &Opts) const {
+  if (Device < 0 || Windows.Ranges.empty()) {
+    TargetIdle None;
+    None.Device = Device;
+    return None;
+  }
+  std::vector<int64_t> Span;
+  std::vector<const IdleBreakdown *> Splits;
+  for (const Interval &R : Windows.Ranges) {
+    Span.push_back(R.length());
+    Splits.push_back(&attributeIdle(Device, R, Opts));
+  }
+  return typicalSplit(Device, Span, Splits);
+}
+
 const TargetIdle &TraceIndex::targetIdle() const {
   return IdleOfTarget.get([&] {
-    TargetIdle Out;
     // The device with the most busy time stands for the target.
+    int32_t Device = -1;
     int64_t Most = -1;
     for (int32_t D : devices()) {
       int64_t B = deviceBusy(D).lengthWithin(window());
       if (B > Most) {
         Most = B;
-        Out.Device = D;
+        Device = D;
       }
     }
-    if (Out.Device < 0 || Windows.Ranges.empty())
-      return Out;
-    std::vector<int64_t> Span, Idle, Launch, Other, Wait, Loading, Startup,
-        Profiler, Unrec, Unlinked;
-    for (const Interval &R : Windows.Ranges) {
-      const IdleBreakdown &B = attributeIdle(Out.Device, R);
-      Span.push_back(R.length());
-      Idle.push_back(B.IdleNs);
-      Launch.push_back(B.LaunchNs);
-      Other.push_back(B.HostOtherNs);
-      Wait.push_back(B.HostWaitNs);
-      Loading.push_back(B.DataLoadingNs);
-      Startup.push_back(B.StartupNs);
-      Profiler.push_back(B.ProfilerNs);
-      Unrec.push_back(B.UnrecordedNs);
-      Unlinked.push_back(B.UnlinkedNs);
+    if (Device < 0 || Windows.Ranges.empty()) {
+      TargetIdle None;
+      None.Device = Device;
+      return None;
     }
-    // The same median as the rules' splits (support::median), so that the
-    // target line and L001/L002 print the same figures.
-    auto Median = [](std::vector<int64_t> &V) {
-      return support::medianInPlace(V);
-    };
-    Out.SpanNs = Median(Span);
-    Out.IdleNs = Median(Idle);
-    Out.LaunchNs = Median(Launch);
-    Out.HostOtherNs = Median(Other);
-    Out.HostWaitNs = Median(Wait);
-    Out.DataLoadingNs = Median(Loading);
-    Out.StartupNs = Median(Startup);
-    Out.ProfilerNs = Median(Profiler);
-    Out.UnrecordedNs = Median(Unrec);
-    Out.UnlinkedNs = Median(Unlinked);
-    return Out;
+    // With the gaps kept, as the rules that name the host work ask for it:
+    // one cached split serves both.
+    IdleOptions O;
+    O.KeepGaps = true;
+    return typicalIdle(Device, O);
   });
 }
 
@@ -266,14 +319,7 @@ TargetIdle TraceIndex::idleSplit(int32_t Device, Interval Range) const {
   Out.SpanNs = Range.length();
   const IdleBreakdown &B = attributeIdle(Device, Range);
   Out.IdleNs = B.IdleNs;
-  Out.LaunchNs = B.LaunchNs;
-  Out.HostOtherNs = B.HostOtherNs;
-  Out.HostWaitNs = B.HostWaitNs;
-  Out.DataLoadingNs = B.DataLoadingNs;
-  Out.StartupNs = B.StartupNs;
-  Out.ProfilerNs = B.ProfilerNs;
-  Out.UnrecordedNs = B.UnrecordedNs;
-  Out.UnlinkedNs = B.UnlinkedNs;
+  setCauses(Out, causesOf(B));
   return Out;
 }
 

@@ -49,30 +49,24 @@ int64_t RankSummary::medianStepNs() const {
 }
 
 std::string RankSummary::topIdleCause() const {
-  // The medians of the steady steps' parts, as the target's split is.
-  std::vector<int64_t> Launch, Wait, Other, Loading, Startup, Profiler, Unrec;
+  // The typical split of the steady steps, as the target's split is.
+  std::vector<const TargetIdle *> Steady;
   for (const RankStep &S : Steps)
-    if (S.Steady) {
-      Launch.push_back(S.Idle.LaunchNs);
-      Wait.push_back(S.Idle.HostWaitNs);
-      Other.push_back(S.Idle.HostOtherNs);
-      Loading.push_back(S.Idle.DataLoadingNs);
-      Startup.push_back(S.Idle.StartupNs);
-      Profiler.push_back(S.Idle.ProfilerNs);
-      Unrec.push_back(S.Idle.UnrecordedNs);
-    }
-  if (Launch.empty())
+    if (S.Steady)
+      Steady.push_back(&S.Idle);
+  if (Steady.empty())
     return {};
+  const TargetIdle Typical = typicalSplit(Device, Steady);
   const std::pair<const char *, int64_t> Parts[] = {
-      {"launch overhead", support::median(Launch)},
-      {"host waits on the device", support::median(Wait)},
-      {"host work between launches", support::median(Other)},
-      {"data loading", support::median(Loading)},
+      {"launch overhead", Typical.LaunchNs},
+      {"host waits on the device", Typical.HostWaitNs},
+      {"host work between launches", Typical.HostOtherNs},
+      {"host time the trace does not record", Typical.UntracedNs},
+      {"data loading", Typical.DataLoadingNs},
       {"start-up work (compilation, capture, first calls)",
-       support::median(Startup)},
-      {"the profiler's own work", support::median(Profiler)},
-      {"unrecorded dependencies (peers, other streams)",
-       support::median(Unrec)},
+       Typical.StartupNs},
+      {"the profiler's own work", Typical.ProfilerNs},
+      {"unrecorded dependencies (peers, other streams)", Typical.UnrecordedNs},
   };
   const auto *Top = std::max_element(
       std::begin(Parts), std::end(Parts),

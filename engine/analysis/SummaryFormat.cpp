@@ -53,6 +53,7 @@ void analysis::writeRankSummary(llvm::raw_ostream &OS, const RankSummary &S) {
       J.attribute("launch_ns", St.Idle.LaunchNs);
       J.attribute("host_wait_ns", St.Idle.HostWaitNs);
       J.attribute("host_other_ns", St.Idle.HostOtherNs);
+      J.attribute("host_untraced_ns", St.Idle.UntracedNs);
       J.attribute("data_loading_ns", St.Idle.DataLoadingNs);
       J.attribute("startup_ns", St.Idle.StartupNs);
       J.attribute("profiler_ns", St.Idle.ProfilerNs);
@@ -250,6 +251,9 @@ SummaryFile analysis::readRankSummaries(llvm::StringRef Text,
       S.Idle.LaunchNs = F.integer("launch_ns");
       S.Idle.HostWaitNs = F.integer("host_wait_ns");
       S.Idle.HostOtherNs = F.integer("host_other_ns");
+      // Optional within version 1: older summaries count untraced host time
+      // in host_other_ns.
+      S.Idle.UntracedNs = F.optionalInteger("host_untraced_ns", 0);
       S.Idle.DataLoadingNs = F.integer("data_loading_ns");
       S.Idle.StartupNs = F.optionalInteger("startup_ns", 0);
       S.Idle.ProfilerNs = F.optionalInteger("profiler_ns", 0);

@@ -56,8 +56,11 @@ TraceIndex::TraceIndex(const model::Trace &Tr,
                        std::shared_ptr<const model::NameClassifier> N)
     : T(Tr), Names(N ? std::move(N) : model::NameClassifier::builtin()),
       NameBits(Tr.Strings.size()) {
-  for (const model::Step &S : T.Steps)
+  for (const model::Step &S : T.Steps) {
     Steps.push_back({S.Number, {S.Start, S.End}, false});
+    if (S.Event != model::NoIndex)
+      StepEvents.insert(S.Event);
+  }
   llvm::sort(Steps, [](const StepWindow &A, const StepWindow &B) {
     return A.Range.Begin < B.Range.Begin;
   });

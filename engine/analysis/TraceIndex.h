@@ -18,6 +18,7 @@
 #ifndef TRACELINT_ANALYSIS_TRACEINDEX_H
 #define TRACELINT_ANALYSIS_TRACEINDEX_H
 
+#include "analysis/HostTimeline.h"
 #include "analysis/PathCategory.h"
 #include "analysis/Producer.h"
 #include "analysis/RoundTrips.h"
@@ -30,6 +31,8 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <array>
 #include <atomic>
@@ -131,9 +134,11 @@ struct AttributedGap {
   model::Interval Range;
   uint32_t Work = model::NoIndex;   ///< the device work that ends the gap
   uint32_t Launch = model::NoIndex; ///< the call that submitted it
-  int64_t LaunchNs = 0, HostWaitNs = 0, HostOtherNs = 0;
-  /// The pieces of the gap counted as HostOther, in order.
-  std::vector<model::Interval> OtherPieces;
+  int64_t LaunchNs = 0, HostWaitNs = 0, HostOtherNs = 0, UntracedNs = 0;
+  /// The pieces of the gap counted as host work or untraced host time
+  /// (HostCause::Other or Untraced, not refilling after a wait), in order,
+  /// each with the innermost event the host timeline names.
+  std::vector<HostStretch> HostPieces;
 };
 
 /// Device idle time split by what held back the device work that ended each
@@ -162,16 +167,20 @@ struct AttributedGap {
 ///      returned, or elsewhere on the thread's launch path (launchPath():
 ///      inside an op that submits device work, or a submission call); idle
 ///      later than MaxLaunchLatencyNs after L returned is Unrecorded;
-///    - DataLoading: inside a data-loader range (dataLoaderRanges()) and not
-///      inside L;
-///    - HostOther: any other host time (Python between ops, CPU compute,
-///      ops that submit nothing).
-/// The critical path (DependencyGraph) uses the same launch path and the
-/// same order of precedence for host time, so `path` and the rules agree.
+///    - DataLoading: inside one of that thread's data-loader ranges;
+///    - HostOther: inside any other recorded host activity (an op that
+///      submits nothing, a Python frame, a runtime call that submits
+///      nothing);
+///    - Untraced: inside no recorded event at all.
+/// Apart from L's own time, the latency after it and the refill after a
+/// wait, each instant's cause is the host timeline's (forEachHostStretch),
+/// which the critical path (DependencyGraph) reads too, so `path` and the
+/// rules agree.
 struct IdleBreakdown {
   int64_t IdleNs = 0; ///< the window minus the device's busy union
-  int64_t LaunchNs = 0, HostWaitNs = 0, HostOtherNs = 0, DataLoadingNs = 0,
-          StartupNs = 0, ProfilerNs = 0, UnrecordedNs = 0, UnlinkedNs = 0;
+  int64_t LaunchNs = 0, HostWaitNs = 0, HostOtherNs = 0, UntracedNs = 0,
+          DataLoadingNs = 0, StartupNs = 0, ProfilerNs = 0, UnrecordedNs = 0,
+          UnlinkedNs = 0;
   uint64_t Gaps = 0;
   /// Host-late gaps that were mostly launch-attributed, and the longest.
   uint64_t LaunchGaps = 0;
@@ -195,18 +204,37 @@ struct DeviceStall {
   int64_t IdleNs = 0;
 };
 
-/// The one split of device idle time in the target: the median over the
-/// steady steps (or the window) of attributeIdle() on the device with the
-/// most busy time, with the default options. lint's target block, `path`
-/// and `stats` show it; the rules that read idle causes read the same
-/// attributeIdle() results.
+/// A split of one device's idle time by cause (IdleBreakdown's figures
+/// without the gaps): typical over the measured windows
+/// (TraceIndex::typicalIdle, TraceIndex::targetIdle), or of one range
+/// (TraceIndex::idleSplit). lint's target line, `path`, `stats` and the
+/// rules that claim an idle cause show the same figures.
 struct TargetIdle {
   int32_t Device = -1; ///< -1: no device work
   int64_t SpanNs = 0;  ///< the median window's length
-  int64_t IdleNs = 0, LaunchNs = 0, HostOtherNs = 0, HostWaitNs = 0,
-          DataLoadingNs = 0, StartupNs = 0, ProfilerNs = 0, UnrecordedNs = 0,
-          UnlinkedNs = 0;
+  int64_t IdleNs = 0, LaunchNs = 0, HostOtherNs = 0, UntracedNs = 0,
+          HostWaitNs = 0, DataLoadingNs = 0, StartupNs = 0, ProfilerNs = 0,
+          UnrecordedNs = 0, UnlinkedNs = 0;
+  /// The sum of the causes: IdleNs, up to rounding.
+  int64_t causesNs() const {
+    return LaunchNs + HostOtherNs + UntracedNs + HostWaitNs + DataLoadingNs +
+           StartupNs + ProfilerNs + UnrecordedNs + UnlinkedNs;
+  }
 };
+
+/// The typical split of per-window splits \p Windows of \p Device (their
+/// windows \p SpanNs long): each cause's median over the windows, scaled so
+/// that the causes add up to the median idle time (medians taken one by one
+/// need not; when all of them are zero, the windows' total per cause sets
+/// the proportions). With one window, or windows alike, each part is that
+/// window's own. The one way the reports and the rules make one figure of
+/// several windows' splits.
+TargetIdle typicalSplit(int32_t Device, llvm::ArrayRef<int64_t> SpanNs,
+                        llvm::ArrayRef<const IdleBreakdown *> Windows);
+/// The same over splits already reduced to figures (each with its span):
+/// the steps of a rank summary.
+TargetIdle typicalSplit(int32_t Device,
+                        llvm::ArrayRef<const TargetIdle *> Windows);
 
 /// Facts about a trace's completeness (computed from ImportStats and links).
 struct TraceQuality {
@@ -398,13 +426,26 @@ public:
   int64_t idleOpenedBy(llvm::ArrayRef<HostWait> Waits,
                        model::Interval Range) const;
 
-  /// The time host lane \p HostLane spent inside recorded events: ops,
-  /// Python frames, annotations and NVTX ranges, runtime and driver calls.
-  /// Step ranges do not count (they say only that a step ran). The rest of
-  /// the lane's time ran code the trace does not record: what the critical
-  /// path calls host-untraced, and what T005 measures under device idle.
-  /// Empty for a device lane.
-  const model::IntervalSet &hostRecorded(uint32_t HostLane) const;
+  // --- The host timeline (analysis/HostTimeline.h) ---------------------
+  /// True for a step range: a ProfilerStep# annotation or the event that
+  /// defines a step (--step). It says only that a step ran.
+  bool isStepRange(uint32_t Event) const;
+  /// True for a host event that says what its thread was doing: any event
+  /// with a duration that is not device work, a marker, a counter, a
+  /// device-side sync record or a step range.
+  bool isRecordedActivity(uint32_t Event) const;
+  /// Calls \p Fn for each stretch of host lane \p HostLane inside \p Range,
+  /// in time order: the range cut at every boundary of the lane's events,
+  /// waits, launch path, profiler work and start-up work, each piece with
+  /// the one cause that the order of HostCause gives it and its innermost
+  /// recorded event. The one definition of what a host thread was doing:
+  /// the idle split, the critical path and the host rules all read it.
+  /// A device lane is one untraced stretch.
+  void forEachHostStretch(uint32_t HostLane, model::Interval Range,
+                          llvm::function_ref<void(const HostStretch &)> Fn) const;
+  /// The time of \p HostLane inside \p Range whose cause is \p C.
+  int64_t hostTimeIn(uint32_t HostLane, HostCause C,
+                     model::Interval Range) const;
 
   // --- Data loading ----------------------------------------------------------
   /// The data-loader ranges (isDataLoaderRange) of the host threads that
@@ -465,9 +506,13 @@ public:
   /// longest idle first, each with its idle time clipped to the range.
   std::vector<DeviceStall> unrecordedStalls(model::Interval Range) const;
 
-  /// The target's idle split (see TargetIdle), computed once: the device
-  /// with the most busy time, each figure the median over the measured
-  /// windows (support::median, as the rules' per-window splits).
+  /// The typical split of \p Device's idle time over the measured windows
+  /// (typicalSplit): the parts add up to the median idle. The rules that
+  /// claim an idle cause (L001, L002, T005, D001, ...) read their figure
+  /// here.
+  TargetIdle typicalIdle(int32_t Device, const IdleOptions &Opts = {}) const;
+  /// The target's idle split (see TargetIdle), computed once: typicalIdle()
+  /// of the device with the most busy time.
   const TargetIdle &targetIdle() const;
   /// The same split for one device over one range (attributeIdle with the
   /// default options): what `path` shows for its target range.
@@ -496,6 +541,7 @@ private:
   TargetKind Target = TargetKind::Window;
   int64_t TargetNs = 0;
   std::vector<StepWindow> Steps;
+  llvm::DenseSet<uint32_t> StepEvents; ///< the events that define steps
   MeasureWindows Windows;
   uint64_t DeviceWork = 0, LaunchCalls = 0, LinkedDeviceWork = 0;
   std::vector<int32_t> DeviceIds;
@@ -528,7 +574,6 @@ private:
   support::Lazy<std::vector<std::vector<uint32_t>>> WorkByDevice;
   support::Lazy<std::vector<uint32_t>> FeederOf; ///< parallel to DeviceIds
   support::Lazy<DataLoading> Loading;
-  support::Lazy<std::vector<model::IntervalSet>> Recorded; ///< per lane
   support::Lazy<StartupWork> Startup;
   support::Lazy<std::string> StartupReason;
   support::Lazy<TeardownWork> Teardown;

@@ -18,6 +18,7 @@ report::idleCauses(const analysis::TargetIdle &I) {
   std::vector<IdleCause> Parts = {
       {I.LaunchNs, "launch path (L001)", "launch"},
       {I.HostOtherNs, "host work (L002)", "host"},
+      {I.UntracedNs, "untraced host (T005)", "untraced"},
       {I.HostWaitNs, "host waits (S001)", "wait"},
       {I.DataLoadingNs, "data loading (D001)", "data"},
       {I.StartupNs, "start-up (U001)", "startup"},
@@ -53,6 +54,7 @@ void report::writeIdleSplitJson(llvm::json::OStream &J,
     J.attribute("idle_ns", I.IdleNs);
     J.attribute("launch_path_ns", I.LaunchNs);
     J.attribute("host_other_ns", I.HostOtherNs);
+    J.attribute("host_untraced_ns", I.UntracedNs);
     J.attribute("host_wait_ns", I.HostWaitNs);
     J.attribute("data_loading_ns", I.DataLoadingNs);
     J.attribute("startup_ns", I.StartupNs);

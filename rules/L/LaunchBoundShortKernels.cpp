@@ -40,7 +40,10 @@ namespace {
 /// The idle split of one device in the measured windows.
 struct DeviceIdle {
   int32_t Device = -1;
-  IdleSplits PerWindow;
+  /// Each measured window's split (its figures only), and their typical
+  /// split (analysis::typicalSplit), the figure the rule claims.
+  std::vector<IdleBreakdown> PerWindow;
+  analysis::TargetIdle Typical;
   IdleBreakdown Total; ///< summed over the windows (for evidence)
   /// Launch-attributed idle per op name (the op that made the late call).
   std::map<std::string, int64_t> ByOp;
@@ -55,6 +58,7 @@ void addFigures(IdleBreakdown &Sum, const IdleBreakdown &B) {
   Sum.LaunchNs += B.LaunchNs;
   Sum.HostWaitNs += B.HostWaitNs;
   Sum.HostOtherNs += B.HostOtherNs;
+  Sum.UntracedNs += B.UntracedNs;
   Sum.UnrecordedNs += B.UnrecordedNs;
   Sum.DataLoadingNs += B.DataLoadingNs;
   Sum.StartupNs += B.StartupNs;
@@ -98,6 +102,7 @@ DeviceIdle collectIdle(const TraceIndex &Ctx, int32_t Device,
           findReportedDecodeLoop(Ctx, Device, DecodeLoopOptions{});
       L && L->Reported)
     F.Decode = std::move(L);
+  std::vector<int64_t> Spans;
   for (const Interval &R : Ctx.measureWindows().Ranges) {
     IdleBreakdown Window;
     for (const Interval &Part : measuredParts(R, F.Decode)) {
@@ -105,9 +110,14 @@ DeviceIdle collectIdle(const TraceIndex &Ctx, int32_t Device,
       addFigures(Window, B);
       addLaunchIdleByOp(Ctx.trace(), B, F.ByOp);
     }
-    F.PerWindow.add(Window);
+    Spans.push_back(R.length());
     addFigures(F.Total, Window);
+    F.PerWindow.push_back(std::move(Window));
   }
+  std::vector<const IdleBreakdown *> Splits;
+  for (const IdleBreakdown &B : F.PerWindow)
+    Splits.push_back(&B);
+  F.Typical = analysis::typicalSplit(Device, Spans, Splits);
   return F;
 }
 
@@ -175,7 +185,7 @@ void addEvidence(const TraceIndex &Ctx, const DeviceIdle &F, int64_t LaunchIdle,
                       support::formatOffset(Ctx.traceOffsetNs(
                           Ctx.trace().Events[F.Decode->FirstWork])))
             .str());
-  if (median(F.PerWindow.HostWait) > LaunchIdle / 2)
+  if (F.Typical.HostWaitNs > LaunchIdle / 2)
     Det.ExtraEvidence.push_back(
         llvm::formatv("host waits also leave the device idle for {0} per "
                       "step (see S001); the launch-path share is counted "
@@ -189,7 +199,7 @@ Detection describeLaunchBound(const TraceIndex &Ctx, const DeviceIdle &F,
                               double MinShare, const IdleOptions &IO) {
   const model::Trace &T = Ctx.trace();
   const int64_t MedWork = median(C.WorkNs), MedInterval = median(C.IntervalNs);
-  const IdleBreakdown M = F.PerWindow.medians();
+  const analysis::TargetIdle &M = F.Typical;
   Detection Det = impactDetection(Ctx, LaunchIdle, MinShare);
   auto &V = Det.Values;
   V["device"] = deviceName(F.Device);
@@ -242,10 +252,10 @@ Outcome rules::runLaunchBoundShortKernels(const TraceIndex &Ctx,
     Devices.push_back(collectIdle(Ctx, D, IO));
   // The device whose launch-attributed idle per step is largest decides.
   const DeviceIdle *F = largestBy(
-      Devices, [](const DeviceIdle &D) { return median(D.PerWindow.Launch); });
+      Devices, [](const DeviceIdle &D) { return D.Typical.LaunchNs; });
   if (!F)
     return Outcome::ran();
-  const int64_t LaunchIdle = std::min(median(F->PerWindow.Launch), Target);
+  const int64_t LaunchIdle = std::min(F->Typical.LaunchNs, Target);
   if (double(LaunchIdle) / double(Target) < MinShare)
     return Outcome::ran();
 

@@ -41,7 +41,8 @@ void describeLoop(const DecodeLoop &L, std::map<std::string, Value> &V) {
       pct(L.TokenNs > 0 ? double(L.TokenBusyNs) / double(L.TokenNs) : 0);
   V["loop_span"] = dur(Span);
   V["reads"] = count(int64_t(L.Reads));
-  describeIdleSplit(L.Idle, Span, V);
+  describeIdleSplit(analysis::typicalSplit(L.Device, {Span}, {&L.Idle}), Span,
+                    V);
   V["launch_idle"] = dur(L.Idle.LaunchNs);
   V["launch_share"] = pct(double(L.Idle.LaunchNs) / double(Span));
   V["other_idle"] = dur(L.Idle.HostOtherNs);

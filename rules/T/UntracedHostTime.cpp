@@ -8,13 +8,13 @@
 // that the host was elsewhere. It is a trace-quality finding with a cost:
 // the idle time is real, and the next step is to record what the host ran.
 //
-// The facts are shared: the trace index's idle split (attributeIdle, with
-// the gaps kept) gives each gap's host-other pieces on the launching
-// thread, and TraceIndex::hostRecorded gives the time that thread spent in
-// recorded events; what is left is untraced. Per steady window the device
-// with the most such idle counts; the median over the windows is the
-// figure, and the critical path's host-untraced category bounds the impact
-// (what-if in the TOML).
+// The facts are shared: the trace index's idle split (attributeIdle, over
+// the host timeline of TraceIndex::forEachHostStretch) gives each gap's
+// untraced pieces on the launching thread, and its typical split over the
+// steady windows (typicalIdle) the figure: the "untraced host (T005)"
+// part of the target line, the same number. The device with the most such
+// idle counts, and the critical path's host-untraced category bounds the
+// impact (what-if in the TOML).
 //
 //===----------------------------------------------------------------------===//
 #include "rules/BuiltinDetectors.h"
@@ -39,41 +39,38 @@ namespace {
 /// The untraced idle time of one device in the measured windows.
 struct DeviceUntraced {
   int32_t Device = -1;
-  std::vector<int64_t> PerWindow;     ///< parallel to the windows
+  int64_t Typical = 0;                ///< typicalIdle()'s untraced part
   std::map<uint32_t, int64_t> ByLane; ///< launching thread -> untraced idle
   int64_t Longest = 0;                ///< the longest untraced stretch
   uint32_t LongestLaunch = model::NoIndex; ///< the launch that ended it
+  uint32_t LongestWork = model::NoIndex;   ///< the work it held back
   int64_t Total = 0;
 };
 
 DeviceUntraced collectDevice(const TraceIndex &Ctx, int32_t Device) {
   const model::Trace &T = Ctx.trace();
-  const MeasureWindows &Win = Ctx.measureWindows();
   analysis::IdleOptions IO;
   IO.KeepGaps = true;
   DeviceUntraced D;
   D.Device = Device;
-  for (const Interval &R : Win.Ranges) {
-    int64_t InWindow = 0;
+  D.Typical = Ctx.typicalIdle(Device, IO).UntracedNs;
+  for (const Interval &R : Ctx.measureWindows().Ranges)
     for (const analysis::AttributedGap &G :
          Ctx.attributeIdle(Device, R, IO).GapList) {
       const uint32_t Lane = T.Events[G.Launch].Lane;
-      const model::IntervalSet &Recorded = Ctx.hostRecorded(Lane);
-      for (const Interval &P : G.OtherPieces) {
-        const int64_t Ns = P.length() - Recorded.lengthWithin(P);
-        if (Ns <= 0)
+      for (const analysis::HostStretch &P : G.HostPieces) {
+        if (P.Cause != analysis::HostCause::Untraced)
           continue;
-        InWindow += Ns;
+        const int64_t Ns = P.Range.length();
+        D.Total += Ns;
         D.ByLane[Lane] += Ns;
         if (Ns > D.Longest) {
           D.Longest = Ns;
           D.LongestLaunch = G.Launch;
+          D.LongestWork = G.Work;
         }
       }
     }
-    D.PerWindow.push_back(InWindow);
-    D.Total += InWindow;
-  }
   return D;
 }
 
@@ -123,8 +120,8 @@ Outcome rules::runUntracedHostTime(const TraceIndex &Ctx,
     if (D < 0)
       continue;
     DeviceUntraced U = collectDevice(Ctx, D);
-    int64_t M = median(U.PerWindow);
-    if (U.Total > 0 && (!Best || M > BestMedian)) {
+    int64_t M = U.Typical;
+    if (U.Total > 0 && M > 0 && (!Best || M > BestMedian)) {
       BestMedian = M;
       Best = std::move(U);
     }
@@ -150,7 +147,10 @@ Outcome rules::runUntracedHostTime(const TraceIndex &Ctx,
   V["missing"] = Missing;
   V["longest"] = dur(Best->Longest);
   const Event &Launch = T.Events[Best->LongestLaunch];
-  V["example"] = eventAt(Ctx, Launch);
+  const Event &Work = T.Events[Best->LongestWork];
+  V["example"] = eventAt(Ctx, Work);
+  V["launch"] = eventAt(Ctx, Launch);
+  Det.Examples.push_back(example(Ctx, Work));
   Det.Examples.push_back(example(Ctx, Launch));
   Det.ImpactNs = Cost;
   Det.Window = Ctx.measureWindows().describe();

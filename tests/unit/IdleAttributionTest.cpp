@@ -35,8 +35,9 @@ TEST(IdleAttribution, AttributesIdleToWaitsStallsAndMissingLinks) {
   // Unlinked: D has no correlation; gap [710, 800).
   M.add(S, EventKind::Kernel, "D", 800 * Us, 810 * Us);
   // A slow launch (lazy module loading): E's call takes 2 ms, [900, 2900),
-  // and E starts at 2900. In the gap [810, 2900), [810, 900) is other work
-  // (no op that submits work is open: off the launch path), and
+  // and E starts at 2900. In the gap [810, 2900), [810, 900) is untraced
+  // host time (no event is open, and no op that submits work: off the
+  // launch path), and
   // [900, 2900) is inside the only launch of E, 1 ms or longer: start-up
   // (loading E's module), as on the critical path. Finally the gap [0, 5)
   // before A is inside A's own launch call.
@@ -49,7 +50,8 @@ TEST(IdleAttribution, AttributesIdleToWaitsStallsAndMissingLinks) {
   EXPECT_EQ(B.UnlinkedNs, 90 * Us);
   EXPECT_EQ(B.LaunchNs, 5 * Us + 5 * Us + 15 * Us);
   EXPECT_EQ(B.StartupNs, 2000 * Us);
-  EXPECT_EQ(B.HostOtherNs, 90 * Us);
+  EXPECT_EQ(B.HostOtherNs, 0);
+  EXPECT_EQ(B.UntracedNs, 90 * Us);
   EXPECT_EQ(B.IdleNs, 5 * Us + 25 * Us + 100 * Us + 90 * Us + 2090 * Us);
 }
 
@@ -63,8 +65,9 @@ TEST(IdleAttribution, WorkStartingLongAfterItsLaunchIsHeldBack) {
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   IdleBreakdown B = Ctx.attributeIdle(0, {0, 8 * Ms});
-  // [0, 10) us: before the only launch, no earlier submission: other work.
-  EXPECT_EQ(B.HostOtherNs, 10 * Us);
+  // [0, 10) us: before the only launch, no earlier submission, nothing
+  // recorded: untraced host time.
+  EXPECT_EQ(B.UntracedNs, 10 * Us);
   EXPECT_EQ(B.LaunchNs, 55 * Us); // [10, 65): the call and its latency
   EXPECT_EQ(B.UnrecordedNs, 8 * Ms - 65 * Us);
 }
@@ -72,8 +75,9 @@ TEST(IdleAttribution, WorkStartingLongAfterItsLaunchIsHeldBack) {
 TEST(IdleAttribution, LongHostWorkAfterAWaitIsNotRefill) {
   // Kernel A [0, 500) us; the host waits [10, 500), then works 1 ms before
   // launching B at 1500. The gap [500, 1505): [500, 1500) is a 1 ms stretch
-  // after the wait, longer than a launch interval: other host work;
-  // [1500, 1505) is inside B's launch.
+  // after the wait, longer than a launch interval, in which nothing is
+  // recorded: untraced host time, not refill; [1500, 1505) is inside B's
+  // launch.
   TraceMaker M;
   uint32_t S = M.stream(0, 7);
   M.launch(S, "A", 0, 5 * Us, 5 * Us, 500 * Us);
@@ -83,7 +87,7 @@ TEST(IdleAttribution, LongHostWorkAfterAWaitIsNotRefill) {
   TraceIndex Ctx(T);
   IdleBreakdown B = Ctx.attributeIdle(0, {5 * Us, 1600 * Us});
   EXPECT_EQ(B.HostWaitNs, 0);
-  EXPECT_EQ(B.HostOtherNs, 1000 * Us);
+  EXPECT_EQ(B.UntracedNs, 1000 * Us);
   EXPECT_EQ(B.LaunchNs, 5 * Us);
 }
 
@@ -91,8 +95,8 @@ TEST(IdleAttribution, HostWorkInsideADataLoaderRangeIsDataLoading) {
   // Kernel A [0, 100) us; the host then sits 1 ms in a data-loader range
   // [105, 1105) before launching B at 1200 (starts 1205). Of the gap
   // [100, 1205): [100, 1200) is a stretch without submissions, 1000 us of
-  // it inside the loader range (data loading) and 100 us outside (other
-  // host work); [1200, 1205) is B's launch.
+  // it inside the loader range (data loading) and 100 us outside, where
+  // nothing is recorded (untraced); [1200, 1205) is B's launch.
   TraceMaker M;
   uint32_t S = M.stream(0, 7);
   M.launch(S, "A", 0, 5 * Us, 5 * Us, 100 * Us);
@@ -104,7 +108,7 @@ TEST(IdleAttribution, HostWorkInsideADataLoaderRangeIsDataLoading) {
   TraceIndex Ctx(T);
   IdleBreakdown B = Ctx.attributeIdle(0, {5 * Us, 1300 * Us});
   EXPECT_EQ(B.DataLoadingNs, 1000 * Us);
-  EXPECT_EQ(B.HostOtherNs, 100 * Us);
+  EXPECT_EQ(B.UntracedNs, 100 * Us);
   EXPECT_EQ(B.LaunchNs, 5 * Us);
   EXPECT_EQ(B.IdleNs, 1105 * Us);
 }
@@ -214,7 +218,7 @@ TEST(IdleAttribution, TheProfilersOwnWorkIsProfiler) {
   // (starts 710); the profiler's step() frame [850, 1050) on the main
   // thread, then C launched at [1100, 1105) (starts 1110). Gaps
   // [100, 710) and [800, 1110): 500 + 200 us profiler, 10 + 10 us launch,
-  // the rest (50 us on each side of each profiler stretch) other work.
+  // the rest (50 us on each side of each profiler stretch) untraced.
   TraceMaker M;
   uint32_t S = M.stream(0, 7);
   uint32_t Flush = M.host(2);
@@ -229,8 +233,49 @@ TEST(IdleAttribution, TheProfilersOwnWorkIsProfiler) {
   IdleBreakdown B = Ctx.attributeIdle(0, {5 * Us, 1200 * Us});
   EXPECT_EQ(B.ProfilerNs, 700 * Us);
   EXPECT_EQ(B.LaunchNs, 20 * Us);
-  EXPECT_EQ(B.HostOtherNs, 200 * Us);
+  EXPECT_EQ(B.UntracedNs, 200 * Us);
   EXPECT_EQ(Ctx.profilerActivity().size(), 2u);
+}
+
+TEST(IdleAttribution, TheTypicalSplitAddsUpToTheMedianIdle) {
+  // Three windows idle 100 us each, split launch/host work/untraced as
+  // (50, 50, 0), (0, 50, 50) and (50, 0, 50): each cause's median is 50 us,
+  // 150 us in all for 100 us of idle. Scaled, each is a third, and the
+  // parts sum to exactly 100 us.
+  auto Window = [](int64_t Launch, int64_t Other, int64_t Untraced) {
+    analysis::TargetIdle W;
+    W.Device = 0;
+    W.SpanNs = 1000;
+    W.IdleNs = Launch + Other + Untraced;
+    W.LaunchNs = Launch;
+    W.HostOtherNs = Other;
+    W.UntracedNs = Untraced;
+    return W;
+  };
+  const analysis::TargetIdle A = Window(50, 50, 0), B = Window(0, 50, 50),
+                             C = Window(50, 0, 50);
+  analysis::TargetIdle I = analysis::typicalSplit(0, {&A, &B, &C});
+  EXPECT_EQ(I.IdleNs, 100);
+  EXPECT_EQ(I.causesNs(), 100);
+  EXPECT_GE(I.LaunchNs, 33);
+  EXPECT_GE(I.HostOtherNs, 33);
+  EXPECT_GE(I.UntracedNs, 33);
+  // Medians that already add up are kept as they are: one odd window does
+  // not move them.
+  const analysis::TargetIdle D = Window(90, 10, 0), E = Window(90, 10, 0),
+                             F = Window(0, 0, 100);
+  analysis::TargetIdle J = analysis::typicalSplit(0, {&D, &E, &F});
+  EXPECT_EQ(J.LaunchNs, 90);
+  EXPECT_EQ(J.HostOtherNs, 10);
+  EXPECT_EQ(J.UntracedNs, 0);
+  // Every window idles for another reason: every median is zero, and the
+  // windows' totals set the proportions.
+  const analysis::TargetIdle G = Window(100, 0, 0), H = Window(0, 100, 0),
+                             K = Window(0, 0, 100);
+  analysis::TargetIdle L = analysis::typicalSplit(0, {&G, &H, &K});
+  EXPECT_EQ(L.causesNs(), 100);
+  EXPECT_GE(L.LaunchNs, 33);
+  EXPECT_GE(L.UntracedNs, 33);
 }
 
 } // namespace

@@ -134,71 +134,6 @@ uint32_t detect::opContainer(const model::Trace &T, const model::Event &E) {
   return model::NoIndex;
 }
 
-bool detect::isHostActivity(const model::Trace &T, const model::Event &E) {
-  using model::EventKind;
-  switch (E.Kind) {
-  case EventKind::Op:
-  case EventKind::Python:
-  case EventKind::Runtime:
-  case EventKind::Driver:
-  case EventKind::OsRuntime:
-    return E.Duration > 0;
-  case EventKind::Annotation:
-    return E.Duration > 0 && !T.name(E).startswith("ProfilerStep#");
-  default:
-    return false;
-  }
-}
-
-/// The innermost host activity on the lane that covers \p Time, or NoIndex.
-static uint32_t innermostAt(const model::Trace &T, const model::Lane &L,
-                            int64_t Time) {
-  llvm::ArrayRef<model::Event> Events = T.events(L);
-  auto It = llvm::partition_point(
-      Events, [&](const model::Event &E) { return E.Start <= Time; });
-  if (It == Events.begin())
-    return model::NoIndex;
-  // Events nest properly on a lane, so whatever covers Time is the last
-  // event starting at or before it or one of its ancestors.
-  uint32_t I = T.indexOf(*(It - 1));
-  while (I != model::NoIndex) {
-    const model::Event &E = T.Events[I];
-    if (E.end() > Time && isHostActivity(T, E))
-      return I;
-    I = E.Parent;
-  }
-  return model::NoIndex;
-}
-
-void detect::forInnermostActivity(
-    const model::Trace &T, uint32_t Lane, model::Interval Piece,
-    llvm::function_ref<void(uint32_t, int64_t)> Fn) {
-  if (Piece.length() <= 0)
-    return;
-  const model::Lane &L = T.Lanes[Lane];
-  llvm::ArrayRef<model::Event> Events = T.events(L);
-  // Cut the piece where an event inside it starts or ends, and where an
-  // event covering its start ends.
-  std::vector<int64_t> Cuts = {Piece.Begin, Piece.End};
-  for (uint32_t I = innermostAt(T, L, Piece.Begin); I != model::NoIndex;
-       I = T.Events[I].Parent)
-    if (T.Events[I].end() < Piece.End)
-      Cuts.push_back(T.Events[I].end());
-  auto From = llvm::partition_point(
-      Events, [&](const model::Event &E) { return E.Start <= Piece.Begin; });
-  for (auto It = From; It != Events.end() && It->Start < Piece.End; ++It) {
-    if (!isHostActivity(T, *It))
-      continue;
-    Cuts.push_back(It->Start);
-    if (It->end() < Piece.End)
-      Cuts.push_back(It->end());
-  }
-  llvm::sort(Cuts);
-  Cuts.erase(std::unique(Cuts.begin(), Cuts.end()), Cuts.end());
-  for (size_t C = 0; C + 1 < Cuts.size(); ++C)
-    Fn(innermostAt(T, L, Cuts[C]), Cuts[C + 1] - Cuts[C]);
-}
-
 Detection detect::qualityDetection(std::string Subject, double Confidence) {
   Detection D;
   D.ImpactNs = 0;
@@ -331,33 +266,7 @@ analysis::IdleOptions detect::launchPathIdleOptions(const RuleOptions &Opts) {
   return IO;
 }
 
-void IdleSplits::add(const analysis::IdleBreakdown &B) {
-  Idle.push_back(B.IdleNs);
-  Launch.push_back(B.LaunchNs);
-  HostWait.push_back(B.HostWaitNs);
-  HostOther.push_back(B.HostOtherNs);
-  DataLoading.push_back(B.DataLoadingNs);
-  Startup.push_back(B.StartupNs);
-  Profiler.push_back(B.ProfilerNs);
-  Unrecorded.push_back(B.UnrecordedNs);
-  Unlinked.push_back(B.UnlinkedNs);
-}
-
-analysis::IdleBreakdown IdleSplits::medians() const {
-  analysis::IdleBreakdown M;
-  M.IdleNs = median(Idle);
-  M.LaunchNs = median(Launch);
-  M.HostWaitNs = median(HostWait);
-  M.HostOtherNs = median(HostOther);
-  M.DataLoadingNs = median(DataLoading);
-  M.StartupNs = median(Startup);
-  M.ProfilerNs = median(Profiler);
-  M.UnrecordedNs = median(Unrecorded);
-  M.UnlinkedNs = median(Unlinked);
-  return M;
-}
-
-void detect::describeIdleSplit(const analysis::IdleBreakdown &B, int64_t Of,
+void detect::describeIdleSplit(const analysis::TargetIdle &B, int64_t Of,
                                std::map<std::string, Value> &Values) {
   Values["idle"] = dur(B.IdleNs);
   Values["idle_share"] = pct(double(B.IdleNs) / double(Of));
@@ -365,9 +274,11 @@ void detect::describeIdleSplit(const analysis::IdleBreakdown &B, int64_t Of,
   Values["queued_idle"] = dur(B.UnrecordedNs);
   Values["unlinked_idle"] = dur(B.UnlinkedNs);
   std::string More;
-  for (auto [Ns, What] : {std::pair{B.DataLoadingNs, "data loading {0} (D001)"},
-                          {B.StartupNs, "start-up {0} (U001)"},
-                          {B.ProfilerNs, "profiler {0} (U004)"}})
+  for (auto [Ns, What] :
+       {std::pair{B.UntracedNs, "untraced host time {0} (T005)"},
+        {B.DataLoadingNs, "data loading {0} (D001)"},
+        {B.StartupNs, "start-up {0} (U001)"},
+        {B.ProfilerNs, "profiler {0} (U004)"}})
     if (Ns > 0)
       More += ", " + llvm::formatv(What, dur(Ns).text()).str();
   Values["more_causes"] = More;

@@ -128,18 +128,6 @@ const model::Event *enclosingOp(const model::Trace &T, const model::Event &E);
 /// without stacks.
 uint32_t opContainer(const model::Trace &T, const model::Event &E);
 
-/// True for the host events that can say what a host thread was doing at
-/// an instant: ops, Python frames, annotations other than step markers,
-/// runtime, driver and OS-runtime calls.
-bool isHostActivity(const model::Trace &T, const model::Event &E);
-
-/// Splits \p Piece of host lane \p Lane by the innermost host activity
-/// (isHostActivity) covering each instant and calls \p Fn(event index, ns)
-/// for each part, with model::NoIndex for time outside any of them.
-void forInnermostActivity(const model::Trace &T, uint32_t Lane,
-                          model::Interval Piece,
-                          llvm::function_ref<void(uint32_t, int64_t)> Fn);
-
 /// "a, b and c" from up to \p Max names.
 std::string joinNames(llvm::ArrayRef<std::string> Names, size_t Max = 3);
 
@@ -284,22 +272,13 @@ const Item *largestBy(const std::vector<Item> &Items, FigureFn Figure) {
 /// rules read one cached split.
 analysis::IdleOptions launchPathIdleOptions(const RuleOptions &Opts);
 
-/// Device idle time by cause (IdleBreakdown's figures) in each measured
-/// window, parallel to MeasureWindows::Ranges.
-struct IdleSplits {
-  std::vector<int64_t> Idle, Launch, HostWait, HostOther, DataLoading, Startup,
-      Profiler, Unrecorded, Unlinked;
-  void add(const analysis::IdleBreakdown &B);
-  /// The median of each figure over the windows (no gaps).
-  analysis::IdleBreakdown medians() const;
-};
-
 /// Sets the placeholders of an idle split that L001, L002 and L004 share:
 /// {idle}, {idle_share} (of \p Of), {wait_idle}, {queued_idle},
-/// {unlinked_idle} and {more_causes}: ", data loading 1 ms (D001), start-up
-/// 32 ms (U001), profiler 500 us (U004)" for those that are not zero, so
-/// that the parts a finding lists add up to its idle time.
-void describeIdleSplit(const analysis::IdleBreakdown &B, int64_t Of,
+/// {unlinked_idle} and {more_causes}: ", untraced host time 2 ms (T005),
+/// data loading 1 ms (D001), start-up 32 ms (U001), profiler 500 us
+/// (U004)" for those that are not zero, so that the parts a finding lists
+/// add up to its idle time.
+void describeIdleSplit(const analysis::TargetIdle &B, int64_t Of,
                        std::map<std::string, Value> &Values);
 
 /// When more than 30 % of the idle time \p B ends with device work that has

@@ -26,12 +26,13 @@ TEST(StaticDecodeDetector, FindsThePeriodAndSplitsTheIdle) {
   // 1520 us. Inside a token each 16 us gap [c+14, c+30) ends with a kernel
   // whose launch call [c+20, c+30) follows the previous one by 20 us of
   // glue (under 200 us, no op): launch path. Between tokens the gap
-  // [h+154, h+170) splits into 1 us after the last launch (other host work:
-  // the stretch up to the next launch holds the sync, so it is not glue),
+  // [h+154, h+170) splits into 1 us after the last launch (untraced host
+  // time: nothing is recorded, and the stretch up to the next launch holds
+  // the sync, so it is not glue),
   // 1 us in the sync [h+155, h+156) and 4 us refilling after it until the
   // next launch at h+160 (host waits), and the 10 us launch call (launch):
-  // 11 x 5 us = 55 us of host waits, 11 us of other host work, 1454 us of
-  // launch path.
+  // 11 x 5 us = 55 us of host waits, 11 us of untraced host time, 1454 us
+  // of launch path.
   model::Trace T = decodeTrace(12, 4);
   TraceIndex Ctx(T);
   std::optional<DecodeLoop> L = findDecodeLoop(Ctx, 0, DecodeLoopOptions{});
@@ -45,7 +46,7 @@ TEST(StaticDecodeDetector, FindsThePeriodAndSplitsTheIdle) {
   EXPECT_EQ(L->Idle.IdleNs, 1520 * Us);
   EXPECT_EQ(L->Idle.HostWaitNs, 55 * Us);
   EXPECT_EQ(L->Idle.LaunchNs, 1454 * Us);
-  EXPECT_EQ(L->Idle.HostOtherNs, 11 * Us);
+  EXPECT_EQ(L->Idle.UntracedNs, 11 * Us);
   // The last token's read (1915 us) starts after the loop's last kernel.
   EXPECT_EQ(L->Reads, 11u);
   EXPECT_TRUE(L->LaunchBound);

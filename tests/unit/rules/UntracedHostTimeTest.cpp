@@ -80,12 +80,15 @@ TEST(UntracedHostTime, CountsOnlyTheUnannotatedPart) {
 }
 
 TEST(UntracedHostTime, StepRangesAreNotRecordedWork) {
-  // The index's recorded host time leaves the step markers out: only the
-  // ops and calls of step 1 count on the main thread.
+  // The host timeline leaves the step markers out of recorded work: in
+  // step 1, [0, 5) and [30, 850) us lie inside no op or call, only the
+  // step range, and are untraced; [870, 1000) is glue to the next step's
+  // first op, on the launch path.
   model::Trace T = steps(Cover::Nothing);
   TraceIndex Ctx(T);
-  const model::IntervalSet &R = Ctx.hostRecorded(Ctx.mainFeeder(0));
-  EXPECT_EQ(R.lengthWithin({0, Ms}), 25 * Us + 20 * Us);
+  EXPECT_EQ(Ctx.hostTimeIn(Ctx.mainFeeder(0), analysis::HostCause::Untraced,
+                           {0, Ms}),
+            5 * Us + 820 * Us);
 }
 
 TEST(UntracedHostTime, QuietUnderTheThreshold) {

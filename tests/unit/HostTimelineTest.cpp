@@ -1,0 +1,143 @@
+//===- HostTimelineTest.cpp - TraceIndex::forEachHostStretch --------------===//
+//
+// The host timeline: each instant of a host thread gets one cause, in one
+// order, and its innermost recorded event (analysis/HostTimeline.h). The
+// idle split, the critical path and L002/T005 read it; these tests pin the
+// order and the innermost event.
+//
+//===----------------------------------------------------------------------===//
+#include "DetectorTestSupport.h"
+
+#include "gtest/gtest.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace tracelint;
+using namespace tracelint::testing;
+using analysis::HostCause;
+using analysis::HostStretch;
+using analysis::TraceIndex;
+using model::EventKind;
+
+namespace {
+
+std::vector<HostStretch> stretches(const TraceIndex &Ctx, uint32_t Lane,
+                                   model::Interval Range) {
+  std::vector<HostStretch> Out;
+  Ctx.forEachHostStretch(Lane, Range,
+                         [&](const HostStretch &S) { Out.push_back(S); });
+  return Out;
+}
+
+TEST(HostTimeline, SplitsAPieceByTheDeepestRecordedEvent) {
+  // outer [0, 100) > inner [20, 50) > runtime [30, 40); the step marker
+  // [0, 200) is not recorded work. Piece [10, 150).
+  TraceMaker M;
+  M.step(1, 0, 200);
+  M.op("outer", 0, 100);
+  M.op("inner", 20, 50);
+  M.runtime("cudaMalloc", 30, 40);
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  std::map<std::string, int64_t> By;
+  std::map<HostCause, int64_t> ByCause;
+  for (const HostStretch &S : stretches(Ctx, M.Host, {10, 150})) {
+    By[S.Innermost == model::NoIndex ? "-"
+                                     : T.name(T.Events[S.Innermost]).str()] +=
+        S.Range.length();
+    ByCause[S.Cause] += S.Range.length();
+  }
+  // outer: [10, 20) + [50, 100) = 60; inner: [20, 30) + [40, 50) = 20;
+  // cudaMalloc 10; nothing: [100, 150) = 50.
+  EXPECT_EQ(By["outer"], 60);
+  EXPECT_EQ(By["inner"], 20);
+  EXPECT_EQ(By["cudaMalloc"], 10);
+  EXPECT_EQ(By["-"], 50);
+  // Nothing submits: recorded work is host work (the allocation is
+  // start-up work, U001's), the rest untraced.
+  EXPECT_EQ(ByCause[HostCause::Other], 80);
+  EXPECT_EQ(ByCause[HostCause::Startup], 10);
+  EXPECT_EQ(ByCause[HostCause::Untraced], 50);
+}
+
+TEST(HostTimeline, CoversTheRangeWithoutGapsOrOverlap) {
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.step(1, 0, 1000);
+  M.op("aten::mm", 100, 300);
+  M.launch(S, "gemm", 150, 200, 200, 400);
+  M.runtime("cudaStreamSynchronize", 500, 700);
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  int64_t At = 50;
+  for (const HostStretch &St : stretches(Ctx, M.Host, {50, 950})) {
+    EXPECT_EQ(St.Range.Begin, At);
+    EXPECT_GT(St.Range.length(), 0);
+    At = St.Range.End;
+  }
+  EXPECT_EQ(At, 950);
+}
+
+TEST(HostTimeline, OneOrderOfCauses) {
+  // A loader range [0, 1000) holds an op that submits [100, 300) with its
+  // launch call [150, 200), a wait [400, 500), and other work [600, 700).
+  // A second op submits at [1100, 1200) after 50 us of glue.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.step(1, 0, 2000);
+  M.add(M.Host, EventKind::Python,
+        "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 0, 1000);
+  M.op("aten::to", 100, 300);
+  M.launch(S, "Memcpy HtoD", 150, 200, 200, 250, "cudaMemcpyAsync",
+           EventKind::Memcpy);
+  M.runtime("cudaStreamSynchronize", 400, 500);
+  M.op("aten::cpu_work", 600, 700);
+  M.op("aten::relu", 1050, 1250);
+  M.launch(S, "relu", 1100, 1200, 1200, 1300);
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  auto CauseAt = [&](int64_t At) {
+    HostCause C = HostCause::Untraced;
+    for (const HostStretch &St : stretches(Ctx, M.Host, {0, 2000}))
+      if (St.Range.Begin <= At && At < St.Range.End)
+        C = St.Cause;
+    return C;
+  };
+  // A submission call wins over the loader range around it.
+  EXPECT_EQ(CauseAt(160), HostCause::Submission);
+  // The submitting op's dispatch inside the loader is data loading.
+  EXPECT_EQ(CauseAt(110), HostCause::DataLoading);
+  // A wait wins over everything.
+  EXPECT_EQ(CauseAt(450), HostCause::Wait);
+  EXPECT_EQ(CauseAt(650), HostCause::DataLoading);
+  // Outside the loader: the dispatch of a submitting op is launch path,
+  // the time after the last op untraced.
+  EXPECT_EQ(CauseAt(1060), HostCause::LaunchPath);
+  EXPECT_EQ(CauseAt(1500), HostCause::Untraced);
+  EXPECT_EQ(Ctx.hostTimeIn(M.Host, HostCause::Wait, {0, 2000}), 100);
+}
+
+TEST(HostTimeline, ARangeThatStartsInsideEventsKnowsThem) {
+  // Starting the walk inside two open events gives the same causes as
+  // walking from the start of the thread.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.op("aten::linear", 0, 400);
+  M.op("aten::addmm", 100, 300);
+  M.launch(S, "gemm", 150, 250, 250, 500);
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  std::vector<HostStretch> Whole = stretches(Ctx, M.Host, {0, 400});
+  std::vector<HostStretch> Part = stretches(Ctx, M.Host, {120, 400});
+  ASSERT_FALSE(Part.empty());
+  for (const HostStretch &P : Part)
+    for (const HostStretch &W : Whole)
+      if (W.Range.Begin <= P.Range.Begin && P.Range.Begin < W.Range.End) {
+        EXPECT_EQ(W.Cause, P.Cause) << P.Range.Begin;
+        EXPECT_EQ(W.Innermost, P.Innermost) << P.Range.Begin;
+      }
+}
+
+} // namespace
