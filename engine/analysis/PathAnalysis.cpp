@@ -93,12 +93,15 @@ PathAnalysis PathModel::analyze(const PathOptions &Opts) const {
     if (A.Chosen == Targets.size())
       return A; // the caller reports the unknown step
   } else {
-    // The steady step whose path length is the median (the lower middle).
+    // The steady step whose step time (its host range, the one step
+    // definition) is the median, the lower middle: the step that lint's
+    // median step time stands for.
     std::vector<size_t> S = steadyTargets();
     if (S.empty())
       S.push_back(0);
-    llvm::stable_sort(
-        S, [&](size_t X, size_t Y) { return A.Lengths[X] < A.Lengths[Y]; });
+    llvm::stable_sort(S, [&](size_t X, size_t Y) {
+      return Targets[X].HostRange.length() < Targets[Y].HostRange.length();
+    });
     A.Chosen = S[(S.size() - 1) / 2];
   }
   const TargetInterval &X = Targets[A.Chosen];

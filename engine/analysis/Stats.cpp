@@ -19,7 +19,8 @@ using model::Interval;
 using model::IntervalSet;
 using model::Trace;
 
-static StepStats computeSteps(const Trace &T) {
+static StepStats computeSteps(const TraceIndex &Ctx) {
+  const Trace &T = Ctx.trace();
   StepStats S;
   S.From = T.StepsFrom;
   if (T.Steps.empty())
@@ -37,7 +38,9 @@ static StepStats computeSteps(const Trace &T) {
   S.LastNumber = T.Steps.back().Number;
   S.MinNs = *std::min_element(Durations.begin(), Durations.end());
   S.MaxNs = *std::max_element(Durations.begin(), Durations.end());
-  S.MedianNs = support::medianInPlace(Durations);
+  // The one step time (TraceIndex::targetNs): the steady steps' median.
+  S.MedianNs = Ctx.targetNs();
+  S.Steady = Ctx.steadySteps().size();
   return S;
 }
 
@@ -315,7 +318,7 @@ TraceStats tracelint::analysis::computeStats(const TraceIndex &Ctx,
     }
   }
 
-  S.Steps = computeSteps(T);
+  S.Steps = computeSteps(Ctx);
   computeDevices(Ctx, S);
   computeNamed(Ctx, Opts, S);
   computeCopies(T, S);

@@ -31,7 +31,12 @@ struct StepStats {
   model::StepSource From = model::StepSource::None;
   uint64_t Count = 0;
   int64_t FirstNumber = -1, LastNumber = -1;
+  /// MedianNs is the step time every command prints
+  /// (TraceIndex::targetNs): the median over the steady steps. Min and max
+  /// are over all steps.
   int64_t MedianNs = 0, MinNs = 0, MaxNs = 0;
+  /// How many of the steps are steady (TraceIndex::steadySteps).
+  uint64_t Steady = 0;
   /// First step start .. last step end; empty when there are no steps.
   model::Interval Span;
 };

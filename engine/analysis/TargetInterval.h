@@ -13,6 +13,7 @@
 
 #include "analysis/TraceIndex.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace tracelint::analysis {
@@ -26,7 +27,15 @@ struct TargetInterval {
   /// Every device work the step submitted (the window: all device work).
   /// Completion is when the last of them ends, also in a what-if.
   std::vector<uint32_t> Work;
+  /// Completion: from the step's host start to the end of its last work.
   int64_t length() const { return Range.length(); }
+  /// The step time: the step's host range (TraceIndex::targetNs is the
+  /// median of these over the steady steps).
+  int64_t stepNs() const { return HostRange.length(); }
+  /// How long the step's device work runs on after its host range ends.
+  int64_t deviceTailNs() const {
+    return std::max<int64_t>(0, Range.End - HostRange.End);
+  }
 };
 
 /// One target per step in time order, or one for the window without steps.

@@ -66,8 +66,11 @@ TraceIndex::TraceIndex(const model::Trace &Tr,
   });
   if (!Steps.empty()) {
     Steps.front().First = true;
+    // The one step time: the median length of the steady steps' host
+    // ranges (docs/path.md, "What a step is"); lint, stats, path and diff
+    // all print this figure.
     std::vector<int64_t> D;
-    for (const StepWindow &S : Steps)
+    for (const StepWindow &S : steadySteps())
       D.push_back(S.Range.length());
     TargetNs = support::medianInPlace(D);
     Target = TargetKind::MedianStep;
@@ -159,10 +162,18 @@ AllocatorCall TraceIndex::allocatorCall(const Event &E) const {
 //===----------------------------------------------------------------------===//
 
 std::string TraceIndex::describeTarget() const {
-  if (Target == TargetKind::MedianStep)
-    return llvm::formatv("median step time {0} ({1} steps)",
-                         support::formatDuration(TargetNs), Steps.size())
+  if (Target == TargetKind::MedianStep) {
+    const size_t Steady = steadySteps().size();
+    if (Steady == Steps.size())
+      return llvm::formatv("median step time {0} ({1} {2})",
+                           support::formatDuration(TargetNs), Steps.size(),
+                           Steps.size() == 1 ? "step" : "steps")
+          .str();
+    // The steady steps by number: the first step is left out (start-up).
+    return llvm::formatv("median step time {0} ({1})",
+                         support::formatDuration(TargetNs), Windows.describe())
         .str();
+  }
   return llvm::formatv("window {0} (no step markers)",
                        support::formatDuration(TargetNs))
       .str();

@@ -305,9 +305,13 @@ public:
 
   // --- Target ------------------------------------------------------------
   TargetKind targetKind() const { return Target; }
-  /// Median step duration, or the window length without steps.
+  /// The step time: the median length of the steady steps' host ranges
+  /// (steadySteps()), or the window's length without steps. The one figure
+  /// that lint, stats, `path` and `diff` print as the step time.
   int64_t targetNs() const { return TargetNs; }
-  /// "median step time 12.3 ms (6 steps)" or "window 1.2 s (no steps)".
+  /// "median step time 12.3 ms (steps 2-6)" (the steady steps, when the
+  /// first is left out), "median step time 1 ms (2 steps)" or "window 1.2 s
+  /// (no step markers)".
   std::string describeTarget() const;
 
   // --- Steps -------------------------------------------------------------

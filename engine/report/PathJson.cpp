@@ -29,6 +29,8 @@ void tracelint::report::writePathJson(llvm::raw_ostream &OS,
     J.attribute("tracelint_path_version", PathJsonVersion);
     J.attribute("input", text(Input));
     J.attribute("steps_from", stepSourceName(T.StepsFrom));
+    // The step time lint and stats print (TraceIndex::targetNs).
+    J.attribute("step_time_ns", C.targetNs());
     J.attributeArray("targets", [&] {
       for (size_t I = 0; I < A.Targets.size(); ++I) {
         const TargetInterval &X = A.Targets[I];
@@ -38,6 +40,8 @@ void tracelint::report::writePathJson(llvm::raw_ostream &OS,
           J.attribute("start_ns", X.Range.Begin);
           J.attribute("end_ns", X.Range.End);
           J.attribute("host_end_ns", X.HostRange.End);
+          J.attribute("step_ns", X.stepNs());
+          J.attribute("device_tail_ns", X.deviceTailNs());
           if (I < A.Lengths.size() && A.Lengths[I] >= 0)
             J.attribute("path_ns", A.Lengths[I]);
         });
@@ -53,6 +57,8 @@ void tracelint::report::writePathJson(llvm::raw_ostream &OS,
       else
         J.attribute("window", true);
       J.attribute("target_ns", X.length());
+      J.attribute("step_ns", X.stepNs());
+      J.attribute("device_tail_ns", X.deviceTailNs());
       J.attribute("has_path", P.HasPath);
       if (!P.HasPath)
         return;

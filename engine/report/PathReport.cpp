@@ -41,17 +41,22 @@ void tracelint::report::writePathText(llvm::raw_ostream &OS,
   const StepPath &P = A.Path;
   int64_t Len = X.length();
   if (X.FromStep) {
-    OS << "target      " << targetLabel(X) << ": " << formatDuration(Len)
-       << " from its host start to the end of the last device work it "
-          "submitted (host range "
-       << formatDuration(X.HostRange.length()) << ")\n";
+    // The step time is the host range, as in lint and stats; completion
+    // adds the device tail, the work that runs on after the range ends.
+    OS << "target      " << targetLabel(X) << ": step time "
+       << formatDuration(X.stepNs()) << " (its " << stepSourceName(T.StepsFrom)
+       << " range); completion " << formatDuration(Len)
+       << " from its start to the end of the last device work it submitted";
+    if (X.deviceTailNs() > 0)
+      OS << " (device tail " << formatDuration(X.deviceTailNs()) << ")";
+    OS << "\n";
     std::vector<int64_t> L;
     for (int64_t V : A.Lengths)
       if (V >= 0)
         L.push_back(V);
     std::sort(L.begin(), L.end());
     OS << "steps       " << A.Targets.size() << " ("
-       << stepSourceName(T.StepsFrom) << ")";
+       << stepSourceName(T.StepsFrom) << "); " << C.describeTarget();
     if (!L.empty())
       OS << "; completion per step: min " << formatDuration(L.front())
          << ", median " << formatDuration(L[(L.size() - 1) / 2]) << ", max "
@@ -62,6 +67,14 @@ void tracelint::report::writePathText(llvm::raw_ostream &OS,
        << " from the first event to the end of the last device work (the "
           "trace has no steps)\n";
   }
+  // The steady steps' typical idle split: lint's target line, word for
+  // word; the device table below splits the analysed step alone.
+  const TargetIdle &Typical = C.targetIdle();
+  if (std::string Split = idleSplitText(Typical); !Split.empty())
+    OS << "idle        device " << Typical.Device << " " << Split
+       << (X.FromStep ? " (typical step, as lint's target line)"
+                      : " (as lint's target line)")
+       << "\n";
   if (!P.HasPath && !C.hasDeviceActivity()) {
     OS << "cannot judge: the trace has no device activity; completion is "
           "the host range and there is no device work to follow\n";
@@ -112,7 +125,8 @@ void tracelint::report::writePathText(llvm::raw_ostream &OS,
   }
 
   if (!A.Devices.empty()) {
-    OS << "\ndevices in " << targetLabel(X) << "\n";
+    OS << "\ndevices in " << targetLabel(X)
+       << (X.FromStep ? " (its start to its last device work)" : "") << "\n";
     for (const DeviceAttribution &D : A.Devices) {
       OS << "  device " << D.Device << ": busy " << formatDuration(D.BusyNs)
          << " (" << pct(D.BusyNs, Len) << ")";

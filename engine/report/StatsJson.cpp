@@ -104,6 +104,7 @@ static void writeSteps(llvm::json::OStream &J, const TraceStats &S) {
     J.attribute("first", St.FirstNumber);
     J.attribute("last", St.LastNumber);
     J.attribute("median_ns", St.MedianNs);
+    J.attribute("steady", int64_t(St.Steady));
     J.attribute("min_ns", St.MinNs);
     J.attribute("max_ns", St.MaxNs);
     J.attribute("span_start_ns", St.Span.Begin);

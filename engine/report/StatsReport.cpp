@@ -150,10 +150,14 @@ static void writeWindowAndSteps(llvm::raw_ostream &OS, Painter &P,
     OS << "no step markers; the whole window is used\n";
     return;
   }
-  OS << llvm::formatv("{0} from {1} (#{2}..#{3}): median {4}, min {5}, max "
-                      "{6}\n",
+  OS << llvm::formatv("{0} from {1} (#{2}..#{3}): median step time {4}{5}, "
+                      "min {6}, max {7}\n",
                       St.Count, model::stepSourceName(St.From), St.FirstNumber,
                       St.LastNumber, formatDuration(St.MedianNs),
+                      St.Steady < St.Count
+                          ? llvm::formatv(" (the {0} steady steps)", St.Steady)
+                                .str()
+                          : std::string(),
                       formatDuration(St.MinNs), formatDuration(St.MaxNs));
   OS << Indent << "span " << formatDuration(St.Span.Begin) << " .. "
      << formatDuration(St.Span.End) << " (" << formatDuration(St.Span.length())

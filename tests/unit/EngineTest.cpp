@@ -529,9 +529,9 @@ TEST(Engine, RankingByScoreThenCodeThenSubject) {
   EXPECT_DOUBLE_EQ(R.Findings[3].ImpactShare, 1.0);
   EXPECT_EQ(R.Findings[3].Hypothesis,
             "huge costs up to set by the detector of the median step time "
-            "10 ms (3 steps)");
+            "10 ms (steps 2-3)");
   EXPECT_EQ(R.Findings[0].Hypothesis, "a costs up to 2 ms of the median step "
-                                      "time 10 ms (3 steps)");
+                                      "time 10 ms (steps 2-3)");
   EXPECT_EQ(R.Findings[0].Next.Change, "change a");
   EXPECT_EQ(R.Findings[0].Sev, Severity::Info); // the detection's override
   ASSERT_EQ(R.Skipped.size(), 2u);
@@ -645,7 +645,7 @@ TEST(Engine, ImpactIsCappedByTheCriticalPath) {
   EXPECT_EQ(R.Findings[0].PathQuery, "launch");
   EXPECT_EQ(R.Findings[0].Hypothesis,
             "launches costs up to 1 ms of the median step time 5 ms "
-            "(1 steps)");
+            "(1 step)");
   // The detector's 4 ms is more than twice the capped 1 ms: the finding
   // says where the path keeps the rest.
   ASSERT_GE(R.Findings[0].Evidence.size(), 2u);

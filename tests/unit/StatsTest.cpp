@@ -120,7 +120,10 @@ TEST(StatsTest, LanesWindowAndSteps) {
   EXPECT_EQ(S.Window, (Interval{0, 80 * Ms}));
   EXPECT_EQ(S.Steps.From, StepSource::ProfilerStep);
   EXPECT_EQ(S.Steps.Count, 3u);
-  EXPECT_EQ(S.Steps.MedianNs, 20 * Ms); // of 10, 20, 40
+  // The step time of every command: the median of the steady steps (all
+  // but the first of three), 20 and 40 ms.
+  EXPECT_EQ(S.Steps.MedianNs, 30 * Ms);
+  EXPECT_EQ(S.Steps.Steady, 2u);
   EXPECT_EQ(S.Steps.MinNs, 10 * Ms);
   EXPECT_EQ(S.Steps.MaxNs, 40 * Ms);
   EXPECT_EQ(S.Steps.FirstNumber, 1);
@@ -131,16 +134,18 @@ TEST(StatsTest, LanesWindowAndSteps) {
 TEST(StatsTest, MedianOfEvenCountIsMeanOfMiddleTwo) {
   StatsTraceMaker M;
   uint32_t H = M.host(1, 1);
-  // Durations 10, 20, 40, 50 ms: median (20 + 40) / 2 = 30 ms.
-  M.add(H, EventKind::Annotation, "ProfilerStep#7", 0, 10 * Ms);
-  M.add(H, EventKind::Annotation, "ProfilerStep#8", 10 * Ms, 30 * Ms);
-  M.add(H, EventKind::Annotation, "ProfilerStep#9", 30 * Ms, 70 * Ms);
-  M.add(H, EventKind::Annotation, "ProfilerStep#10", 70 * Ms, 120 * Ms);
+  // Durations 5, 10, 20, 40, 50 ms; the steady steps (all but the first)
+  // 10, 20, 40, 50 ms: median (20 + 40) / 2 = 30 ms.
+  M.add(H, EventKind::Annotation, "ProfilerStep#6", 0, 5 * Ms);
+  M.add(H, EventKind::Annotation, "ProfilerStep#7", 5 * Ms, 15 * Ms);
+  M.add(H, EventKind::Annotation, "ProfilerStep#8", 15 * Ms, 35 * Ms);
+  M.add(H, EventKind::Annotation, "ProfilerStep#9", 35 * Ms, 75 * Ms);
+  M.add(H, EventKind::Annotation, "ProfilerStep#10", 75 * Ms, 125 * Ms);
   Trace T = M.B.finish();
   TraceStats S = computeStats(T);
-  EXPECT_EQ(S.Steps.Count, 4u);
+  EXPECT_EQ(S.Steps.Count, 5u);
   EXPECT_EQ(S.Steps.MedianNs, 30 * Ms);
-  EXPECT_EQ(S.Steps.FirstNumber, 7);
+  EXPECT_EQ(S.Steps.FirstNumber, 6);
   EXPECT_EQ(S.Steps.LastNumber, 10);
 }
 
@@ -417,7 +422,8 @@ TEST(StatsTest, JsonCarriesTheNumbers) {
   EXPECT_EQ(val(O.getObject("window")->getInteger("duration_ns")), 80 * Ms);
   const llvm::json::Object *Steps = O.getObject("steps");
   EXPECT_EQ(val(Steps->getInteger("count")), 3);
-  EXPECT_EQ(val(Steps->getInteger("median_ns")), 20 * Ms);
+  EXPECT_EQ(val(Steps->getInteger("median_ns")), 30 * Ms);
+  EXPECT_EQ(val(Steps->getInteger("steady")), 2);
   EXPECT_EQ(O.getString("device_activity"), llvm::StringRef("present"));
   EXPECT_EQ(val(O.getInteger("total_busy_ns")), 35 * Ms);
 
@@ -479,7 +485,8 @@ TEST(StatsTest, TextHasTheKeyLines) {
            "gpu 0       Test GPU, compute 9.0, 132 SMs\n",
            "lanes       1 host thread, 4 device streams, 0 other; 18 events\n",
            "window      80 ms (0 ns .. 80 ms)\n",
-           "steps       3 from ProfilerStep (#1..#3): median 20 ms, min 10 ms, "
+           "steps       3 from ProfilerStep (#1..#3): median step time 30 ms (the 2 "
+           "steady steps), min 10 ms, "
            "max 40 ms\n",
            "device 0 (Test GPU): 2 streams, 7 events, active 2 ms .. 78 ms\n",
            "busy 31 ms",

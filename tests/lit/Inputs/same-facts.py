@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Checks that `lint`, `stats` and `path` print the same numbers for the
-same facts about a trace: the target (median step time, or the window), the
-steps, and each device's busy and idle time.
+"""Checks that `lint`, `stats`, `path` and `diff` print the same numbers for
+the same facts about a trace: the target (median step time, or the window),
+the steps, each device's busy and idle time, and the idle split of the
+target line (which must also add up to the idle time).
 
     same-facts.py TRACELINT TRACE...
 
@@ -42,6 +43,7 @@ def main():
         lint = run(tracelint, "lint", "--isolated", trace)["results"][0]
         stats = run(tracelint, "stats", trace)
         path = run(tracelint, "path", trace)
+        diff = run(tracelint, "diff", trace, trace)
         steps = stats["steps"]
         window = stats["window"]["end_ns"] - stats["window"]["start_ns"]
         target = lint["target"]
@@ -52,8 +54,22 @@ def main():
                   steps["count"])
             check(trace, "steps", "path", len(path["targets"]), "stats",
                   steps["count"])
+            check(trace, "median step time", "lint", target["ns"], "path",
+                  path["step_time_ns"])
+            check(trace, "median step time", "lint", target["ns"], "diff",
+                  diff["before"]["median_ns"])
         else:
             check(trace, "window", "lint", target["ns"], "stats", window)
+        split = target.get("device_idle")
+        if split:
+            causes = sum(v for k, v in split.items()
+                         if k.endswith("_ns") and k not in ("span_ns",
+                                                            "idle_ns"))
+            check(trace, "idle split", "the causes' sum", causes,
+                  "the idle time", split["idle_ns"])
+            theirs = stats.get("device_idle")
+            if theirs is not None:
+                check(trace, "idle split", "lint", split, "stats", theirs)
         lint_devices = {d["device"]: d for d in lint["devices"]}
         for d in stats.get("devices", []):
             if d.get("device_activity") != "present":
