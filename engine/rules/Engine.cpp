@@ -416,6 +416,10 @@ Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec,
       F.ConfidenceNotes.push_back("confidence x" + formatFactor(P.Factor) +
                                   ": " + P.Note);
     }
+  // Severity follows impact: the rule's (or the detector's) severity is the
+  // floor, raised by the bounded impact at the final confidence.
+  if (!UserSeverity)
+    F.Sev = severityForImpact(F.Sev, F.ImpactShare, F.Confidence);
 
   auto &V = D.Values;
   if (Capped) {
@@ -698,6 +702,9 @@ JobLintResult rules::runJobRules(const analysis::JobAnalysis &Job,
         F.Confidence *= 0.5;
         F.ConfidenceNotes.push_back(ClockNote);
       }
+      if (!(Settings != Cfg.PerRule.end() &&
+            Settings->second.SeverityOverride))
+        F.Sev = severityForImpact(F.Sev, F.ImpactShare, F.Confidence);
       D.Values.emplace("impact", Value::duration(F.ImpactNs));
       D.Values.emplace("impact_share", Value::share(F.ImpactShare));
       renderTexts(Spec, R.Target, analysis::ProducerKind::Unknown, D, F);

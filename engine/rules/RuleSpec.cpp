@@ -4,6 +4,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 
+#include <algorithm>
+
 using namespace tracelint;
 using namespace tracelint::rules;
 
@@ -17,6 +19,18 @@ llvm::StringRef rules::severityName(Severity S) {
     return "error";
   }
   llvm_unreachable("covered switch");
+}
+
+Severity rules::severityForImpact(Severity Floor, double ImpactShare,
+                                  double Confidence) {
+  Severity Earned = Severity::Info;
+  if (ImpactShare >= SeverityLevels::ErrorShare &&
+      Confidence >= SeverityLevels::ErrorConfidence)
+    Earned = Severity::Error;
+  else if (ImpactShare >= SeverityLevels::WarningShare &&
+           Confidence >= SeverityLevels::WarningConfidence)
+    Earned = Severity::Warning;
+  return std::max(Floor, Earned);
 }
 
 std::optional<Severity> rules::parseSeverity(llvm::StringRef S) {

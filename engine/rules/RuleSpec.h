@@ -29,6 +29,21 @@ enum class Severity : uint8_t { Info, Warning, Error };
 llvm::StringRef severityName(Severity S);
 std::optional<Severity> parseSeverity(llvm::StringRef S);
 
+/// Where severity follows impact (docs/rule-format.md, "Severity"): a
+/// rule's TOML severity is a floor, and a finding rises to warning when it
+/// claims at least WarningShare of the target at confidence
+/// WarningConfidence or more, and to error at ErrorShare and
+/// ErrorConfidence. A user's severity for the rule (tracelint.toml) is kept
+/// as it is.
+struct SeverityLevels {
+  static constexpr double WarningShare = 0.20, WarningConfidence = 0.4;
+  static constexpr double ErrorShare = 0.50, ErrorConfidence = 0.6;
+};
+/// \p Floor raised by \p ImpactShare (of the target) and \p Confidence
+/// as SeverityLevels says; never lowered.
+Severity severityForImpact(Severity Floor, double ImpactShare,
+                           double Confidence);
+
 enum class RuleStatus : uint8_t { Preview, Stable };
 
 /// What a rule needs from a trace. When the trace lacks it the rule does not

@@ -533,7 +533,9 @@ TEST(Engine, RankingByScoreThenCodeThenSubject) {
   EXPECT_EQ(R.Findings[0].Hypothesis, "a costs up to 2 ms of the median step "
                                       "time 10 ms (steps 2-3)");
   EXPECT_EQ(R.Findings[0].Next.Change, "change a");
-  EXPECT_EQ(R.Findings[0].Sev, Severity::Info); // the detection's override
+  // The detection's override (info) is a floor: 20 % of the step at
+  // confidence 0.5 raises it to warning.
+  EXPECT_EQ(R.Findings[0].Sev, Severity::Warning);
   ASSERT_EQ(R.Skipped.size(), 2u);
   EXPECT_EQ(R.Skipped[0].Reason, "the trace has no collectives");
   EXPECT_EQ(R.Skipped[1].Reason, "detector 'not-built-in' is "
@@ -704,4 +706,17 @@ TEST(Engine, ImpactIsCappedByTheCriticalPath) {
   ASSERT_EQ(R2.Findings.size(), 1u);
   EXPECT_EQ(R2.Findings[0].ImpactNs, 4 * Ms);
   EXPECT_EQ(R2.Findings[0].PathBoundNs, -1);
+}
+
+TEST(Engine, SeverityFollowsImpactAndConfidence) {
+  // The rule's severity is a floor; 20 % of the target at confidence 0.4
+  // makes a warning, 50 % at 0.6 an error (docs/rule-format.md).
+  EXPECT_EQ(severityForImpact(Severity::Info, 0.19, 0.9), Severity::Info);
+  EXPECT_EQ(severityForImpact(Severity::Info, 0.20, 0.4), Severity::Warning);
+  EXPECT_EQ(severityForImpact(Severity::Info, 0.96, 0.39), Severity::Info);
+  EXPECT_EQ(severityForImpact(Severity::Info, 0.96, 0.6), Severity::Error);
+  EXPECT_EQ(severityForImpact(Severity::Info, 0.5, 0.59), Severity::Warning);
+  EXPECT_EQ(severityForImpact(Severity::Error, 0.0, 0.0), Severity::Error);
+  EXPECT_EQ(severityForImpact(Severity::Warning, 0.01, 0.9),
+            Severity::Warning);
 }
