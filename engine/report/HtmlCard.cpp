@@ -64,6 +64,12 @@ void report::writeFindingCard(HtmlBuilder &H, size_t Number,
   H.open("p", {{"class", "hyp"}});
   writeShown(H, F.Hypothesis, LongNames);
   H.close();
+  if (!F.RestNote.empty()) {
+    H.open("p", {{"class", "bound"}});
+    H.element("span", "bound: ", {{"class", "label"}});
+    writeShown(H, F.RestNote, LongNames);
+    H.close();
+  }
   Picture();
   if (!F.Window.empty()) {
     H.open("div");

@@ -35,6 +35,8 @@ std::string describe(const rules::Finding &F) {
                     formatShare(F.ImpactShare))
           .str();
   Out += "hypothesis: " + sanitize(F.Hypothesis) + "\n";
+  if (!F.RestNote.empty())
+    Out += "bound: " + sanitize(F.RestNote) + "\n";
   for (const std::string &E : F.Evidence)
     Out += "evidence: " + sanitize(E) + "\n";
   Out += "next experiment: " + sanitize(F.Next.Change) + "\n";

@@ -48,6 +48,8 @@ void report::writeFindingJson(llvm::json::OStream &J, const rules::Finding &F,
     writeRounded(J, "score", F.score());
     J.attribute("window", text(F.Window));
     J.attribute("hypothesis", text(F.Hypothesis));
+    if (!F.RestNote.empty())
+      J.attribute("rest_note", text(F.RestNote));
     writeValues(J, "values", F.Values);
     writeStrings(J, "evidence", F.Evidence);
     writeStrings(J, "alternatives", F.Alternatives);

@@ -289,6 +289,11 @@ void writeCard(llvm::raw_ostream &OS, Painter &P, Lines &Out,
   OS << "\n";
   const std::string Pad = "   ";
   Out.wrapped(Pad, Out.show(F.Hypothesis));
+  // Where the rest of the detector's figure goes when the path bounds the
+  // gain lower: in every card, so that its figure and its impact never
+  // read as a contradiction.
+  if (!F.RestNote.empty())
+    Out.wrapped(Pad + "bound: ", Out.show(F.RestNote));
   const size_t All = std::string::npos;
   std::vector<std::string> Examples;
   for (const rules::ExampleEvent &E : F.Examples)

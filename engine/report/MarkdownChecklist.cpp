@@ -104,6 +104,8 @@ void report::writeLintMarkdown(llvm::raw_ostream &OS,
         OS << " (new since the baseline)";
       OS << "\n";
       item(OS, "Hypothesis", F.Hypothesis, Opts);
+      if (!F.RestNote.empty())
+        item(OS, "Bound", F.RestNote, Opts);
       item(OS, "Change", F.Next.Change, Opts);
       item(OS, "Predicted trace", F.Next.PredictTrace, Opts);
       item(OS, "Predicted metric", F.Next.PredictMetric, Opts);

@@ -146,6 +146,8 @@ void writeResult(llvm::json::OStream &J, const rules::Finding &F,
       J.attribute("window", jsonText(F.Window));
       J.attribute("subject", jsonText(F.Subject));
       J.attribute("hypothesis", jsonText(F.Hypothesis));
+      if (!F.RestNote.empty())
+        J.attribute("restNote", jsonText(F.RestNote));
       writeValues(J, "values", F.Values);
       strings(J, "evidence", F.Evidence);
       strings(J, "alternatives", F.Alternatives);

@@ -323,8 +323,37 @@ std::string whereThePathShows(const analysis::PathModel &Path,
 /// Renders \p Spec's texts for \p F from \p D's values (the vocabulary of
 /// the producer \p Kind), and fills F's values, window, examples, subject
 /// and fingerprint. Shared by trace and job findings.
+/// When the path capped the impact, the parenthesis after {impact} in
+/// \p Template (what the detector's figure is: "the SIMT kernels' union
+/// per step") no longer names the number it follows. It becomes "(the
+/// critical path's bound; the SIMT kernels' union per step: 34.6 ms)",
+/// with the detector's figure \p Figure.
+std::string rebaseImpactBasis(llvm::StringRef Template, llvm::StringRef Figure) {
+  constexpr llvm::StringLiteral Head = "{impact} (";
+  size_t At = Template.find(Head);
+  if (At == llvm::StringRef::npos)
+    return Template.str();
+  size_t Open = At + Head.size() - 1, Close = llvm::StringRef::npos;
+  int Depth = 0;
+  for (size_t I = Open; I < Template.size(); ++I) {
+    if (Template[I] == '(')
+      ++Depth;
+    else if (Template[I] == ')' && --Depth == 0) {
+      Close = I;
+      break;
+    }
+  }
+  if (Close == llvm::StringRef::npos)
+    return Template.str();
+  return (Template.take_front(Open + 1) + "the critical path's bound; " +
+          Template.slice(Open + 1, Close) + ": " + Figure +
+          Template.drop_front(Close))
+      .str();
+}
+
 void renderTexts(const RuleSpec &Spec, const std::string &Target,
-                 analysis::ProducerKind Kind, Detection &D, Finding &F) {
+                 analysis::ProducerKind Kind, Detection &D, Finding &F,
+                 llvm::StringRef CappedFigure = "") {
   auto &V = D.Values;
   V.emplace("target", Target);
   V.emplace("code", Spec.Code);
@@ -343,7 +372,11 @@ void renderTexts(const RuleSpec &Spec, const std::string &Target,
     F.Alternatives.push_back(renderTemplate(A, V));
   F.Next.Change = renderTemplate(Texts.Next.Change, V);
   F.Next.PredictTrace = renderTemplate(Texts.Next.PredictTrace, V);
-  F.Next.PredictMetric = renderTemplate(Texts.Next.PredictMetric, V);
+  F.Next.PredictMetric = renderTemplate(
+      CappedFigure.empty()
+          ? Texts.Next.PredictMetric
+          : rebaseImpactBasis(Texts.Next.PredictMetric, CappedFigure),
+      V);
   F.Next.Verify = renderTemplate(Texts.Next.Verify, V);
   F.Next.RefutedIf = renderTemplate(Texts.Next.RefutedIf, V);
   // The values measured for this finding; the rule's identity, the target
@@ -418,14 +451,21 @@ Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec,
     }
   // Severity follows impact: the rule's (or the detector's) severity is the
   // floor, raised by the bounded impact at the final confidence.
-  if (!UserSeverity)
+  // A gain floor above the severity levels does not hold a finding at info
+  // when its impact earns more.
+  if (!UserSeverity) {
     F.Sev = severityForImpact(F.Sev, F.ImpactShare, F.Confidence);
+    UnderFloor = UnderFloor && F.Sev == Severity::Info;
+  }
 
   auto &V = D.Values;
+  // Every text quotes the final bound (the detector's figure clipped to the
+  // target and capped by the path), whatever the detector wrote there.
+  V["impact"] = Value::duration(F.ImpactNs);
+  V["impact_share"] = Value::share(F.ImpactShare);
+  std::string CappedFigure;
   if (Capped) {
-    // The detector's own figure was larger: every text shows the bound.
-    V["impact"] = Value::duration(F.ImpactNs);
-    V["impact_share"] = Value::share(F.ImpactShare);
+    CappedFigure = support::formatDuration(DetectorImpact);
     D.ExtraEvidence.push_back(
         llvm::formatv("critical path: without {0} the steady steps would "
                       "complete at most {1} earlier (median), so the impact "
@@ -444,22 +484,27 @@ Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec,
                                 .str())
             .str());
     // A cap lowers the impact only by time that the path shows elsewhere:
-    // say where, so that the detector's larger figure in the same finding
-    // does not read as a contradiction.
-    if (Path && Query && DetectorImpact > 2 * F.ImpactNs) {
-      std::string Where = whereThePathShows(*Path, *Query);
-      if (!Where.empty())
-        D.ExtraEvidence.push_back(
-            llvm::formatv("the detector's own figure ({0}) is more than "
-                          "twice the impact because the critical path "
-                          "keeps that time without {1}: it shows {2}",
-                          support::formatDuration(DetectorImpact), F.PathQuery,
-                          Where)
-                .str());
+    // when it takes more than half, the card says where in one sentence (in
+    // the default text), so that the detector's larger figure in the same
+    // finding does not read as a contradiction.
+    if (DetectorImpact > 2 * F.ImpactNs) {
+      std::string Where = Path && Query ? whereThePathShows(*Path, *Query) : "";
+      F.RestNote =
+          Where.empty()
+              ? llvm::formatv("only {0} of the {1} would come back: without "
+                              "{2} the steps' critical path is only that "
+                              "much shorter",
+                              support::formatDuration(F.ImpactNs),
+                              CappedFigure, F.PathQuery)
+                    .str()
+              : llvm::formatv("only {0} of the {1} would come back: without "
+                              "{2} the steps' critical path still runs "
+                              "through {3}",
+                              support::formatDuration(F.ImpactNs),
+                              CappedFigure, F.PathQuery, Where)
+                    .str();
     }
   }
-  V.emplace("impact", Value::duration(F.ImpactNs));
-  V.emplace("impact_share", Value::share(F.ImpactShare));
   // A detector writes {impact} and {impact_share} into a composed text
   // value (a verdict) rather than its own figure, so that the sentence shows
   // the capped bound too. Only those two tokens are replaced: other values
@@ -478,7 +523,8 @@ Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec,
       Val = Value(std::move(Text));
     }
   }
-  renderTexts(Spec, Ctx.describeTarget(), Ctx.producer().Kind, D, F);
+  renderTexts(Spec, Ctx.describeTarget(), Ctx.producer().Kind, D, F,
+              CappedFigure);
   return F;
 }
 

@@ -266,7 +266,7 @@ Outcome rules::runAllocatorChurn(const TraceIndex &Ctx, const RuleOptions &Opts,
   Det.PathQuery = namesQuery(Ctx.trace(), Calls);
   Det.Window = Ctx.measureWindows().describe();
   Det.Subject = Ranked.front()->first;
-  setGainVerdict(Det, F.ImpactNs, MinGain, Target,
+  setGainVerdict(Det, F.ImpactNs, F.HostNs, MinGain, Target,
                  "the device stayed busy meanwhile, so a warm allocator is "
                  "not predicted to shorten the step by more than {impact}",
                  "the device idled for up to {impact} per step because of "

@@ -401,7 +401,7 @@ Outcome rules::runHostFilledTensor(const TraceIndex &Ctx,
   Det.Window = Ctx.measureWindows().describe();
   Det.Subject = Ranked.front()->first;
   Det.PathQuery = namesQuery(Ctx.trace(), S.Named);
-  setGainVerdict(Det, F.ImpactNs, MinGain, Target,
+  setGainVerdict(Det, F.ImpactNs, F.CostNs, MinGain, Target,
                  llvm::formatv("the device stayed busy meanwhile, so "
                                "creating the tensors on the device is not "
                                "predicted to shorten the {0} by more than "

@@ -230,7 +230,7 @@ Outcome rules::runPageableHostCopies(const TraceIndex &Ctx,
   Det.Window = Ctx.measureWindows().describe();
   Det.Subject = TopPath;
   setGainVerdict(
-      Det, F.ImpactNs, MinGain, Target,
+      Det, F.ImpactNs, F.BlockedMedian, MinGain, Target,
       llvm::formatv("the device stayed busy while the host blocked, so "
                     "pinning is not predicted to shorten the {0} by more "
                     "than {{impact}",

@@ -212,15 +212,16 @@ void detect::describeCostPerWindow(const analysis::TraceIndex &Ctx,
   describeWindows(Ctx.measureWindows(), Values);
 }
 
-void detect::setGainVerdict(Detection &Det, int64_t ImpactNs, double MinGain,
-                            int64_t TargetNs, std::string Busy,
+void detect::setGainVerdict(Detection &Det, int64_t ImpactNs, int64_t CostNs,
+                            double MinGain, int64_t TargetNs, std::string Busy,
                             std::string Idle) {
-  if (double(ImpactNs) < MinGain * double(TargetNs)) {
+  // The sentence says what the device did while the host was held, which
+  // the bound measures against the host time; the severity says whether
+  // the gain is worth a warning, which is measured against the target.
+  Det.Values["verdict"] = 2 * ImpactNs < CostNs ? std::move(Busy)
+                                                : std::move(Idle);
+  if (double(ImpactNs) < MinGain * double(TargetNs))
     Det.SeverityOverride = Severity::Info;
-    Det.Values["verdict"] = std::move(Busy);
-  } else {
-    Det.Values["verdict"] = std::move(Idle);
-  }
 }
 
 void detect::keepUnderFloor(Detection &Det, llvm::StringRef Option,

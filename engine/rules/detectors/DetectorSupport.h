@@ -177,12 +177,14 @@ void describeCostPerWindow(const analysis::TraceIndex &Ctx, int64_t CostNs,
                            double MinShare, int64_t ImpactNs,
                            std::map<std::string, Value> &Values);
 
-/// Sets {verdict} from the bound on the gain: \p Idle when \p ImpactNs
-/// reaches \p MinGain of the target; else \p Busy, at info severity,
-/// because removing the cost frees host time while the device stays busy,
-/// and is not predicted to shorten the target measurably.
-void setGainVerdict(Detection &Det, int64_t ImpactNs, double MinGain,
-                    int64_t TargetNs, std::string Busy, std::string Idle);
+/// Sets {verdict} from the bound on the gain \p ImpactNs against the host
+/// time \p CostNs it is about: \p Busy when the device stayed busy for most
+/// of that time (the bound is under half of it: removing the cost frees
+/// host time, not device time), else \p Idle. Under \p MinGain of the
+/// target the finding is info, whichever sentence applies.
+void setGainVerdict(Detection &Det, int64_t ImpactNs, int64_t CostNs,
+                    double MinGain, int64_t TargetNs, std::string Busy,
+                    std::string Idle);
 
 /// Keeps a detection whose cost (\p CostNs per window) is under the rule's
 /// warning floor (option \p Option, \p Floor of the target) as an info
