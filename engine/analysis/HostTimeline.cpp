@@ -160,13 +160,19 @@ void TraceIndex::forEachHostStretch(
   auto WI = WaitFrom;
   for (size_t C = 0; C + 1 < Cuts.size(); ++C) {
     const int64_t A = Cuts[C], B = Cuts[C + 1];
+    // Close what ended before opening what starts: an event that starts
+    // where its predecessor ends must not sit on top of it.
+    auto PopEnded = [&] {
+      while (!Stack.empty() && T.Events[Stack.back()].end() <= A) {
+        Opened(Stack.back(), -1);
+        Stack.pop_back();
+      }
+    };
+    PopEnded();
     for (; Next != Events.end() && Next->Start <= A; ++Next) {
       Stack.push_back(T.indexOf(*Next));
       Opened(Stack.back(), +1);
-    }
-    while (!Stack.empty() && T.Events[Stack.back()].end() <= A) {
-      Opened(Stack.back(), -1);
-      Stack.pop_back();
+      PopEnded(); // an instant, or an event over before A
     }
     while (WI != Waits.end() && WI->Range.End <= A)
       ++WI;

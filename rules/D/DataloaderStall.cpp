@@ -3,12 +3,12 @@
 // PyTorch records a range around every next() of a DataLoader (or DataPipe)
 // iterator on the thread that asks for the batch. Time spent there is not a
 // problem while queued device work keeps the device busy; it costs
-// completion time only where the device has nothing to do. So the figure is
-// the part of the loader ranges (their union, per step) during which the
-// device's busy union is empty: removing the loader time entirely could
-// give back at most that much, so it is also the impact. It is measured on
-// each device per steady step, and the device the loader idles longest
-// (median) is reported.
+// completion time only where the device has nothing to do and waits for
+// work that this thread will submit. That is the "data loading (D001)" part
+// of the trace index's idle split (the launching thread's host timeline is
+// inside its loader range), and the figure is that part exactly, the
+// typical split over the steady steps of the device it idles most:
+// removing the loader time could give back at most that much.
 //
 // Loader ranges on threads that submit no device work (a prefetching thread)
 // do not hold the device back and are ignored (see dataLoaderEvents).
@@ -77,24 +77,18 @@ LoaderTime loaderTime(const TraceIndex &Ctx) {
   return L;
 }
 
-/// The loader time during which one device was idle, per window.
+/// The data-loading idle of one device: the idle split's part.
 struct DeviceStall {
   int32_t Device = -1;
-  std::vector<int64_t> Stall;
+  int64_t Stall = 0; ///< typicalIdle()'s data loading
 };
 
-std::vector<DeviceStall> measureStalls(const TraceIndex &Ctx,
-                                       const LoaderTime &Loader) {
+std::vector<DeviceStall> measureStalls(const TraceIndex &Ctx) {
   std::vector<DeviceStall> ByDevice;
-  for (int32_t D : streamDevices(Ctx)) {
-    DeviceStall S;
-    S.Device = D;
-    for (size_t W = 0; W < Loader.Ns.size(); ++W)
-      S.Stall.push_back(
-          Loader.Ns[W] -
-          Ctx.deviceBusy(D).intersect(Loader.PerWindow[W]).length());
-    ByDevice.push_back(std::move(S));
-  }
+  analysis::IdleOptions IO;
+  IO.KeepGaps = true; // the split the target line and L001/L002 read
+  for (int32_t D : streamDevices(Ctx))
+    ByDevice.push_back({D, Ctx.typicalIdle(D, IO).DataLoadingNs});
   return ByDevice;
 }
 
@@ -167,10 +161,10 @@ Detection describeStall(const TraceIndex &Ctx, const LoaderTime &Loader,
   const std::vector<std::string> Top = namesByTotal(Calls.Names);
   const int64_t LoaderMed = median(Loader.Ns);
   // Device busy share of the loader time, over all measured windows.
-  int64_t LoaderSum = 0, StallSum = 0;
+  int64_t LoaderSum = 0, BusySum = 0;
   for (size_t W = 0; W < Loader.Ns.size(); ++W) {
     LoaderSum += Loader.Ns[W];
-    StallSum += Best.Stall[W];
+    BusySum += Ctx.deviceBusy(Best.Device).intersect(Loader.PerWindow[W]).length();
   }
   Detection Det = impactDetection(Ctx, Stall, MinShare);
   auto &V = Det.Values;
@@ -178,7 +172,7 @@ Detection describeStall(const TraceIndex &Ctx, const LoaderTime &Loader,
   V["loader"] = dur(LoaderMed);
   V["loader_share"] = pct(double(LoaderMed) / double(Ctx.targetNs()));
   V["busy_during"] =
-      pct(LoaderSum > 0 ? double(LoaderSum - StallSum) / double(LoaderSum) : 0);
+      pct(LoaderSum > 0 ? double(BusySum) / double(LoaderSum) : 0);
   V["calls_per_step"] = count(median(Calls.PerWindow));
   V["top_names"] = joinNames(Top);
   V["loader_name"] = Top.empty() ? "the data loader" : Top.front();
@@ -221,13 +215,13 @@ Outcome rules::runDataloaderStall(const TraceIndex &Ctx,
     return Outcome::ran();
 
   const LoaderTime Loader = loaderTime(Ctx);
-  const std::vector<DeviceStall> ByDevice = measureStalls(Ctx, Loader);
-  // The device that the loader leaves idle longest (median per window).
+  const std::vector<DeviceStall> ByDevice = measureStalls(Ctx);
+  // The device that the loader leaves idle longest.
   const DeviceStall *Best =
-      largestBy(ByDevice, [](const DeviceStall &S) { return median(S.Stall); });
+      largestBy(ByDevice, [](const DeviceStall &S) { return S.Stall; });
   if (!Best)
     return Outcome::ran();
-  const int64_t Stall = std::min(median(Best->Stall), Target);
+  const int64_t Stall = std::min(Best->Stall, Target);
   if (!reachesShareOfTarget(Stall, Target, MinShare))
     return Outcome::ran();
 
