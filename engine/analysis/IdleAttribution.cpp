@@ -168,6 +168,54 @@ IdleBreakdown TraceIndex::computeIdle(int32_t Device, Interval Window,
   return Out;
 }
 
+llvm::ArrayRef<IdleCauseInfo> analysis::idleCauses() {
+  static const IdleCauseInfo Table[] = {
+      {IdleCause::Launch, "launch path", "L001", "L004", "launch",
+       "launch_path_ns"},
+      {IdleCause::HostOther, "host work", "L002", "", "host", "host_other_ns"},
+      {IdleCause::Untraced, "untraced host", "T005", "", "untraced",
+       "host_untraced_ns"},
+      {IdleCause::HostWait, "host waits", "S001", "", "wait", "host_wait_ns"},
+      {IdleCause::DataLoading, "data loading", "D001", "", "data",
+       "data_loading_ns"},
+      {IdleCause::Startup, "start-up", "U001", "", "startup", "startup_ns"},
+      {IdleCause::Profiler, "profiler", "U004", "", "profiler", "profiler_ns"},
+      {IdleCause::Unrecorded, "unrecorded dependency", "S004", "",
+       "unrecorded", "unrecorded_dependency_ns"},
+      {IdleCause::Unlinked, "no host call", "", "", "unlinked",
+       "unlinked_ns"},
+  };
+  return Table;
+}
+
+const IdleCauseInfo &analysis::idleCauseInfo(IdleCause C) {
+  return idleCauses()[unsigned(C)];
+}
+
+int64_t analysis::idleCauseNs(const TargetIdle &S, IdleCause C) {
+  switch (C) {
+  case IdleCause::Launch:
+    return S.LaunchNs;
+  case IdleCause::HostOther:
+    return S.HostOtherNs;
+  case IdleCause::Untraced:
+    return S.UntracedNs;
+  case IdleCause::HostWait:
+    return S.HostWaitNs;
+  case IdleCause::DataLoading:
+    return S.DataLoadingNs;
+  case IdleCause::Startup:
+    return S.StartupNs;
+  case IdleCause::Profiler:
+    return S.ProfilerNs;
+  case IdleCause::Unrecorded:
+    return S.UnrecordedNs;
+  case IdleCause::Unlinked:
+    return S.UnlinkedNs;
+  }
+  return 0;
+}
+
 namespace {
 
 /// The causes of a split in one fixed order, so that they can be summed and

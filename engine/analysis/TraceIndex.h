@@ -236,6 +236,34 @@ TargetIdle typicalSplit(int32_t Device, llvm::ArrayRef<int64_t> SpanNs,
 TargetIdle typicalSplit(int32_t Device,
                         llvm::ArrayRef<const TargetIdle *> Windows);
 
+/// The causes of a split, each with the rule that claims it: the one list
+/// the reports (labels, JSON keys, HTML classes) and the rule engine (which
+/// finding claims which part of the target line) read.
+enum class IdleCause : uint8_t {
+  Launch,
+  HostOther,
+  Untraced,
+  HostWait,
+  DataLoading,
+  Startup,
+  Profiler,
+  Unrecorded,
+  Unlinked,
+};
+struct IdleCauseInfo {
+  IdleCause Cause;
+  llvm::StringLiteral Label;   ///< "launch path"
+  llvm::StringLiteral Rule;    ///< "L001"; empty: no rule claims it
+  llvm::StringLiteral AlsoBy;  ///< another rule that claims part ("L004")
+  llvm::StringLiteral Key;     ///< "launch": an HTML class, a JSON name
+  llvm::StringLiteral JsonKey; ///< "launch_path_ns" in `device_idle`
+};
+/// Every cause, in the order the JSON writes them.
+llvm::ArrayRef<IdleCauseInfo> idleCauses();
+const IdleCauseInfo &idleCauseInfo(IdleCause C);
+/// The figure of \p C in \p Split.
+int64_t idleCauseNs(const TargetIdle &Split, IdleCause C);
+
 /// Facts about a trace's completeness (computed from ImportStats and links).
 struct TraceQuality {
   bool Truncated = false;

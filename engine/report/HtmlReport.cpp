@@ -44,7 +44,7 @@ table.ranks tr.pacing td{font-weight:600}
 svg.bar{display:block;width:100%;max-width:700px;height:auto}
 .b-busy{fill:#4f9a6e}.b-launch{fill:#9b8fc9}.b-host{fill:#7e9cc7}.b-wait{fill:#d0021b}
 .b-data{fill:#c98a3c}.b-startup{fill:#5bb5b0}.b-profiler{fill:#8c6d62}
-.b-unrecorded{fill:#e6b800}.b-unlinked{fill:#b0b6bf}
+.b-unrecorded{fill:#e6b800}.b-unlinked{fill:#b0b6bf}.b-untraced{fill:#c3cfe0}
 .legend span{display:inline-block;margin-right:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
 )css";
 
@@ -53,7 +53,7 @@ constexpr llvm::StringLiteral Swatches = R"css(
 .legend .b-busy{background:#4f9a6e}.legend .b-launch{background:#9b8fc9}.legend .b-host{background:#7e9cc7}
 .legend .b-wait{background:#d0021b}.legend .b-data{background:#c98a3c}.legend .b-startup{background:#5bb5b0}
 .legend .b-profiler{background:#8c6d62}.legend .b-unrecorded{background:#e6b800}
-.legend .b-unlinked{background:#b0b6bf}
+.legend .b-unlinked{background:#b0b6bf}.legend .b-untraced{background:#c3cfe0}
 )css";
 
 class Section {
@@ -146,7 +146,8 @@ private:
     };
     Segment(Busy, "busy", "busy");
     for (const IdleCause &C : Causes)
-      Segment(C.Ns, C.Key, C.Label);
+      Segment(C.Ns, analysis::idleCauseInfo(C.Cause).Key,
+              idleCauseLabel(C.Cause));
     H.close();
     H.open("div", {{"class", "legend"}});
     auto Legend = [&](llvm::StringRef Key, llvm::StringRef What, int64_t Ns) {
@@ -158,7 +159,8 @@ private:
     };
     Legend("busy", "busy", Busy);
     for (const IdleCause &C : Causes)
-      Legend(C.Key, C.Label, C.Ns);
+      Legend(analysis::idleCauseInfo(C.Cause).Key, idleCauseLabel(C.Cause),
+             C.Ns);
     H.close();
   }
 

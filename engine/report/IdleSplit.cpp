@@ -15,29 +15,77 @@ using namespace tracelint::support;
 
 std::vector<report::IdleCause>
 report::idleCauses(const analysis::TargetIdle &I) {
-  std::vector<IdleCause> Parts = {
-      {I.LaunchNs, "launch path (L001)", "launch"},
-      {I.HostOtherNs, "host work (L002)", "host"},
-      {I.UntracedNs, "untraced host (T005)", "untraced"},
-      {I.HostWaitNs, "host waits (S001)", "wait"},
-      {I.DataLoadingNs, "data loading (D001)", "data"},
-      {I.StartupNs, "start-up (U001)", "startup"},
-      {I.ProfilerNs, "profiler (U004)", "profiler"},
-      {I.UnrecordedNs, "unrecorded dependency (S004)", "unrecorded"},
-      {I.UnlinkedNs, "no host call", "unlinked"}};
+  std::vector<IdleCause> Parts;
+  for (const analysis::IdleCauseInfo &C : analysis::idleCauses()) {
+    int64_t Ns = analysis::idleCauseNs(I, C.Cause);
+    if (Ns > 0)
+      Parts.push_back({Ns, C.Cause});
+  }
   std::stable_sort(
       Parts.begin(), Parts.end(),
       [](const IdleCause &A, const IdleCause &B) { return A.Ns > B.Ns; });
-  llvm::erase_if(Parts, [](const IdleCause &C) { return C.Ns <= 0; });
   return Parts;
 }
 
+std::string report::idleCauseLabel(analysis::IdleCause C) {
+  const analysis::IdleCauseInfo &Info = analysis::idleCauseInfo(C);
+  if (Info.Rule.empty())
+    return Info.Label.str();
+  return (Info.Label + " (" + Info.Rule + ")").str();
+}
+
 std::string report::idleSplitText(const analysis::TargetIdle &I) {
+  return idleSplitText(I, {}, 0);
+}
+
+/// "host work (L002 quiet: ...)": the label of a cause whose rule did not
+/// claim it at its size, or the plain label.
+static std::string claimedLabel(const report::IdleCause &C,
+                                llvm::ArrayRef<rules::CauseClaim> Claims,
+                                int64_t TargetNs) {
+  std::string Label = report::idleCauseLabel(C.Cause);
+  if (TargetNs <= 0 ||
+      double(C.Ns) < report::ClaimMarkShare * double(TargetNs))
+    return Label;
+  const rules::CauseClaim *Claim = nullptr;
+  for (const rules::CauseClaim &K : Claims)
+    if (K.Cause == C.Cause)
+      Claim = &K;
+  if (!Claim)
+    return Label;
+  std::string Why;
+  switch (Claim->Status) {
+  case rules::ClaimStatus::Claimed:
+    return Label;
+  case rules::ClaimStatus::ClaimedLess:
+    Why = "claims " + formatDuration(Claim->ClaimedNs);
+    break;
+  case rules::ClaimStatus::Quiet:
+    Why = Claim->Why.empty() ? "quiet" : "quiet: " + Claim->Why;
+    break;
+  case rules::ClaimStatus::CannotJudge:
+    Why = "could not judge";
+    break;
+  case rules::ClaimStatus::NotApplicable:
+    Why = "not applicable";
+    break;
+  case rules::ClaimStatus::NotRun:
+    Why = "not run";
+    break;
+  }
+  const analysis::IdleCauseInfo &Info = analysis::idleCauseInfo(C.Cause);
+  return (Info.Label + " (" + Info.Rule + " " + Why + ")").str();
+}
+
+std::string report::idleSplitText(const analysis::TargetIdle &I,
+                                  llvm::ArrayRef<rules::CauseClaim> Claims,
+                                  int64_t TargetNs) {
   if (I.Device < 0 || I.SpanNs <= 0 || I.IdleNs <= 0)
     return "";
   std::vector<std::string> Items;
   for (const IdleCause &C : idleCauses(I))
-    Items.push_back((C.Label + " " + formatDuration(C.Ns)).str());
+    Items.push_back(claimedLabel(C, Claims, TargetNs) + " " +
+                    formatDuration(C.Ns));
   return llvm::formatv("idle {0} ({1}): {2}", formatDuration(I.IdleNs),
                        formatShare(double(I.IdleNs) / double(I.SpanNs)),
                        llvm::join(Items, ", "))
@@ -52,14 +100,27 @@ void report::writeIdleSplitJson(llvm::json::OStream &J,
     J.attribute("device", I.Device);
     J.attribute("span_ns", I.SpanNs);
     J.attribute("idle_ns", I.IdleNs);
-    J.attribute("launch_path_ns", I.LaunchNs);
-    J.attribute("host_other_ns", I.HostOtherNs);
-    J.attribute("host_untraced_ns", I.UntracedNs);
-    J.attribute("host_wait_ns", I.HostWaitNs);
-    J.attribute("data_loading_ns", I.DataLoadingNs);
-    J.attribute("startup_ns", I.StartupNs);
-    J.attribute("profiler_ns", I.ProfilerNs);
-    J.attribute("unrecorded_dependency_ns", I.UnrecordedNs);
-    J.attribute("unlinked_ns", I.UnlinkedNs);
+    for (const analysis::IdleCauseInfo &C : analysis::idleCauses())
+      J.attribute(C.JsonKey, analysis::idleCauseNs(I, C.Cause));
+  });
+}
+
+void report::writeClaimsJson(llvm::json::OStream &J,
+                             llvm::ArrayRef<rules::CauseClaim> Claims) {
+  J.attributeArray("claims", [&] {
+    for (const rules::CauseClaim &C : Claims)
+      J.object([&] {
+        J.attribute("cause", analysis::idleCauseInfo(C.Cause).Key);
+        J.attribute("ns", C.Ns);
+        J.attribute("rule", C.Rule);
+        J.attribute("status", rules::claimStatusName(C.Status));
+        if (!C.Fingerprint.empty()) {
+          J.attribute("fingerprint", C.Fingerprint);
+          J.attribute("claimed_ns", C.ClaimedNs);
+          J.attribute("impact_ns", C.ImpactNs);
+        }
+        if (!C.Why.empty())
+          J.attribute("why", C.Why);
+      });
   });
 }

@@ -45,6 +45,8 @@ void report::writeFindingJson(llvm::json::OStream &J, const rules::Finding &F,
     writeRounded(J, "confidence", F.Confidence);
     J.attribute("impact_ns", F.ImpactNs);
     writeRounded(J, "impact_share", F.ImpactShare);
+    // The detector's own figure, before the critical path's cap.
+    J.attribute("detector_impact_ns", F.DetectorImpactNs);
     writeRounded(J, "score", F.score());
     J.attribute("window", text(F.Window));
     J.attribute("hypothesis", text(F.Hypothesis));
@@ -128,6 +130,8 @@ std::string report::lintJsonObject(const LintedTrace &L, unsigned Indent) {
       J.attribute("steps", int64_t(Target.Steps));
       J.attribute("description", Target.Description);
       writeIdleSplitJson(J, Target.Idle);
+      if (Target.Idle.Device >= 0)
+        writeClaimsJson(J, Target.Claims);
     });
     writeDevices(J, L);
     writeStrings(J, "quality", L.Result.QualityNotes);

@@ -131,7 +131,9 @@ void writeTargetLine(Painter &P, Lines &Out, const LintedTrace &L) {
   P.label("target");
   std::string Text = L.Result.Target.Description;
   const analysis::TargetIdle &Idle = L.Result.Target.Idle;
-  if (std::string Split = idleSplitText(Idle); !Split.empty())
+  if (std::string Split = idleSplitText(Idle, L.Result.Target.Claims,
+                                        L.Result.Target.Ns);
+      !Split.empty())
     Text += "; device " + std::to_string(Idle.Device) + " " + Split;
   Out.wrapped("", Out.show(Text), Indent.size(), Indent.size());
 }
@@ -415,13 +417,17 @@ void report::writeLintText(llvm::raw_ostream &OS, const LintedTrace &L,
     P.paint("more findings", Bold);
     OS << " (" << Rest.size() << "; their cards: --top "
        << Cards.size() + Rest.size() << "):\n";
-    for (size_t I : Rest)
+    for (size_t I : Rest) {
       Out.cut(llvm::formatv("  {0}. {1} [{2}] {3}, impact up to {4}: ", I + 1,
                             Fs[I].Code, Fs[I].Name,
                             rules::severityName(Fs[I].Sev),
                             formatDuration(Fs[I].ImpactNs))
                   .str(),
               Out.show(Fs[I].Hypothesis));
+      // The findings folded into a line are listed under it, as under a
+      // card: every finding the summary counts is in the text.
+      writeFolded(Out, L, Leads, I, Shown);
+    }
   }
   if (!Notes.empty()) {
     OS << "\n";
@@ -431,7 +437,10 @@ void report::writeLintText(llvm::raw_ostream &OS, const LintedTrace &L,
       std::string Folded;
       for (size_t J : Shown)
         if (J != I && Leads[J] == I)
-          Folded += (Folded.empty() ? "; also " : ", ") + Fs[J].Code;
+          Folded += llvm::formatv("{0}{1}. {2} [{3}]",
+                                  Folded.empty() ? "; same wait: " : ", ",
+                                  J + 1, Fs[J].Code, Fs[J].Name)
+                        .str();
       Out.wrapped(
           llvm::formatv("  {0}. {1} [{2}]: ", I + 1, Fs[I].Code, Fs[I].Name)
               .str(),

@@ -45,9 +45,18 @@ public:
   static Outcome notApplicable(std::string Why) {
     return {SkipKind::NotApplicable, std::move(Why)};
   }
+  /// The rule judged the trace and found nothing to report; \p Why says
+  /// why in a few words ("under its 10 % floor: 7.2 %"), for the target
+  /// line when the rule's idle cause stands there unclaimed.
+  static Outcome quiet(std::string Why) {
+    Outcome O;
+    O.Why = std::move(Why);
+    return O;
+  }
 
   bool judged() const { return !Kind; }
   SkipKind kind() const { return *Kind; }
+  /// The skip reason, or a quiet rule's note.
   const std::string &reason() const { return Why; }
 
 private:

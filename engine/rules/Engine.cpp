@@ -416,6 +416,7 @@ Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec,
   // The critical path bounds what removing the blamed time can gain.
   bool Capped = false;
   const int64_t DetectorImpact = F.ImpactNs;
+  F.DetectorImpactNs = DetectorImpact;
   if (PathBound >= 0) {
     F.PathBoundNs = PathBound;
     F.PathQuery = std::move(PathQuery);
@@ -543,6 +544,7 @@ struct RuleRun {
   RuleOptions Opts;
   std::optional<Skipped> Skip;
   std::vector<Detection> Detections;
+  std::string QuietWhy; ///< Outcome::quiet's note
 };
 
 /// Checks \p Run's needs and runs its detector or declarative signature.
@@ -591,10 +593,85 @@ void runOne(const TraceIndex &Ctx, DetectorLookup Lookup,
   if (!O.judged()) {
     Run.Skip = Skipped{Spec.Code, Spec.Name, O.kind(), O.reason()};
     Run.Detections.clear();
+  } else if (Run.Detections.empty()) {
+    Run.QuietWhy = O.reason();
   }
 }
 
 } // namespace
+
+namespace {
+
+/// What the rule that claims each cause of the target line's idle split
+/// made of it: the finding that claims it, or why there is none.
+std::vector<CauseClaim> claimCauses(const LintResult &R,
+                                    llvm::ArrayRef<RuleRun> Runs) {
+  std::vector<CauseClaim> Out;
+  for (const analysis::IdleCauseInfo &Info : analysis::idleCauses()) {
+    CauseClaim C;
+    C.Cause = Info.Cause;
+    C.Ns = analysis::idleCauseNs(R.Target.Idle, Info.Cause);
+    if (C.Ns <= 0 || Info.Rule.empty())
+      continue;
+    C.Rule = Info.Rule.str();
+    auto Claims = [&](const Finding &F) {
+      return F.Code == Info.Rule || (!Info.AlsoBy.empty() && F.Code == Info.AlsoBy);
+    };
+    // The claiming finding with the largest figure (L001 and L004 share
+    // the launch path: their figures add up).
+    int64_t Claimed = 0;
+    for (const Finding &F : R.Findings)
+      if (Claims(F)) {
+        if (C.Fingerprint.empty() || F.Code == Info.Rule)
+          C.Fingerprint = F.Fingerprint;
+        Claimed += F.DetectorImpactNs;
+        C.ImpactNs += F.ImpactNs;
+      }
+    if (!C.Fingerprint.empty()) {
+      C.ClaimedNs = Claimed;
+      C.Status = 2 * Claimed >= C.Ns ? ClaimStatus::Claimed
+                                     : ClaimStatus::ClaimedLess;
+      Out.push_back(std::move(C));
+      continue;
+    }
+    C.Status = ClaimStatus::NotRun;
+    for (const RuleRun &Run : Runs) {
+      if (Run.Spec->Code != Info.Rule)
+        continue;
+      if (Run.Skip) {
+        C.Status = Run.Skip->Kind == SkipKind::CannotJudge
+                       ? ClaimStatus::CannotJudge
+                       : ClaimStatus::NotApplicable;
+        C.Why = Run.Skip->Reason;
+      } else {
+        C.Status = ClaimStatus::Quiet;
+        C.Why = Run.QuietWhy;
+      }
+    }
+    Out.push_back(std::move(C));
+  }
+  return Out;
+}
+
+} // namespace
+
+llvm::StringRef rules::claimStatusName(ClaimStatus S) {
+  switch (S) {
+  case ClaimStatus::Claimed:
+    return "claimed";
+  case ClaimStatus::ClaimedLess:
+    return "claimed-less";
+  case ClaimStatus::Quiet:
+    return "quiet";
+  case ClaimStatus::CannotJudge:
+    return "cannot-judge";
+  case ClaimStatus::NotApplicable:
+    return "not-applicable";
+  case ClaimStatus::NotRun:
+    return "not-run";
+  }
+  return "";
+}
 
 unsigned rules::ruleJobs(unsigned Requested) {
   if (Requested)
@@ -697,6 +774,7 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
       return A.Code < B.Code;
     return A.Subject < B.Subject;
   });
+  R.Target.Claims = claimCauses(R, Runs);
   return R;
 }
 

@@ -15,6 +15,32 @@
 namespace tracelint::rules {
 
 /// What the findings' impacts are measured against.
+/// How the rule that claims a cause of the target line's idle split came
+/// out: a finding claims the cause, or the target line says why none does.
+enum class ClaimStatus : uint8_t {
+  Claimed,       ///< a finding claims at least half of the cause's figure
+  ClaimedLess,   ///< a finding claims it, with a smaller figure
+  Quiet,         ///< the rule ran and found nothing to report
+  CannotJudge,   ///< the rule lacks data the trace does not record
+  NotApplicable, ///< the rule's subject does not occur in the trace
+  NotRun,        ///< the rule is not selected (--select, --ignore, config)
+};
+/// "claimed", "claimed-less", "quiet", "cannot-judge", "not-applicable",
+/// "not-run".
+llvm::StringRef claimStatusName(ClaimStatus S);
+
+/// One cause of the target line's idle split and what its rule made of it.
+struct CauseClaim {
+  analysis::IdleCause Cause = analysis::IdleCause::Launch;
+  int64_t Ns = 0;   ///< the cause's figure on the target line
+  std::string Rule; ///< the rule that claims it ("L002")
+  ClaimStatus Status = ClaimStatus::NotRun;
+  std::string Fingerprint; ///< the claiming finding's
+  int64_t ClaimedNs = 0;   ///< its figure, before the critical path's cap
+  int64_t ImpactNs = 0;    ///< its impact
+  std::string Why;         ///< why no finding (a skip reason, a quiet note)
+};
+
 struct LintTarget {
   analysis::TargetKind Kind = analysis::TargetKind::Window;
   int64_t Ns = 0;          ///< the median step time, or the window's length
@@ -23,6 +49,9 @@ struct LintTarget {
   /// Where the device's idle time in the target went (the one split that
   /// `path` and `stats` show too).
   analysis::TargetIdle Idle;
+  /// Each cause of Idle with a figure and a rule, and how that rule came
+  /// out (in the order of analysis::idleCauses()).
+  std::vector<CauseClaim> Claims;
 };
 
 struct LintResult {

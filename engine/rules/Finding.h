@@ -72,6 +72,9 @@ struct Finding {
   double Confidence = 0.5;
   int64_t ImpactNs = 0;
   double ImpactShare = 0; ///< of the target metric
+  /// The detector's figure, clipped to the target, before the critical
+  /// path's cap: what the finding claims of the time it describes.
+  int64_t DetectorImpactNs = 0;
   std::string Window;
   std::string Hypothesis;
   /// Every value the texts were rendered from, typed (impact included):

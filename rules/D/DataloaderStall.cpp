@@ -223,7 +223,7 @@ Outcome rules::runDataloaderStall(const TraceIndex &Ctx,
     return Outcome::ran();
   const int64_t Stall = std::min(Best->Stall, Target);
   if (!reachesShareOfTarget(Stall, Target, MinShare))
-    return Outcome::ran();
+    return quietUnderFloor(Stall, Target, MinShare);
 
   Out.push_back(describeStall(Ctx, Loader, *Best, Stall, MinShare));
   return Outcome::ran();

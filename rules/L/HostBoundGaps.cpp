@@ -150,7 +150,7 @@ Outcome rules::runHostBoundGaps(const TraceIndex &Ctx, const RuleOptions &Opts,
     return Outcome::ran();
   const int64_t HostIdle = std::min(F->Typical.HostOtherNs, Target);
   if (!reachesShareOfTarget(HostIdle, Target, MinShare))
-    return Outcome::ran();
+    return quietUnderFloor(HostIdle, Target, MinShare);
 
   Out.push_back(describeHostBound(Ctx, *F, HostIdle, MinShare, IO));
   return Outcome::ran();

@@ -257,7 +257,7 @@ Outcome rules::runLaunchBoundShortKernels(const TraceIndex &Ctx,
     return Outcome::ran();
   const int64_t LaunchIdle = std::min(F->Typical.LaunchNs, Target);
   if (double(LaunchIdle) / double(Target) < MinShare)
-    return Outcome::ran();
+    return quietUnderFloor(LaunchIdle, Target, MinShare);
 
   // Kernel duration against the launch cadence: when the typical kernel
   // outlasts several launch intervals, the host runs ahead and a queue
@@ -266,7 +266,7 @@ Outcome rules::runLaunchBoundShortKernels(const TraceIndex &Ctx,
   if (C.IntervalNs.empty() || C.WorkNs.empty())
     return Outcome::ran();
   if (double(median(C.WorkNs)) > MaxRatio * double(median(C.IntervalNs)))
-    return Outcome::ran();
+    return Outcome::quiet("kernels outlast the launch interval");
 
   Out.push_back(describeLaunchBound(Ctx, *F, C, LaunchIdle, MinShare, IO));
   return Outcome::ran();

@@ -241,7 +241,7 @@ Outcome rules::runSyncLongHostWait(const TraceIndex &Ctx,
   // work, and a reader looking at the idle time wants to know why.
   const bool UnderFloor = double(F.BlockedMedian) < MinShare * double(Target);
   if (UnderFloor && double(F.GainMedian) < MinInfo * double(Target))
-    return Outcome::ran();
+    return quietUnderFloor(F.BlockedMedian, Target, MinShare);
 
   // Waits that only reveal device-bound work gain little: said, not hidden.
   const bool RevealsDeviceWork =

@@ -121,7 +121,7 @@ Outcome rules::runUnrecordedDependencyStall(const TraceIndex &Ctx,
     return Outcome::ran();
   const int64_t Cost = std::min(median(S.IdlePerWindow), Target);
   if (!reachesShareOfTarget(Cost, Target, MinShare))
-    return Outcome::ran();
+    return quietUnderFloor(Cost, Target, MinShare);
 
   const model::Trace &T = Ctx.trace();
   const DeviceStall &Top = S.All.front();

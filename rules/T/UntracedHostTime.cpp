@@ -130,7 +130,7 @@ Outcome rules::runUntracedHostTime(const TraceIndex &Ctx,
     return Outcome::ran();
   const int64_t Cost = std::min(BestMedian, Target);
   if (double(Cost) < MinShare * double(Target))
-    return Outcome::ran();
+    return quietUnderFloor(Cost, Target, MinShare);
 
   auto TopLane = std::max_element(
       Best->ByLane.begin(), Best->ByLane.end(),

@@ -238,7 +238,7 @@ Outcome rules::runProfilerPerturbation(const TraceIndex &Ctx,
     return Outcome::ran();
   OverheadFigures F = measureOverhead(Ctx, Found);
   if (F.Impact <= 0 || double(F.Impact) / double(Target) < MinShare)
-    return Outcome::ran();
+    return quietUnderFloor(F.Impact, Target, MinShare);
 
   Detection Det = describeOverhead(Ctx, F, recordsInWindows(Ctx, Found));
   // Overhead among the work perturbs what every rule measures; at the edges

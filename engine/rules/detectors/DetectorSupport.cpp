@@ -317,6 +317,15 @@ Detection detect::impactDetection(const analysis::TraceIndex &Ctx,
   return Det;
 }
 
+Outcome detect::quietUnderFloor(int64_t Ns, int64_t TargetNs,
+                                double MinShare) {
+  return Outcome::quiet(
+      llvm::formatv("under its {0} floor ({1})", pct(MinShare).text(),
+                    pct(TargetNs > 0 ? double(Ns) / double(TargetNs) : 0)
+                        .text())
+          .str());
+}
+
 bool detect::reachesShareOfTarget(int64_t Ns, int64_t TargetNs,
                                   double MinShare) {
   return Ns > 0 && !(double(Ns) / double(TargetNs) < MinShare);

@@ -12,6 +12,7 @@
 
 #include "analysis/TraceIndex.h"
 #include "analysis/WhatIf.h"
+#include "rules/Detector.h"
 #include "rules/Finding.h"
 #include "rules/RuleSpec.h"
 #include "support/Format.h"
@@ -303,6 +304,10 @@ Detection impactDetection(const analysis::TraceIndex &Ctx, int64_t ImpactNs,
 /// The decision of the rules whose figure is time on the target: \p Ns is
 /// positive and at least \p MinShare of the target \p TargetNs (> 0).
 bool reachesShareOfTarget(int64_t Ns, int64_t TargetNs, double MinShare);
+/// A rule that stays quiet because its figure \p Ns is under its floor
+/// \p MinShare of the target: "under its 10.0 % floor (7.2 %)", which the
+/// target line shows beside the rule's idle cause.
+Outcome quietUnderFloor(int64_t Ns, int64_t TargetNs, double MinShare);
 
 //===----------------------------------------------------------------------===//
 // K, C and N families: kernel choice, compilation, communication.
