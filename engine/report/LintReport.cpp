@@ -269,8 +269,8 @@ void writeFolded(Lines &Out, const LintedTrace &L, llvm::ArrayRef<size_t> Leads,
       continue;
     const Finding &G = Fs[J];
     Out.cut(llvm::formatv(
-                "   same wait: {0}. {1} [{2}] {3}, impact up to {4}: ", J + 1,
-                G.Code, G.Name, rules::severityName(G.Sev),
+                "   same {0}: {1}. {2} [{3}] {4}, impact up to {5}: ",
+                G.Claims, J + 1, G.Code, G.Name, rules::severityName(G.Sev),
                 formatDuration(G.ImpactNs))
                 .str(),
             Out.show(G.Hypothesis));
@@ -438,7 +438,9 @@ void report::writeLintText(llvm::raw_ostream &OS, const LintedTrace &L,
       for (size_t J : Shown)
         if (J != I && Leads[J] == I)
           Folded += llvm::formatv("{0}{1}. {2} [{3}]",
-                                  Folded.empty() ? "; same wait: " : ", ",
+                                  Folded.empty()
+                                      ? "; same " + Fs[J].Claims + ": "
+                                      : std::string(", "),
                                   J + 1, Fs[J].Code, Fs[J].Name)
                         .str();
       Out.wrapped(

@@ -10,10 +10,10 @@ using rules::Finding;
 
 namespace {
 
-/// Families whose findings describe a host wait or a copy.
-bool aboutWaitOrCopy(const Finding &F) {
-  return !F.Code.empty() &&
-         (F.Code[0] == 'S' || F.Code[0] == 'M' || F.Code[0] == 'D');
+/// Two findings that claim the same kind of thing (their rules'
+/// `[signature] claims`), from different rules.
+bool claimAlike(const Finding &A, const Finding &B) {
+  return !A.Claims.empty() && A.Claims == B.Claims && A.Code != B.Code;
 }
 
 bool overlap(const ExampleEvent &A, const ExampleEvent &B) {
@@ -44,15 +44,11 @@ std::vector<size_t> report::claimLeads(llvm::ArrayRef<Finding> Findings) {
   const size_t N = Findings.size();
   std::vector<size_t> Parent(N);
   std::iota(Parent.begin(), Parent.end(), 0);
-  for (size_t I = 0; I < N; ++I) {
-    if (!aboutWaitOrCopy(Findings[I]))
-      continue;
+  for (size_t I = 0; I < N; ++I)
     for (size_t J = I + 1; J < N; ++J)
-      if (aboutWaitOrCopy(Findings[J]) &&
-          Findings[I].Code != Findings[J].Code &&
+      if (claimAlike(Findings[I], Findings[J]) &&
           sameEvent(Findings[I], Findings[J]))
         Parent[root(Parent, J)] = root(Parent, I);
-  }
   // The lead of each group: the largest impact, then the better rank.
   std::vector<size_t> Best(N, N);
   for (size_t I = 0; I < N; ++I) {

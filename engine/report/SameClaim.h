@@ -2,10 +2,13 @@
 //-*-===//
 //
 // One blocking copy is a host wait (S001), a blocking device read (S003) and
-// a pageable copy (M002) at once. The reports make one claim of it: the
-// finding with the largest bounded impact carries the card, the others are
-// one line that refers to it, and the JSON links them with `see_also`.
-// Every writer asks this one function which findings belong together.
+// a pageable copy (M002) at once; one SendRecv kernel is exposed
+// communication (N001) and a long small collective (N002). The reports make
+// one claim of it: the finding with the largest bounded impact carries the
+// card, the others are one line that refers to it ("same wait: ...", "same
+// collective: ..."), and the JSON links them with `see_also`. What a rule's
+// findings claim is its `[signature] claims` (docs/rule-format.md); every
+// writer asks this one function which findings belong together.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TRACELINT_REPORT_SAMECLAIM_H
@@ -22,10 +25,10 @@ namespace tracelint::report {
 
 /// For each finding (in rank order), the index of the finding that carries
 /// the card for its host wait or copy: itself when it stands alone or leads.
-/// Two findings describe the same wait or copy when both are of the
-/// synchronization, memory or data-loading families (S, M, D) and an
-/// example event of one overlaps an example event of the other in time: the
-/// wait, the copy that blocks it and the op around them. The lead is the
+/// Two findings describe the same thing when their rules claim the same
+/// kind (Finding::Claims: "wait", "collective") and an example event of one
+/// overlaps an example event of the other in time: the wait, the copy that
+/// blocks it and the op around them; the collective kernel. The lead is the
 /// largest impact, the better rank on a tie.
 std::vector<size_t> claimLeads(llvm::ArrayRef<rules::Finding> Findings);
 

@@ -389,6 +389,7 @@ void renderTexts(const RuleSpec &Spec, const std::string &Target,
   F.Collective = D.Collective;
   F.Subject = std::move(D.Subject);
   F.Fingerprint = fingerprint(F.Code, F.Subject);
+  F.Claims = Spec.Sig.Claims;
 }
 
 Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec,

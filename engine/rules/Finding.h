@@ -88,6 +88,9 @@ struct Finding {
   std::vector<std::string> ConfidenceNotes;
   std::string Subject;
   std::string Fingerprint;
+  /// The rule's `[signature] claims` (RuleSpec.h): what it describes, for
+  /// folding findings about one thing.
+  std::string Claims;
   /// The critical-path bound of the impact (median over the steady steps of
   /// the gain without PathQuery), or -1 when none was computed.
   int64_t PathBoundNs = -1;

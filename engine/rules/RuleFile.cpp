@@ -390,7 +390,8 @@ llvm::Error RuleReader::readSignature(const toml::table &T) {
     return fail(*N, llvm::formatv("'signature' must be a table, not {0}",
                                   typeName(*N)));
   static const llvm::StringRef SigKeys[] = {
-      "detector", "select", "aggregate", "fires-when", "what-if", "input"};
+      "detector", "select", "aggregate", "fires-when", "what-if", "input",
+      "claims"};
   if (llvm::Error E = checkKeys(*Sig, SigKeys, "[signature]", Origin))
     return E;
   if (const toml::node *W = Sig->get("what-if")) {
@@ -399,6 +400,16 @@ llvm::Error RuleReader::readSignature(const toml::table &T) {
       return E;
     if (!analysis::WhatIfQuery::parse(Text, Spec.Sig.WhatIf, Error))
       return fail(*W, "'what-if': " + Error);
+  }
+  if (const toml::node *C = Sig->get("claims")) {
+    if (llvm::Error E = readStringKey(*Sig, "claims", Spec.Sig.Claims))
+      return E;
+    if (Spec.Sig.Claims.empty() ||
+        !llvm::all_of(Spec.Sig.Claims, [](char Ch) {
+          return (Ch >= 'a' && Ch <= 'z') || Ch == '-';
+        }))
+      return fail(*C, "'claims' is a lower-case noun such as \"wait\" or "
+                      "\"collective\" (what the findings describe)");
   }
   const toml::node *Det = Sig->get("detector");
   const toml::node *Sel = Sig->get("select");

@@ -136,6 +136,12 @@ struct Signature {
   /// What the rule's findings blame, as a what-if query on the critical
   /// path ("category:wait"); empty: the detector's own bound stands.
   analysis::WhatIfQuery WhatIf;
+  /// What the rule's findings claim, as a noun the reports fold by ("wait",
+  /// "collective"; `[signature] claims`): findings of rules that claim the
+  /// same kind, whose example events overlap in time, describe one thing,
+  /// and the one with the largest impact carries the card (report/
+  /// SameClaim.h). Empty: the rule's findings stand alone.
+  std::string Claims;
   Selector Select;
   Aggregation Aggregate;
 };

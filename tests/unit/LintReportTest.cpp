@@ -164,6 +164,10 @@ rules::Finding handMade(llvm::StringRef Code, int64_t ImpactNs,
   F.Hypothesis = Code.str() + " says so";
   F.Examples.push_back({"ev", "thread 1", 0, AtNs, DurNs});
   F.Fingerprint = rules::fingerprint(F.Code, "x");
+  // As the catalogue's [signature] claims says: the waits' and copies'
+  // rules claim a wait.
+  if (Code.startswith("S") || Code.startswith("M"))
+    F.Claims = "wait";
   return F;
 }
 
@@ -223,6 +227,24 @@ TEST(LintReport, OneCardPerWaitNotesForZeroImpactAndTop) {
        {"\n1. S001", "\n2. M002", "\n3. L001", "\n4. X005", "\n5. K003"})
     EXPECT_NE(Out.find(Card), std::string::npos) << Card << "\n" << Out;
   EXPECT_EQ(Out.find("same wait:"), std::string::npos) << Out;
+}
+
+TEST(LintReport, FindingsAboutOneCollectiveShareACard) {
+  // N001 and N002 describe the same SendRecv kernel: their rules claim a
+  // collective, so the larger impact carries the card. A finding of a rule
+  // that claims nothing (K003) overlapping it in time stands alone.
+  LayoutFixture F;
+  using rules::Severity;
+  F.Result.Findings = {handMade("N001", 3 * Ms, Severity::Warning, Ms, Ms),
+                       handMade("N002", 2 * Ms, Severity::Warning, Ms, Ms),
+                       handMade("K003", 1 * Ms, Severity::Warning, Ms, Ms)};
+  F.Result.Findings[0].Claims = F.Result.Findings[1].Claims = "collective";
+  std::string Out = F.text(TextOptions());
+  EXPECT_NE(Out.find("   same collective: 2. N002 [rule-n002] warning, "
+                     "impact up to 2 ms: N002 says so\n"),
+            std::string::npos)
+      << Out;
+  EXPECT_NE(Out.find("\n3. K003 [rule-k003]"), std::string::npos) << Out;
 }
 
 TEST(LintReport, MinSeverityCountsWhatItHides) {
