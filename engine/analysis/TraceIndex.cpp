@@ -225,6 +225,14 @@ size_t MeasureWindows::indexOf(int64_t At) const {
   return size_t(It - Ranges.begin());
 }
 
+size_t TraceIndex::windowOf(uint32_t Index) const {
+  const model::Event &E = T.Events[Index];
+  if (model::isDeviceWork(E.Kind))
+    if (uint32_t L = T.launchOf(E); L != model::NoIndex)
+      return Windows.indexOf(T.Events[L].Start);
+  return Windows.indexOf(E.Start);
+}
+
 std::string MeasureWindows::describe() const {
   if (!Steps || StepNumbers.empty())
     return "the whole window";

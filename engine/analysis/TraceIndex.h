@@ -353,6 +353,14 @@ public:
   llvm::ArrayRef<StepWindow> steadySteps() const;
   /// The steady steps' ranges, or the whole window without steps.
   const MeasureWindows &measureWindows() const { return Windows; }
+  /// Which measured window an event belongs to (an index into
+  /// measureWindows().Ranges, or Ranges.size() for none): device work
+  /// belongs to the step whose host range holds the call that launched it,
+  /// even when it runs into the next step; an event without a launch (host
+  /// events, device work without correlation) to the window holding its
+  /// start. The one answer to "which step is this kernel's" that every
+  /// rule uses.
+  size_t windowOf(uint32_t Event) const;
   model::Interval window() const { return {T.WindowStart, T.WindowEnd}; }
 
   // --- Device ------------------------------------------------------------

@@ -158,7 +158,7 @@ KernelGroups groupInWindows(const TraceIndex &Ctx, const KernelScan &S,
   KernelGroups K;
   for (uint32_t I : Eligible) {
     const Event &E = T.Events[I];
-    if (Win.indexOf(E.Start) == Win.Ranges.size())
+    if (Ctx.windowOf(I) == Win.Ranges.size())
       continue;
     NameGroup &G = K.ByName[shortKernelName(T.name(E))];
     K.FullNames.insert(T.name(E).str());

@@ -142,7 +142,7 @@ Cadence measureCadence(const TraceIndex &Ctx, int32_t Device) {
   std::vector<uint32_t> Feeders; // the host lanes that launched the work
   for (uint32_t I : Ctx.deviceWork(Device)) {
     const Event &E = T.Events[I];
-    size_t W = Win.indexOf(E.Start);
+    size_t W = Ctx.windowOf(I);
     if (W == N)
       continue;
     C.WorkNs.push_back(E.Duration);

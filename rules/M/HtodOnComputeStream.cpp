@@ -111,7 +111,7 @@ DeviceCopies collectDevice(const TraceIndex &Ctx, int32_t D, HtoDCopies &S) {
     const Event &E = T.Events[I];
     if (!isHtoDCopy(T, E))
       continue;
-    size_t R = Win.indexOf(E.Start);
+    size_t R = Ctx.windowOf(I);
     if (R == Win.Ranges.size())
       continue;
     Interval C{E.Start, std::min(E.end(), Win.Ranges[R].End)};

@@ -136,7 +136,7 @@ Copies collectCopies(const TraceIndex &Ctx) {
       const Event &E = T.Events[I];
       if (!Ctx.isDeviceCopy(E))
         continue;
-      size_t Window = Win.indexOf(E.Start);
+      size_t Window = Ctx.windowOf(I);
       if (Window == Win.Ranges.size())
         continue;
       uint32_t L = T.launchOf(E);

@@ -125,8 +125,8 @@ PageableCopies collectCopies(const TraceIndex &Ctx) {
         continue;
       }
       // The step of the call that issued it (or of the copy itself).
-      uint32_t L = T.launchOf(E);
-      size_t R = Win.indexOf(L == model::NoIndex ? E.Start : T.Events[L].Start);
+      const uint32_t L = T.launchOf(E);
+      size_t R = Ctx.windowOf(I);
       if (R == N)
         continue;
       auto W = L == model::NoIndex ? WaitOf.end() : WaitOf.find(L);

@@ -47,7 +47,7 @@ void addCopy(const TraceIndex &Ctx, uint32_t I, bool Up, Collected &C) {
   const model::Trace &T = Ctx.trace();
   const MeasureWindows &Win = Ctx.measureWindows();
   const Event &E = T.Events[I];
-  size_t R = Win.indexOf(E.Start);
+  size_t R = Ctx.windowOf(I);
   if (R == Win.Ranges.size())
     return;
   const Interval W = Win.Ranges[R];

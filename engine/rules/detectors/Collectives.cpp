@@ -50,7 +50,5 @@ size_t detect::collectiveWindow(const analysis::TraceIndex &Ctx,
   const analysis::MeasureWindows &Win = Ctx.measureWindows();
   if (!Win.Steps)
     return 0;
-  const model::Trace &T = Ctx.trace();
-  uint32_t L = T.launchOf(E);
-  return Win.indexOf(L != model::NoIndex ? T.Events[L].Start : E.Start);
+  return Ctx.windowOf(Ctx.trace().indexOf(E));
 }

@@ -70,15 +70,17 @@ WorkMeasure detect::measureWork(const analysis::TraceIndex &Ctx,
   std::vector<std::vector<model::Interval>> Parts(Win.Ranges.size());
   for (uint32_t I : Work) {
     const model::Event &E = T.Events[I];
-    size_t W = Win.indexOf(E.Start);
+    size_t W = &Win == &Ctx.measureWindows() ? Ctx.windowOf(I)
+                                             : Win.indexOf(E.Start);
     if (W == Win.Ranges.size())
       continue;
     ++M.Count;
     Parts[W].push_back({E.Start, E.end()});
   }
   for (size_t W = 0; W < Win.Ranges.size(); ++W) {
-    int64_t Len = model::IntervalSet::unionOf(std::move(Parts[W]))
-                      .lengthWithin(Win.Ranges[W]);
+    // The window's work whole, also where it runs on into the next window:
+    // it is the time this step submitted.
+    int64_t Len = model::IntervalSet::unionOf(std::move(Parts[W])).length();
     M.PerWindow.push_back(Len);
     M.UnionNs += Len;
     M.BusyNs += Ctx.deviceBusy().lengthWithin(Win.Ranges[W]);
