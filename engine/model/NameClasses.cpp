@@ -151,6 +151,9 @@ const StringRef HandleDestructions[] = {
 const StringRef ProfilerFrames[] = {"torch/profiler/*",
                                     "torch/autograd/profiler.py(*"};
 const StringRef OptimizerSteps[] = {"Optimizer.step#*"};
+const StringRef OptimizerWorks[] = {"Optimizer.*", "*_single_tensor_*",
+                                    "*_multi_tensor_*", "aten::_foreach_*",
+                                    "aten::_fused_*"};
 const StringRef MultiTensorKernels[] = {
     "(?i)*multi_tensor_apply*", "(?i)*multitensorapply*", "(?i)*fused_adam*",
     "(?i)*fusedadam*",          "(?i)*fused_sgd*",        "(?i)*fusedsgd*",
@@ -285,6 +288,13 @@ const NameClassInfo Catalogue[] = {
      "optimizer-step",
      "the range torch.optim records around an optimizer's step",
      OptimizerSteps,
+     {}},
+    {NameClass::OptimizerWork,
+     "optimizer-work",
+     "an optimizer's own host work: its step range, its per-parameter and "
+     "multi-tensor implementations (torch.optim's _single_tensor_ and "
+     "_multi_tensor_ functions) and its foreach and fused ops",
+     OptimizerWorks,
      {}},
     {NameClass::MultiTensorKernel,
      "multi-tensor-kernel",

@@ -59,6 +59,7 @@ enum class NameClass : uint8_t {
   HandleDestruction,   ///< teardown: stream, event and graph destruction
   ProfilerFrame,       ///< a Python frame of the profiler itself
   OptimizerStep,       ///< torch.optim's Optimizer.step#... range
+  OptimizerWork,       ///< an optimizer's own host ranges, frames and ops
   MultiTensorKernel,   ///< a fused or multi-tensor optimizer kernel
   CopyKernel,          ///< a device kernel that copies memory
 };

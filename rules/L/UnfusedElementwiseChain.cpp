@@ -54,17 +54,15 @@ int64_t largestInputElements(const model::Trace &T, const Event &Op) {
   return Largest;
 }
 
-/// True when \p Op runs inside an optimizer step: its kernels are the
-/// optimizer rules' subject (foreach or fused optimizers), not this one's.
-bool inOptimizer(const model::Trace &T, const Event &Op) {
+/// True when \p Op runs inside an optimizer's own work (the name class
+/// optimizer-work): its kernels are the optimizer rules' subject (foreach
+/// or fused optimizers), not this one's.
+bool inOptimizer(const TraceIndex &Ctx, const Event &Op) {
+  const model::Trace &T = Ctx.trace();
   for (uint32_t P = T.indexOf(Op); P != model::NoIndex;
-       P = T.Events[P].Parent) {
-    llvm::StringRef N = T.name(T.Events[P]);
-    if (N.startswith("Optimizer.") || N.contains("_single_tensor_") ||
-        N.contains("_multi_tensor_") || N.startswith("aten::_foreach_") ||
-        N.startswith("aten::_fused_"))
+       P = T.Events[P].Parent)
+    if (Ctx.is(T.Events[P], model::NameClass::OptimizerWork))
       return true;
-  }
   return false;
 }
 
@@ -101,7 +99,7 @@ public:
     if (L == model::NoIndex)
       return std::nullopt;
     const Event *Op = enclosingOp(T, T.Events[L]);
-    if (!Op || inOptimizer(T, *Op))
+    if (!Op || inOptimizer(Ctx, *Op))
       return std::nullopt;
     Link Out{K, T.indexOf(*Op)};
     if (int64_t N = largestInputElements(T, *Op); N >= 0)
