@@ -64,22 +64,6 @@ FirstStep compareFirstStep(const TraceIndex &Ctx, double MinRatio) {
   return F;
 }
 
-/// The median over the steady steps of the start-up time inside them: what
-/// the start-up calls after the first step add to the target.
-int64_t startupPerSteadyStep(const TraceIndex &Ctx) {
-  std::vector<Interval> InLaterSteps;
-  if (Ctx.steps().size() >= 2)
-    for (const StartupEvent &S : Ctx.startup().Found)
-      if (Ctx.stepAt(S.Range.Begin) > 0)
-        InLaterSteps.push_back(S.Range);
-  model::IntervalSet Union =
-      model::IntervalSet::unionOf(std::move(InLaterSteps));
-  std::vector<int64_t> PerStep;
-  for (const StepWindow &S : Ctx.steadySteps())
-    PerStep.push_back(Union.lengthWithin(S.Range));
-  return median(PerStep);
-}
-
 /// What the target measures, and what start-up costs it.
 struct TargetVerdict {
   bool WindowIsStartup = false, WindowMixed = false, FirstOutlier = false;
@@ -143,7 +127,9 @@ void classifyStartupSteps(const TraceIndex &Ctx, TargetVerdict &V) {
 /// first step is an outlier or whose steps hold start-up calls.
 void classifySteps(const TraceIndex &Ctx, const FirstStep &First,
                    TargetVerdict &V) {
-  V.Impact = std::min(startupPerSteadyStep(Ctx), Ctx.targetNs());
+  // The start-up time in the typical steady step: the trace index's one
+  // figure (StartupWork::TargetStartupNs).
+  V.Impact = std::min(Ctx.startup().TargetStartupNs, Ctx.targetNs());
   V.Classification =
       V.FirstOutlier
           ? llvm::formatv("the target ({0}) is steady state; the first "
