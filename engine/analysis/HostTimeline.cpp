@@ -147,8 +147,7 @@ void TraceIndex::forEachHostStretch(
   unsigned SubsOpen = 0, LoadersOpen = 0;
   auto Opened = [&](uint32_t I, int Delta) {
     const Event &E = T.Events[I];
-    if ((E.Kind == EventKind::Runtime || E.Kind == EventKind::Driver) &&
-        isSubmission(E))
+    if (isSubmissionAt(I))
       SubsOpen += Delta;
     if (isDataLoaderRange(E))
       LoadersOpen += Delta;

@@ -65,6 +65,7 @@ TraceIndex::HostIndex TraceIndex::buildHostIndex() const {
   HostIndex H;
   H.WaitRange.resize(T.Lanes.size(), {0, 0});
   H.Submissions.resize(T.Lanes.size());
+  H.Submission.resize(uint32_t(T.Events.size()));
   H.Fed.resize(T.Lanes.size());
   int64_t LastEnd = INT64_MIN, LastStart = INT64_MIN;
   for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI) {
@@ -79,6 +80,7 @@ TraceIndex::HostIndex TraceIndex::buildHostIndex() const {
     for (uint32_t I = L.Begin; I < L.End; ++I) {
       const Event &E = T.Events[I];
       if (isSubmission(E)) {
+        H.Submission.set(I);
         H.Submissions[LI].push_back(I);
         LastEnd = std::max(LastEnd, E.end());
         LastStart = std::max(LastStart, E.Start);
@@ -195,6 +197,11 @@ const model::IntervalSet &TraceIndex::launchPath(uint32_t HostLane) const {
   static const model::IntervalSet None;
   const HostIndex &H = hostIndex();
   return HostLane < H.LaunchPath.size() ? H.LaunchPath[HostLane] : None;
+}
+
+bool TraceIndex::isSubmissionAt(uint32_t Event) const {
+  const HostIndex &H = hostIndex();
+  return Event < H.Submission.size() && H.Submission.test(Event);
 }
 
 bool TraceIndex::isSubmittingOp(uint32_t Event) const {

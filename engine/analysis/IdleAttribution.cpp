@@ -397,10 +397,17 @@ std::vector<DeviceStall> TraceIndex::unrecordedStalls(Interval Range) const {
     if (L.Kind != model::LaneKind::DeviceStream)
       continue;
     const model::IntervalSet &Busy = deviceBusy(L.Device);
-    for (uint32_t I = L.Begin; I < L.End; ++I) {
+    // A lane's events are sorted by start: only those starting inside the
+    // range are visited, so that asking per step stays linear overall.
+    llvm::ArrayRef<Event> Events = T.events(L);
+    const uint32_t From =
+        L.Begin + uint32_t(llvm::partition_point(Events, [&](const Event &E) {
+                             return E.Start < Range.Begin;
+                           }) -
+                           Events.begin());
+    for (uint32_t I = From; I < L.End && T.Events[I].Start < Range.End; ++I) {
       const Event &K = T.Events[I];
-      if (!model::isDeviceWork(K.Kind) || K.Start < Range.Begin ||
-          K.Start >= Range.End)
+      if (!model::isDeviceWork(K.Kind))
         continue;
       int64_t Ready = readyTime(I);
       if (Ready < 0 || K.Start - Ready <= LaunchLatencyBoundNs)

@@ -435,6 +435,8 @@ public:
   /// True for a framework op (EventKind::Op) on the launch path: it or one
   /// of its descendants submits device work.
   bool isSubmittingOp(uint32_t Event) const;
+  /// isSubmission() of an event by its index, looked up (host events only).
+  bool isSubmissionAt(uint32_t Event) const;
   /// Devices that receive work submitted from a host lane, ascending.
   llvm::ArrayRef<int32_t> devicesFedBy(uint32_t HostLane) const;
   /// True when some host thread submits device work.
@@ -601,6 +603,7 @@ private:
     std::vector<std::vector<int32_t>> Fed;
     std::vector<model::IntervalSet> LaunchPath; ///< per lane
     llvm::BitVector SubmittingOps;              ///< per event
+    llvm::BitVector Submission;                 ///< per event: isSubmission
     int64_t LastSubmissionEnd = INT64_MAX;
     int64_t LastSubmissionStart = INT64_MIN;
     bool AnySubmits = false;
