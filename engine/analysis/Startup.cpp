@@ -121,12 +121,77 @@ static llvm::DenseSet<uint32_t> moduleLoadingLaunches(const TraceIndex &Ctx) {
   return Loading;
 }
 
+/// The calls that create a process's device context: the first runtime or
+/// driver call of each process absorbs context creation, whatever its name
+/// (a 29.9 s cudaDeviceGetStreamPriorityRange, a 2.17 s
+/// cudaStreamIsCapturing inside the first aten::zeros, a 338 ms first
+/// hipMemcpy). The tell is its length against the same API's later calls:
+/// at least SlowStartupCallNs and ModuleLoadLaunchRatio times their median
+/// (of every other call of the process when the API is called once), and
+/// not long because of its own device work (a blocking copy).
+static llvm::DenseSet<uint32_t> contextCreatingCalls(const TraceIndex &Ctx) {
+  const model::Trace &T = Ctx.trace();
+  struct Process {
+    uint32_t First = model::NoIndex;
+    std::vector<int64_t> All; ///< every call's length
+  };
+  llvm::DenseMap<int64_t, Process> ByPid;
+  for (const model::Lane &L : T.Lanes) {
+    if (L.Kind != model::LaneKind::HostThread)
+      continue;
+    Process &P = ByPid[L.Pid];
+    for (uint32_t I = L.Begin; I < L.End; ++I) {
+      const Event &E = T.Events[I];
+      if (!isApiCall(E))
+        continue;
+      P.All.push_back(E.Duration);
+      if (P.First == model::NoIndex ||
+          std::pair(E.Start, I) < std::pair(T.Events[P.First].Start, P.First))
+        P.First = I;
+    }
+  }
+  llvm::DenseSet<uint32_t> Out;
+  for (auto &[Pid, P] : ByPid) {
+    if (P.First == model::NoIndex)
+      continue;
+    const Event &First = T.Events[P.First];
+    if (First.Duration < SlowStartupCallNs)
+      continue;
+    // A call that is long because its own device work is (a blocking copy
+    // of a large buffer) is not creating a context.
+    int64_t Work = 0;
+    for (uint32_t D : T.deviceWorkOf(First))
+      Work += T.Events[D].Duration;
+    if (2 * Work >= First.Duration)
+      continue;
+    // The same API's later calls, else every other call of the process.
+    std::vector<int64_t> Same;
+    const model::Lane &L = T.laneOf(First);
+    for (uint32_t I = L.Begin; I < L.End; ++I)
+      if (I != P.First && isApiCall(T.Events[I]) &&
+          T.Events[I].Name == First.Name)
+        Same.push_back(T.Events[I].Duration);
+    std::vector<int64_t> &Others = Same.empty() ? P.All : Same;
+    if (&Others == &P.All) {
+      // Leave the first call itself out of the comparison.
+      auto It = std::find(P.All.begin(), P.All.end(), First.Duration);
+      if (It != P.All.end())
+        P.All.erase(It);
+    }
+    if (Others.empty() ||
+        First.Duration >= ModuleLoadLaunchRatio * support::medianInPlace(Others))
+      Out.insert(P.First);
+  }
+  return Out;
+}
+
 /// The start-up category of a runtime or driver call, first match wins.
 /// \p Loading holds the launch calls that load their kernel's module.
 static std::optional<StartupCategory>
 runtimeCategory(const TraceIndex &Ctx, const Event &E, uint32_t Index,
-                const llvm::DenseSet<uint32_t> &Loading) {
-  if (Ctx.is(E, NC::ContextSetup))
+                const llvm::DenseSet<uint32_t> &Loading,
+                const llvm::DenseSet<uint32_t> &Context) {
+  if (Ctx.is(E, NC::ContextSetup) || Context.contains(Index))
     return ContextAndModules;
   if (Ctx.is(E, NC::DeviceQuery) && E.Duration >= SlowStartupCallNs)
     return ContextAndModules;
@@ -237,6 +302,7 @@ StartupWork analysis::findStartupWork(const TraceIndex &Ctx) {
   // (U003), not start-up.
   const int64_t TeardownBegin = Ctx.lastSubmissionEnd();
   const llvm::DenseSet<uint32_t> Loading = moduleLoadingLaunches(Ctx);
+  const llvm::DenseSet<uint32_t> Context = contextCreatingCalls(Ctx);
   std::vector<StartupEvent> &Found = Work.Found;
   // 1. Start-up events anywhere in the window, and graph-capture spans
   //    (everything a thread submits between BeginCapture and EndCapture is
@@ -268,7 +334,7 @@ StartupWork analysis::findStartupWork(const TraceIndex &Ctx) {
       if (isApiCall(E)) {
         if (E.Start >= TeardownBegin && teardownCategory(Ctx, E))
           continue;
-        Cat = runtimeCategory(Ctx, E, I, Loading);
+        Cat = runtimeCategory(Ctx, E, I, Loading, Context);
       } else if (isCompilation(Ctx, E)) {
         Cat = Compilation;
       }

@@ -54,6 +54,51 @@ TEST(Startup, ASlowFirstLaunchLoadsItsModule) {
   EXPECT_EQ(Scan.StartupNs, 300 * Ms);
 }
 
+TEST(Startup, TheFirstCallOfAProcessCreatesItsContextWhateverItsName) {
+  // HTA's AlexNet trace opens with a 29.9 s cudaDeviceGetStreamPriorityRange:
+  // a query that takes microseconds later on. Scaled: 30 ms, then 5 us
+  // calls of the same API.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.runtime("cudaDeviceGetStreamPriorityRange", 0, 30 * Ms);
+  M.runtime("cudaDeviceGetStreamPriorityRange", 31 * Ms, 31 * Ms + 5 * Us);
+  M.runtime("cudaDeviceGetStreamPriorityRange", 32 * Ms, 32 * Ms + 5 * Us);
+  M.launch(S, "k", 33 * Ms, 33 * Ms + 5 * Us, 33 * Ms + 5 * Us, 34 * Ms);
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  const analysis::StartupWork &Scan = Ctx.startup();
+  ASSERT_EQ(Scan.Found.size(), 1u);
+  EXPECT_EQ(T.name(T.Events[Scan.Found[0].Index]),
+            "cudaDeviceGetStreamPriorityRange");
+  EXPECT_EQ(Scan.Found[0].Cat, analysis::ContextAndModules);
+  EXPECT_EQ(Scan.StartupNs, 30 * Ms);
+  // The idle split and the path call it start-up, not host work: host work
+  // is only the two later 5 us queries.
+  EXPECT_EQ(Ctx.targetIdle().HostOtherNs, 10 * Us);
+  EXPECT_GE(Ctx.targetIdle().StartupNs, 30 * Ms);
+}
+
+TEST(Startup, AFirstCallLongForItsOwnReasonsIsNotContextCreation) {
+  // A first blocking copy as long as its copy, and a first call as slow as
+  // the same API's later ones, are steady work.
+  for (bool Copy : {true, false}) {
+    TraceMaker M;
+    uint32_t S = M.stream(0, 7);
+    if (Copy) {
+      M.launch(S, "Memcpy HtoD (Pageable -> Device)", 0, 3 * Ms, 100 * Us,
+               3 * Ms, "cudaMemcpy", EventKind::Memcpy);
+      M.runtime("cudaMemcpy", 4 * Ms, 4 * Ms + 10 * Us);
+    } else {
+      M.runtime("cudaStreamQuery", 0, 3 * Ms);
+      M.runtime("cudaStreamQuery", 4 * Ms, 7 * Ms);
+    }
+    M.launch(S, "k", 8 * Ms, 8 * Ms + 5 * Us, 8 * Ms + 5 * Us, 9 * Ms);
+    model::Trace T = M.finish();
+    TraceIndex Ctx(T);
+    EXPECT_TRUE(Ctx.startup().Found.empty()) << (Copy ? "copy" : "query");
+  }
+}
+
 TEST(Startup, SteadyStateRulesCannotJudgeAStartupWindow) {
   // No steps: the host captures a graph and instantiates it.
   TraceMaker M;
