@@ -23,7 +23,7 @@ const char *analysis::startupCategoryName(unsigned C) {
   static const char *const Names[] = {
       "context and module loading", "allocator calls",
       "stream/event/handle creation", "compilation or autotuning",
-      "graph capture"};
+      "graph capture", "first-call set-up"};
   return C < NumStartupCategories ? Names[C] : "";
 }
 
@@ -121,6 +121,30 @@ static llvm::DenseSet<uint32_t> moduleLoadingLaunches(const TraceIndex &Ctx) {
   return Loading;
 }
 
+/// The device time of the work \p Index submitted: a call's own device
+/// work, or an op's through the calls nested in it.
+static int64_t ownDeviceWorkNs(const model::Trace &T, uint32_t Index) {
+  const Event &E = T.Events[Index];
+  int64_t Ns = 0;
+  auto Add = [&](const Event &Call) {
+    for (uint32_t D : T.deviceWorkOf(Call))
+      Ns += T.Events[D].Duration;
+  };
+  if (isApiCall(E))
+    Add(E);
+  const model::Lane &L = T.laneOf(E);
+  for (uint32_t I = Index + 1; I < L.End && T.Events[I].Start < E.end(); ++I)
+    if (isApiCall(T.Events[I]))
+      Add(T.Events[I]);
+  return Ns;
+}
+
+/// True when \p Index is long because of the device work it waits for (a
+/// blocking copy of a large buffer): not one-off set-up.
+static bool longForItsOwnWork(const model::Trace &T, uint32_t Index) {
+  return 2 * ownDeviceWorkNs(T, Index) >= T.Events[Index].Duration;
+}
+
 /// The calls that create a process's device context: the first runtime or
 /// driver call of each process absorbs context creation, whatever its name
 /// (a 29.9 s cudaDeviceGetStreamPriorityRange, a 2.17 s
@@ -159,10 +183,7 @@ static llvm::DenseSet<uint32_t> contextCreatingCalls(const TraceIndex &Ctx) {
       continue;
     // A call that is long because its own device work is (a blocking copy
     // of a large buffer) is not creating a context.
-    int64_t Work = 0;
-    for (uint32_t D : T.deviceWorkOf(First))
-      Work += T.Events[D].Duration;
-    if (2 * Work >= First.Duration)
+    if (longForItsOwnWork(T, P.First))
       continue;
     // The same API's later calls, else every other call of the process.
     std::vector<int64_t> Same;
@@ -182,6 +203,57 @@ static llvm::DenseSet<uint32_t> contextCreatingCalls(const TraceIndex &Ctx) {
         First.Duration >= ModuleLoadLaunchRatio * support::medianInPlace(Others))
       Out.insert(P.First);
   }
+  return Out;
+}
+
+/// Calls and ops whose first run is a one-off: at least SlowStartupCallNs
+/// and ModuleLoadLaunchRatio times the median of the same name's later runs
+/// (a 681 ms first cuDNN convolution that creates its handle and loads its
+/// kernels, a first library call that initialises the library). The tell is
+/// the length against the name's own later runs, never the name; a name run
+/// once has nothing to compare with and is left to the other tests.
+static llvm::DenseSet<uint32_t> slowFirstRuns(const TraceIndex &Ctx) {
+  const model::Trace &T = Ctx.trace();
+  auto Candidate = [&](const Event &E) {
+    return isApiCall(E) || E.Kind == EventKind::Op;
+  };
+  // The first run of each name, then the later runs of the slow ones only.
+  llvm::DenseMap<model::StringId, uint32_t> First;
+  for (const model::Lane &L : T.Lanes)
+    if (L.Kind == model::LaneKind::HostThread)
+      for (uint32_t I = L.Begin; I < L.End; ++I) {
+        const Event &E = T.Events[I];
+        if (!Candidate(E))
+          continue;
+        auto [It, New] = First.try_emplace(E.Name, I);
+        if (!New && std::pair(E.Start, I) < std::pair(
+                                                T.Events[It->second].Start,
+                                                It->second))
+          It->second = I;
+      }
+  llvm::DenseMap<model::StringId, std::vector<int64_t>> Later;
+  for (auto &[Name, I] : First)
+    if (T.Events[I].Duration >= SlowStartupCallNs)
+      Later[Name];
+  if (Later.empty())
+    return {};
+  for (const model::Lane &L : T.Lanes)
+    if (L.Kind == model::LaneKind::HostThread)
+      for (uint32_t I = L.Begin; I < L.End; ++I) {
+        const Event &E = T.Events[I];
+        if (!Candidate(E))
+          continue;
+        auto It = Later.find(E.Name);
+        if (It != Later.end() && First[E.Name] != I)
+          It->second.push_back(E.Duration);
+      }
+  llvm::DenseSet<uint32_t> Out;
+  for (auto &[Name, Runs] : Later)
+    if (!Runs.empty() &&
+        T.Events[First[Name]].Duration >=
+            ModuleLoadLaunchRatio * support::medianInPlace(Runs) &&
+        !longForItsOwnWork(T, First[Name]))
+      Out.insert(First[Name]);
   return Out;
 }
 
@@ -303,6 +375,7 @@ StartupWork analysis::findStartupWork(const TraceIndex &Ctx) {
   const int64_t TeardownBegin = Ctx.lastSubmissionEnd();
   const llvm::DenseSet<uint32_t> Loading = moduleLoadingLaunches(Ctx);
   const llvm::DenseSet<uint32_t> Context = contextCreatingCalls(Ctx);
+  const llvm::DenseSet<uint32_t> SlowFirst = slowFirstRuns(Ctx);
   std::vector<StartupEvent> &Found = Work.Found;
   // 1. Start-up events anywhere in the window, and graph-capture spans
   //    (everything a thread submits between BeginCapture and EndCapture is
@@ -339,7 +412,10 @@ StartupWork analysis::findStartupWork(const TraceIndex &Ctx) {
         Cat = Compilation;
       }
       if (Cat && E.Duration > 0)
-        Found.push_back({I, *Cat, {E.Start, E.end()}});
+        Found.push_back({I, *Cat, {E.Start, E.end()},
+                         Context.contains(I) || Loading.contains(I)});
+      else if (SlowFirst.contains(I))
+        Found.push_back({I, FirstCall, {E.Start, E.end()}, /*ByLength=*/true});
     }
     // The window ended during a capture.
     if (CaptureBegin >= 0 && LaneEnd > CaptureBegin) {
@@ -363,6 +439,8 @@ StartupWork analysis::findStartupWork(const TraceIndex &Ctx) {
       V[size_t(Step - 1)] = true;
     }
     llvm::erase_if(Found, [&](const StartupEvent &S) {
+      if (S.ByLength)
+        return false;
       auto It = Seen.find(T.Events[S.Index].Name);
       if (It == Seen.end())
         return false;
@@ -378,7 +456,11 @@ StartupWork analysis::findStartupWork(const TraceIndex &Ctx) {
   }
   model::IntervalSet Union = model::IntervalSet::unionOf(std::move(AllParts));
   Work.StartupNs = Union.lengthWithin(Ctx.window());
-  Work.HasCapture = !Work.ByCategory[GraphCapture].empty();
+  // Capture proper: a stream captured between BeginCapture and EndCapture.
+  // Instantiating, uploading or destroying graphs alone is start-up work,
+  // and a replay (a graph launch) is steady state; neither records work
+  // without running it.
+  Work.HasCapture = !Work.Captures.empty();
   Work.HasSteps = Ctx.hasSteps();
   Work.WindowNs = Ctx.window().length();
   Work.CapturedLaunches = countCapturedLaunches(Ctx, Work.Captures);

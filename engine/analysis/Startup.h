@@ -30,6 +30,9 @@ enum StartupCategory : unsigned {
   Handles,
   Compilation,
   GraphCapture,
+  /// A call or op whose first run takes far longer than its later runs:
+  /// library handle creation, lazy loading, autotuning on first use.
+  FirstCall,
   NumStartupCategories
 };
 const char *startupCategoryName(unsigned C);
@@ -38,6 +41,9 @@ struct StartupEvent {
   uint32_t Index = model::NoIndex; ///< the call, op or capture end
   StartupCategory Cat = ContextAndModules;
   model::Interval Range; ///< a capture span runs from BeginCapture
+  /// Found by its length against its own later runs, not by its name: it
+  /// stays start-up even though its name recurs in every step.
+  bool ByLength = false;
 };
 
 /// U001's default share of a window without steps above which start-up
@@ -68,7 +74,9 @@ struct StartupWork {
   std::array<std::vector<model::Interval>, NumStartupCategories> ByCategory;
   /// Host time in start-up work (a union over threads) inside the window.
   int64_t StartupNs = 0;
-  /// The window captures graphs (work is recorded, not run).
+  /// The window captures graphs: a stream captures between BeginCapture
+  /// and EndCapture (work is recorded, not run). Graph instantiation or
+  /// replay alone is not capture.
   bool HasCapture = false;
   bool HasSteps = false;
   int64_t WindowNs = 0;

@@ -107,10 +107,11 @@ const StringRef StartupAllocations[] = {
     "MemAlloc*,MemFree*}"};
 const StringRef HandleLifetimes[] = {
     "{cuda,hip,cu}{StreamCreate*,EventCreate*,StreamDestroy*,EventDestroy*}"};
+// Not cudaThreadExchangeStreamCaptureMode: the runtime calls it around
+// allocations and replays too, so it says nothing about capture.
 const StringRef GraphCaptures[] = {
     "{cuda,hip,cu}{StreamBeginCapture*,StreamEndCapture*,GraphInstantiate*,"
-    "GraphGetNodes*,GraphDestroy*,GraphExecDestroy*,GraphUpload*,"
-    "ThreadExchangeStreamCaptureMode*}"};
+    "GraphGetNodes*,GraphDestroy*,GraphExecDestroy*,GraphUpload*}"};
 // The runtime calls, and torch.cuda.graph's capture_begin/capture_end as
 // with_stack=True records them ("torch/cuda/graphs.py(..): capture_begin",
 // "<built-in method capture_begin of CUDAGraph object at 0x..>").

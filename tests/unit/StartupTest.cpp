@@ -99,6 +99,48 @@ TEST(Startup, AFirstCallLongForItsOwnReasonsIsNotContextCreation) {
   }
 }
 
+TEST(Startup, AGraphReplayWindowIsNotCapture) {
+  // A vLLM-like serving window: graph replays, and capture-mode exchanges
+  // that the HIP runtime makes around allocations and replays. Nothing is
+  // captured, so the window is steady state and the rules judge it.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  for (int I = 0; I < 20; ++I) {
+    const int64_t C = I * Ms;
+    M.runtime("hipThreadExchangeStreamCaptureMode", C, C + 2 * Us);
+    M.launch(S, "graph_kernel", C + 10 * Us, C + 20 * Us, C + 20 * Us,
+             C + 500 * Us, "hipGraphLaunch");
+  }
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  EXPECT_FALSE(Ctx.startup().HasCapture);
+  EXPECT_FALSE(Ctx.startup().windowIsStartup());
+  EXPECT_EQ(Ctx.startupWindowReason(), "");
+}
+
+TEST(Startup, AFirstRunFarSlowerThanItsLaterRunsIsStartUpEveryStep) {
+  // A 68 ms first cuDNN convolution (handle creation, lazy loading) in the
+  // first of five steps, 5 ms later: start-up, even though the name runs in
+  // every later step (which drops steady-state names from start-up).
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  for (int K = 0; K < 5; ++K) {
+    const int64_t T0 = K * 100 * Ms;
+    M.step(K + 1, T0, T0 + 100 * Ms);
+    const int64_t Len = K == 0 ? 68 * Ms : 5 * Ms;
+    M.op("aten::cudnn_convolution", T0, T0 + Len);
+    M.launch(S, "conv_kernel", T0 + Len - 10 * Us, T0 + Len - 5 * Us,
+             T0 + Len, T0 + Len + 1 * Ms);
+  }
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  const analysis::StartupWork &Scan = Ctx.startup();
+  ASSERT_EQ(Scan.Found.size(), 1u);
+  EXPECT_EQ(Scan.Found[0].Cat, analysis::FirstCall);
+  EXPECT_EQ(Scan.Found[0].Range.length(), 68 * Ms);
+  EXPECT_EQ(Scan.StepStartupNs.front(), 68 * Ms);
+}
+
 TEST(Startup, SteadyStateRulesCannotJudgeAStartupWindow) {
   // No steps: the host captures a graph and instantiates it.
   TraceMaker M;
