@@ -39,9 +39,21 @@ IdleBreakdown TraceIndex::computeIdle(int32_t Device, Interval Window,
                                       const IdleOptions &Opts) const {
   IdleBreakdown Out;
   const model::IntervalSet &Busy = deviceBusy(Device);
-  for (const Interval &Gap : Busy.gapsWithin(Window)) {
+  const Interval Host = Quality.HostSpan;
+  for (Interval Gap : Busy.gapsWithin(Window)) {
     Out.IdleNs += Gap.length();
     ++Out.Gaps;
+    // Outside the host record no host cause can be named: the window was
+    // cut there (nothing happens to the part inside it).
+    if (Host.length() > 0) {
+      const Interval In{std::max(Gap.Begin, Host.Begin),
+                        std::min(Gap.End, Host.End)};
+      const int64_t Inside = std::max<int64_t>(0, In.length());
+      Out.CutNs += Gap.length() - Inside;
+      if (Inside == 0)
+        continue;
+      Gap = In;
+    }
     // The work that ends the gap: the first to start at or after its end
     // (later when the window cut the gap; none when the device stays idle
     // to the end of the trace).
@@ -184,6 +196,8 @@ llvm::ArrayRef<IdleCauseInfo> analysis::idleCauses() {
        "unrecorded", "unrecorded_dependency_ns"},
       {IdleCause::Unlinked, "no host call", "", "", "unlinked",
        "unlinked_ns"},
+      {IdleCause::Cut, "outside the host record", "", "", "cut",
+       "window_cut_ns"},
   };
   return Table;
 }
@@ -212,6 +226,8 @@ int64_t analysis::idleCauseNs(const TargetIdle &S, IdleCause C) {
     return S.UnrecordedNs;
   case IdleCause::Unlinked:
     return S.UnlinkedNs;
+  case IdleCause::Cut:
+    return S.CutNs;
   }
   return 0;
 }
@@ -220,13 +236,14 @@ namespace {
 
 /// The causes of a split in one fixed order, so that they can be summed and
 /// divided alike.
-constexpr unsigned NumIdleCauses = 9;
+constexpr unsigned NumIdleCauses = 10;
 using IdleCauses = std::array<int64_t, NumIdleCauses>;
 
 template <typename Split> IdleCauses causesOf(const Split &B) {
   return {B.LaunchNs,  B.HostOtherNs,   B.UntracedNs,
           B.HostWaitNs, B.DataLoadingNs, B.StartupNs,
-          B.ProfilerNs, B.UnrecordedNs,  B.UnlinkedNs};
+          B.ProfilerNs, B.UnrecordedNs,  B.UnlinkedNs,
+          B.CutNs};
 }
 
 void setCauses(TargetIdle &Out, const IdleCauses &C) {
@@ -239,6 +256,7 @@ void setCauses(TargetIdle &Out, const IdleCauses &C) {
   Out.ProfilerNs = C[6];
   Out.UnrecordedNs = C[7];
   Out.UnlinkedNs = C[8];
+  Out.CutNs = C[9];
 }
 
 /// Divides \p Total among the causes in proportion to \p Weights (largest
@@ -414,6 +432,11 @@ std::vector<DeviceStall> TraceIndex::unrecordedStalls(Interval Range) const {
         continue;
       Interval Held{std::max(Range.Begin, Ready + LaunchLatencyBoundNs),
                     K.Start};
+      // Outside the host record nothing says what held the work: the
+      // window was cut there (T006), which is no stall.
+      if (const Interval Host = Quality.HostSpan; Host.length() > 0)
+        Held = {std::max(Held.Begin, Host.Begin),
+                std::min(Held.End, Host.End)};
       int64_t Idle = Held.length() > 0 ? Busy.idleWithin(Held) : 0;
       if (Idle <= 0)
         continue;

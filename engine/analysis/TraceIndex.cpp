@@ -535,6 +535,21 @@ void TraceIndex::computeQuality() {
   Q.DeviceWorkEvents = DeviceWork;
   Q.LaunchCalls = LaunchCalls;
   uint64_t NoLaunch = 0, BeforeLaunch = 0;
+  Q.HostSpan = {INT64_MAX, INT64_MIN};
+  for (const model::Lane &L : T.Lanes)
+    if (L.Kind == model::LaneKind::HostThread)
+      for (const Event &E : T.events(L))
+        if (E.Duration > 0) {
+          Q.HostSpan.Begin = std::min(Q.HostSpan.Begin, E.Start);
+          Q.HostSpan.End = std::max(Q.HostSpan.End, E.end());
+        }
+  if (Q.HostSpan.Begin > Q.HostSpan.End)
+    Q.HostSpan = {};
+  else if (Q.HostSpan.length() > 0) {
+    Q.DeviceBeforeHostNs =
+        AllBusy.lengthWithin({T.WindowStart, Q.HostSpan.Begin});
+    Q.DeviceAfterHostNs = AllBusy.lengthWithin({Q.HostSpan.End, T.WindowEnd});
+  }
   for (const Event &E : T.Events) {
     if (model::isDeviceWork(E.Kind)) {
       NoLaunch += T.launchOf(E) == model::NoIndex;

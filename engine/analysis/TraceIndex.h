@@ -181,6 +181,10 @@ struct IdleBreakdown {
   int64_t LaunchNs = 0, HostWaitNs = 0, HostOtherNs = 0, UntracedNs = 0,
           DataLoadingNs = 0, StartupNs = 0, ProfilerNs = 0, UnrecordedNs = 0,
           UnlinkedNs = 0;
+  /// Idle before the first or after the last host event of the trace
+  /// (TraceQuality::HostSpan): the host record does not reach it, so no
+  /// host cause can be named (the window was cut; T006).
+  int64_t CutNs = 0;
   uint64_t Gaps = 0;
   /// Host-late gaps that were mostly launch-attributed, and the longest.
   uint64_t LaunchGaps = 0;
@@ -214,11 +218,11 @@ struct TargetIdle {
   int64_t SpanNs = 0;  ///< the median window's length
   int64_t IdleNs = 0, LaunchNs = 0, HostOtherNs = 0, UntracedNs = 0,
           HostWaitNs = 0, DataLoadingNs = 0, StartupNs = 0, ProfilerNs = 0,
-          UnrecordedNs = 0, UnlinkedNs = 0;
-  /// The sum of the causes: IdleNs, up to rounding.
+          UnrecordedNs = 0, UnlinkedNs = 0, CutNs = 0;
+  /// The sum of the causes: IdleNs.
   int64_t causesNs() const {
     return LaunchNs + HostOtherNs + UntracedNs + HostWaitNs + DataLoadingNs +
-           StartupNs + ProfilerNs + UnrecordedNs + UnlinkedNs;
+           StartupNs + ProfilerNs + UnrecordedNs + UnlinkedNs + CutNs;
   }
 };
 
@@ -249,6 +253,7 @@ enum class IdleCause : uint8_t {
   Profiler,
   Unrecorded,
   Unlinked,
+  Cut,
 };
 struct IdleCauseInfo {
   IdleCause Cause;
@@ -266,6 +271,13 @@ int64_t idleCauseNs(const TargetIdle &Split, IdleCause C);
 
 /// Facts about a trace's completeness (computed from ImportStats and links).
 struct TraceQuality {
+  /// From the first host event's start to the last one's end, over every
+  /// host thread; empty without host events. Device time outside it is
+  /// time the host record cannot explain: the window was cut there.
+  model::Interval HostSpan;
+  /// Device busy time (all devices, a union) before HostSpan begins and
+  /// after it ends.
+  int64_t DeviceBeforeHostNs = 0, DeviceAfterHostNs = 0;
   bool Truncated = false;
   int64_t TruncatedAtByte = -1;
   /// Events missing from the model (malformed, no timestamp).

@@ -33,31 +33,22 @@ using model::IntervalSet;
 namespace {
 
 struct Stalls {
-  std::vector<int64_t> IdlePerWindow; ///< parallel to the windows
-  std::vector<DeviceStall> All;       ///< every window's, longest first
+  /// The idle split's unrecorded-dependency part on the device with the
+  /// most: the target line's figure, the same number.
+  int64_t Unrecorded = 0;
+  std::vector<DeviceStall> All; ///< every window's, longest first
   uint64_t Count = 0;
 };
 
 Stalls collect(const TraceIndex &Ctx) {
-  const model::Trace &T = Ctx.trace();
   const MeasureWindows &Win = Ctx.measureWindows();
   Stalls S;
+  analysis::IdleOptions IO;
+  IO.KeepGaps = true; // the split the target line and the L rules read
+  for (int32_t D : streamDevices(Ctx))
+    S.Unrecorded = std::max(S.Unrecorded, Ctx.typicalIdle(D, IO).UnrecordedNs);
   for (const Interval &R : Win.Ranges) {
     std::vector<DeviceStall> In = Ctx.unrecordedStalls(R);
-    std::map<int32_t, std::vector<Interval>> Held;
-    for (const DeviceStall &D : In) {
-      const Event &K = T.Events[D.Work];
-      Held[T.laneOf(K).Device].push_back(
-          {std::max(R.Begin, D.ReadyNs + analysis::LaunchLatencyBoundNs),
-           K.Start});
-    }
-    int64_t Most = 0;
-    for (auto &[Dev, Parts] : Held) {
-      IntervalSet U = IntervalSet::unionOf(Parts);
-      int64_t Idle = U.length() - U.intersect(Ctx.deviceBusy(Dev)).length();
-      Most = std::max(Most, Idle);
-    }
-    S.IdlePerWindow.push_back(Most);
     S.Count += In.size();
     S.All.insert(S.All.end(), In.begin(), In.end());
   }
@@ -119,7 +110,7 @@ Outcome rules::runUnrecordedDependencyStall(const TraceIndex &Ctx,
   Stalls S = collect(Ctx);
   if (S.All.empty())
     return Outcome::ran();
-  const int64_t Cost = std::min(median(S.IdlePerWindow), Target);
+  const int64_t Cost = std::min(S.Unrecorded, Target);
   if (!reachesShareOfTarget(Cost, Target, MinShare))
     return quietUnderFloor(Cost, Target, MinShare);
 

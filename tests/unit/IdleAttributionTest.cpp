@@ -59,17 +59,41 @@ TEST(IdleAttribution, WorkStartingLongAfterItsLaunchIsHeldBack) {
   // The launch returns at 15 us but its kernel starts at 8 ms (an excerpt,
   // or clock skew): after the 50 us launch latency the gap is an
   // unrecorded dependency.
+  // The host records an op at [0, 5) us and another after the kernel, so
+  // its record spans the gap.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.op("aten::empty", 0, 5 * Us);
+  M.launch(S, "k", 10 * Us, 15 * Us, 8 * Ms, 8 * Ms + 10 * Us);
+  M.op("aten::empty", 8 * Ms + 20 * Us, 8 * Ms + 30 * Us);
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  IdleBreakdown B = Ctx.attributeIdle(0, {0, 8 * Ms});
+  // [0, 10) us: before the only launch, no earlier submission: the op
+  // [0, 5) is host work, [5, 10) untraced host time.
+  EXPECT_EQ(B.HostOtherNs, 5 * Us);
+  EXPECT_EQ(B.UntracedNs, 5 * Us);
+  EXPECT_EQ(B.LaunchNs, 55 * Us); // [10, 65): the call and its latency
+  EXPECT_EQ(B.UnrecordedNs, 8 * Ms - 65 * Us);
+  EXPECT_EQ(B.CutNs, 0);
+}
+
+TEST(IdleAttribution, IdleOutsideTheHostRecordIsTheWindowsCut) {
+  // A vLLM replay slice: the host's events end at 15 us, the device runs
+  // from 8 ms. The host record does not reach the gap [15 us, 8 ms), so no
+  // host cause and no unrecorded dependency can be named there: the window
+  // was cut.
   TraceMaker M;
   uint32_t S = M.stream(0, 7);
   M.launch(S, "k", 10 * Us, 15 * Us, 8 * Ms, 8 * Ms + 10 * Us);
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   IdleBreakdown B = Ctx.attributeIdle(0, {0, 8 * Ms});
-  // [0, 10) us: before the only launch, no earlier submission, nothing
-  // recorded: untraced host time.
-  EXPECT_EQ(B.UntracedNs, 10 * Us);
-  EXPECT_EQ(B.LaunchNs, 55 * Us); // [10, 65): the call and its latency
-  EXPECT_EQ(B.UnrecordedNs, 8 * Ms - 65 * Us);
+  EXPECT_EQ(Ctx.quality().HostSpan, (model::Interval{10 * Us, 15 * Us}));
+  EXPECT_EQ(B.CutNs, 10 * Us + 8 * Ms - 15 * Us);
+  EXPECT_EQ(B.LaunchNs, 5 * Us); // inside the call
+  EXPECT_EQ(B.UnrecordedNs, 0);
+  EXPECT_EQ(Ctx.quality().DeviceAfterHostNs, 10 * Us);
 }
 
 TEST(IdleAttribution, LongHostWorkAfterAWaitIsNotRefill) {
@@ -170,6 +194,7 @@ TEST(IdleAttribution, OnlyAKernelsOutstandingFirstLaunchIsStartUp) {
   M.launch(S, "k", 0, 20 * Ms, 20 * Ms, 20100 * Us);
   M.launch(S, "k", 20100 * Us, 20105 * Us, 20110 * Us, 20200 * Us);
   M.launch(S, "k", 20200 * Us, 20205 * Us, 20210 * Us, 20300 * Us);
+  M.op("aten::empty", 20300 * Us, 20310 * Us); // the host record goes on
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   IdleBreakdown B = Ctx.attributeIdle(0, {0, 20300 * Us});
@@ -228,6 +253,7 @@ TEST(IdleAttribution, TheProfilersOwnWorkIsProfiler) {
   M.add(M.Host, EventKind::Python, "torch/profiler/profiler.py(740): step",
         850 * Us, 1050 * Us);
   M.launch(S, "C", 1100 * Us, 1105 * Us, 1110 * Us, 1200 * Us);
+  M.op("aten::empty", 1200 * Us, 1210 * Us); // the host record goes on
   model::Trace T = M.finish();
   TraceIndex Ctx(T);
   IdleBreakdown B = Ctx.attributeIdle(0, {5 * Us, 1200 * Us});

@@ -281,7 +281,8 @@ void detect::describeIdleSplit(const analysis::TargetIdle &B, int64_t Of,
        {std::pair{B.UntracedNs, "untraced host time {0} (T005)"},
         {B.DataLoadingNs, "data loading {0} (D001)"},
         {B.StartupNs, "start-up {0} (U001)"},
-        {B.ProfilerNs, "profiler {0} (U004)"}})
+        {B.ProfilerNs, "profiler {0} (U004)"},
+        {B.CutNs, "outside the host record {0} (T006)"}})
     if (Ns > 0)
       More += ", " + llvm::formatv(What, dur(Ns).text()).str();
   Values["more_causes"] = More;
