@@ -59,7 +59,7 @@ IdleBreakdown TraceIndex::computeIdle(int32_t Device, Interval Window,
     // to the end of the trace).
     uint32_t W = nextDeviceWork(Device, Gap.End);
     if (W == model::NoIndex) {
-      Out.UnlinkedNs += Gap.length();
+      Out.TailNs += Gap.length();
       continue;
     }
     uint32_t LI = T.launchOf(T.Events[W]);
@@ -198,6 +198,8 @@ llvm::ArrayRef<IdleCauseInfo> analysis::idleCauses() {
        "unlinked_ns"},
       {IdleCause::Cut, "outside the host record", "", "", "cut",
        "window_cut_ns"},
+      {IdleCause::Tail, "no later work", "", "", "tail",
+       "after_last_work_ns"},
   };
   return Table;
 }
@@ -228,6 +230,8 @@ int64_t analysis::idleCauseNs(const TargetIdle &S, IdleCause C) {
     return S.UnlinkedNs;
   case IdleCause::Cut:
     return S.CutNs;
+  case IdleCause::Tail:
+    return S.TailNs;
   }
   return 0;
 }
@@ -236,14 +240,14 @@ namespace {
 
 /// The causes of a split in one fixed order, so that they can be summed and
 /// divided alike.
-constexpr unsigned NumIdleCauses = 10;
+constexpr unsigned NumIdleCauses = 11;
 using IdleCauses = std::array<int64_t, NumIdleCauses>;
 
 template <typename Split> IdleCauses causesOf(const Split &B) {
   return {B.LaunchNs,  B.HostOtherNs,   B.UntracedNs,
           B.HostWaitNs, B.DataLoadingNs, B.StartupNs,
           B.ProfilerNs, B.UnrecordedNs,  B.UnlinkedNs,
-          B.CutNs};
+          B.CutNs,      B.TailNs};
 }
 
 void setCauses(TargetIdle &Out, const IdleCauses &C) {
@@ -257,6 +261,7 @@ void setCauses(TargetIdle &Out, const IdleCauses &C) {
   Out.UnrecordedNs = C[7];
   Out.UnlinkedNs = C[8];
   Out.CutNs = C[9];
+  Out.TailNs = C[10];
 }
 
 /// Divides \p Total among the causes in proportion to \p Weights (largest

@@ -60,6 +60,11 @@ constexpr double DefaultStartupWindowShare = 0.5;
 /// and stand out among the kernel's other launches (Startup.cpp).
 constexpr int64_t SlowStartupCallNs = 1'000'000;
 
+/// The steady-state rules judge what start-up leaves of the target when it
+/// is at least this share of it; under it they say that they cannot judge
+/// (docs/path.md, "Start-up and steady state").
+constexpr double SteadyRemainderShare = 0.1;
+
 /// One host thread's stream capture: from the call that began it to the
 /// call that ended it (or the thread's last event when the window cut it).
 struct CaptureSpan {
@@ -122,6 +127,15 @@ struct StartupWork {
   /// The target measures start-up: a start-up window, or start-up steps.
   bool targetIsStartup(double WindowShare = DefaultStartupWindowShare) const {
     return windowIsStartup(WindowShare) || stepsAreStartup(WindowShare);
+  }
+  /// Start-up work leaves less than SteadyRemainderShare of the target
+  /// (the window without steps, the median steady step with them): too
+  /// little steady time for the steady-state rules to judge. Any more, and
+  /// they judge the rest, beside the start-up that U001 reports.
+  bool tooLittleSteadyTime() const {
+    const double Share = HasSteps ? targetShare() : windowShare();
+    return (HasSteps ? TargetNs : WindowNs) > 0 &&
+           Share >= 1.0 - SteadyRemainderShare;
   }
 };
 

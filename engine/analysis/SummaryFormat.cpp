@@ -55,6 +55,7 @@ void analysis::writeRankSummary(llvm::raw_ostream &OS, const RankSummary &S) {
       J.attribute("host_other_ns", St.Idle.HostOtherNs);
       J.attribute("host_untraced_ns", St.Idle.UntracedNs);
       J.attribute("window_cut_ns", St.Idle.CutNs);
+      J.attribute("after_last_work_ns", St.Idle.TailNs);
       J.attribute("data_loading_ns", St.Idle.DataLoadingNs);
       J.attribute("startup_ns", St.Idle.StartupNs);
       J.attribute("profiler_ns", St.Idle.ProfilerNs);
@@ -256,6 +257,7 @@ SummaryFile analysis::readRankSummaries(llvm::StringRef Text,
       // in host_other_ns.
       S.Idle.UntracedNs = F.optionalInteger("host_untraced_ns", 0);
       S.Idle.CutNs = F.optionalInteger("window_cut_ns", 0);
+      S.Idle.TailNs = F.optionalInteger("after_last_work_ns", 0);
       S.Idle.DataLoadingNs = F.integer("data_loading_ns");
       S.Idle.StartupNs = F.optionalInteger("startup_ns", 0);
       S.Idle.ProfilerNs = F.optionalInteger("profiler_ns", 0);

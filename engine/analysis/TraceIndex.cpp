@@ -64,6 +64,16 @@ TraceIndex::TraceIndex(const model::Trace &Tr,
   llvm::sort(Steps, [](const StepWindow &A, const StepWindow &B) {
     return A.Range.Begin < B.Range.Begin;
   });
+  // A last step much shorter than the others ended where the profiler
+  // stopped, not where the step did.
+  if (Steps.size() >= 2) {
+    std::vector<int64_t> Others;
+    for (size_t I = 0; I + 1 < Steps.size(); ++I)
+      Others.push_back(Steps[I].Range.length());
+    const int64_t Usual = support::medianInPlace(Others);
+    LastStepCut = double(Steps.back().Range.length()) <
+                  CutStepShare * double(Usual);
+  }
   if (!Steps.empty()) {
     Steps.front().First = true;
     // The one step time: the median length of the steady steps' host
@@ -190,11 +200,15 @@ int TraceIndex::stepAt(int64_t Time) const {
 }
 
 llvm::ArrayRef<StepWindow> TraceIndex::steadySteps() const {
+  // A last step the profiler cut is no step's length: it is left out.
+  llvm::ArrayRef<StepWindow> All(Steps);
+  if (LastStepCut)
+    All = All.drop_back();
   // With two steps nothing tells the warm-up from the steady state (the
   // confidence penalty says so); measuring both is the cautious choice.
-  if (Steps.size() < 3)
-    return Steps;
-  return llvm::ArrayRef<StepWindow>(Steps).drop_front();
+  if (All.size() < 3)
+    return All;
+  return All.drop_front();
 }
 
 void TraceIndex::computeWindows() {
@@ -496,22 +510,21 @@ const ProducerInfo &TraceIndex::producer() const {
 const std::string &TraceIndex::startupWindowReason() const {
   return StartupReason.get([&]() -> std::string {
     const StartupWork &W = startup();
-    if (W.stepsAreStartup() && !W.windowIsStartup())
-      return llvm::formatv("the steps are start-up, not steady state ({0} "
-                           "takes {1} of the median step; see U001)",
-                           W.HasCapture ? "graph capture and start-up work"
-                                        : "start-up work",
-                           support::formatShare(W.targetShare()))
-          .str();
-    if (!W.windowIsStartup())
+    if (!W.tooLittleSteadyTime())
       return "";
-    return llvm::formatv("the window is start-up, not steady state ({0}; see "
+    const char *What =
+        W.HasCapture ? "graph capture and start-up work" : "start-up work";
+    const std::string Left = support::formatShare(SteadyRemainderShare);
+    if (W.HasSteps)
+      return llvm::formatv("the steps are start-up, not steady state ({0} "
+                           "takes {1} of the median step, leaving under {2} "
+                           "to judge; see U001)",
+                           What, support::formatShare(W.targetShare()), Left)
+          .str();
+    return llvm::formatv("the window is start-up, not steady state ({0} "
+                         "takes {1} of it, leaving under {2} to judge; see "
                          "U001)",
-                         W.HasCapture
-                             ? std::string("it captures graphs")
-                             : "start-up calls take " +
-                                   support::formatShare(W.windowShare()) +
-                                   " of it")
+                         What, support::formatShare(W.windowShare()), Left)
         .str();
   });
 }

@@ -52,6 +52,10 @@ enum class TargetKind : uint8_t {
   Window,     ///< no steps: the whole profiled window
 };
 
+/// A last step shorter than this share of the other steps' median was cut
+/// by the profiler (TraceIndex::lastStepCut).
+constexpr double CutStepShare = 0.5;
+
 struct StepWindow {
   int64_t Number = -1;
   model::Interval Range; ///< the step's host range
@@ -150,8 +154,8 @@ struct AttributedGap {
 ///    dependency the trace does not show (an event wait, a peer rank,
 ///    another process on the device, lost records). The device was free,
 ///    so this is never "queued" (queued work keeps the device busy).
-///  - Unlinked: W has no host call in the trace (no correlation), or the
-///    device does no more work after the gap.
+///  - Unlinked: W has no host call in the trace (no correlation);
+///  - Tail: the device does no more work after the gap.
 ///  - otherwise the host was late, and each instant of the gap is attributed
 ///    to what L's thread was doing then:
 ///    - HostWait: inside a host wait, or between the end of a wait and the
@@ -185,6 +189,31 @@ struct IdleBreakdown {
   /// (TraceQuality::HostSpan): the host record does not reach it, so no
   /// host cause can be named (the window was cut; T006).
   int64_t CutNs = 0;
+  /// Idle after the device's last work in the trace: nothing was left to
+  /// run (no work, so no host call, to blame).
+  int64_t TailNs = 0;
+  /// Adds \p B's figures (every cause, the gap counts and the longest
+  /// launch gap; not its gap list): a split of several ranges as one.
+  void addFigures(const IdleBreakdown &B) {
+    IdleNs += B.IdleNs;
+    LaunchNs += B.LaunchNs;
+    HostWaitNs += B.HostWaitNs;
+    HostOtherNs += B.HostOtherNs;
+    UntracedNs += B.UntracedNs;
+    DataLoadingNs += B.DataLoadingNs;
+    StartupNs += B.StartupNs;
+    ProfilerNs += B.ProfilerNs;
+    UnrecordedNs += B.UnrecordedNs;
+    UnlinkedNs += B.UnlinkedNs;
+    CutNs += B.CutNs;
+    TailNs += B.TailNs;
+    Gaps += B.Gaps;
+    LaunchGaps += B.LaunchGaps;
+    if (B.LongestLaunchGap.length() > LongestLaunchGap.length()) {
+      LongestLaunchGap = B.LongestLaunchGap;
+      LongestLaunchGapWork = B.LongestLaunchGapWork;
+    }
+  }
   uint64_t Gaps = 0;
   /// Host-late gaps that were mostly launch-attributed, and the longest.
   uint64_t LaunchGaps = 0;
@@ -218,11 +247,11 @@ struct TargetIdle {
   int64_t SpanNs = 0;  ///< the median window's length
   int64_t IdleNs = 0, LaunchNs = 0, HostOtherNs = 0, UntracedNs = 0,
           HostWaitNs = 0, DataLoadingNs = 0, StartupNs = 0, ProfilerNs = 0,
-          UnrecordedNs = 0, UnlinkedNs = 0, CutNs = 0;
+          UnrecordedNs = 0, UnlinkedNs = 0, CutNs = 0, TailNs = 0;
   /// The sum of the causes: IdleNs.
   int64_t causesNs() const {
     return LaunchNs + HostOtherNs + UntracedNs + HostWaitNs + DataLoadingNs +
-           StartupNs + ProfilerNs + UnrecordedNs + UnlinkedNs + CutNs;
+           StartupNs + ProfilerNs + UnrecordedNs + UnlinkedNs + CutNs + TailNs;
   }
 };
 
@@ -254,6 +283,7 @@ enum class IdleCause : uint8_t {
   Unrecorded,
   Unlinked,
   Cut,
+  Tail,
 };
 struct IdleCauseInfo {
   IdleCause Cause;
@@ -360,9 +390,13 @@ public:
   /// Index into steps() of the step whose range contains \p Time, or -1.
   int stepAt(int64_t Time) const;
   /// The steady state: every step after the first when there are at least
-  /// three (the first holds start-up work, principle 4), else all steps. The
-  /// rules, `path` and `diff` all measure over these.
+  /// three (the first holds start-up work, principle 4), else all steps;
+  /// a last step the profiler cut (lastStepCut()) is never one. The rules,
+  /// `path` and `diff` all measure over these.
   llvm::ArrayRef<StepWindow> steadySteps() const;
+  /// True when the last step is shorter than CutStepShare of the median of
+  /// the others: the profiler stopped inside it (T006 says so).
+  bool lastStepCut() const { return LastStepCut; }
   /// The steady steps' ranges, or the whole window without steps.
   const MeasureWindows &measureWindows() const { return Windows; }
   /// Which measured window an event belongs to (an index into
@@ -521,9 +555,10 @@ public:
   // ---------------------------------------------------
   /// One-off start-up work in the window (analysis/Startup.h).
   const StartupWork &startup() const;
-  /// The "cannot judge" reason for a steady-state rule when the window is
-  /// start-up rather than steady state (no steps, and it captures graphs or
-  /// start-up calls take at least half of it); empty otherwise.
+  /// The "cannot judge" reason for a steady-state rule when start-up work
+  /// leaves too little of the target to judge
+  /// (StartupWork::tooLittleSteadyTime); empty otherwise: the rules judge
+  /// what start-up leaves, beside it.
   const std::string &startupWindowReason() const;
   /// Teardown calls after the last submission (analysis/Startup.h).
   const TeardownWork &teardown() const;
@@ -595,6 +630,7 @@ private:
   TargetKind Target = TargetKind::Window;
   int64_t TargetNs = 0;
   std::vector<StepWindow> Steps;
+  bool LastStepCut = false;
   llvm::DenseSet<uint32_t> StepEvents; ///< the events that define steps
   MeasureWindows Windows;
   uint64_t DeviceWork = 0, LaunchCalls = 0, LinkedDeviceWork = 0;

@@ -527,6 +527,16 @@ Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec,
   }
   renderTexts(Spec, Ctx.describeTarget(), Ctx.producer().Kind, D, F,
               CappedFigure);
+  // A steady-state rule judges what start-up leaves of the target; where
+  // start-up takes a noticeable part of it, the finding says what it was
+  // judged beside.
+  const analysis::StartupWork &Startup = Ctx.startup();
+  if (llvm::is_contained(Spec.Needs, Need::SteadyState) && Target > 0 &&
+      double(Startup.TargetStartupNs) >= StartupNoteShare * double(Target) &&
+      !F.Window.empty())
+    F.Window += llvm::formatv(", beside {0} of start-up (U001)",
+                              support::formatDuration(Startup.TargetStartupNs))
+                    .str();
   return F;
 }
 

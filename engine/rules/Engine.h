@@ -108,6 +108,11 @@ unsigned ruleJobs(unsigned Requested);
 /// gain is within step-to-step noise.
 constexpr double CappedGainFloor = 0.01;
 
+/// A steady-state finding says what start-up it was judged beside
+/// ("steps 2-5, beside 6.6 ms of start-up (U001)") when start-up takes at
+/// least this share of the target.
+constexpr double StartupNoteShare = 0.05;
+
 /// Fills {placeholders} in \p Template from \p Values; unknown placeholders
 /// are left visible as {name} so that a rule author sees them.
 std::string renderTemplate(llvm::StringRef Template,

@@ -51,27 +51,6 @@ struct DeviceIdle {
   std::optional<DecodeLoop> Decode;
 };
 
-/// Adds \p B's figures (not its gaps) to \p Sum, keeping the longer of the
-/// longest launch gaps.
-void addFigures(IdleBreakdown &Sum, const IdleBreakdown &B) {
-  Sum.IdleNs += B.IdleNs;
-  Sum.LaunchNs += B.LaunchNs;
-  Sum.HostWaitNs += B.HostWaitNs;
-  Sum.HostOtherNs += B.HostOtherNs;
-  Sum.UntracedNs += B.UntracedNs;
-  Sum.UnrecordedNs += B.UnrecordedNs;
-  Sum.DataLoadingNs += B.DataLoadingNs;
-  Sum.StartupNs += B.StartupNs;
-  Sum.ProfilerNs += B.ProfilerNs;
-  Sum.UnlinkedNs += B.UnlinkedNs;
-  Sum.Gaps += B.Gaps;
-  Sum.LaunchGaps += B.LaunchGaps;
-  if (B.LongestLaunchGap.length() > Sum.LongestLaunchGap.length()) {
-    Sum.LongestLaunchGap = B.LongestLaunchGap;
-    Sum.LongestLaunchGapWork = B.LongestLaunchGapWork;
-  }
-}
-
 /// The parts of the window \p R that this rule measures: all of it, or what
 /// lies outside the decode loop that L004 reports.
 std::vector<Interval> measuredParts(Interval R,
@@ -107,11 +86,11 @@ DeviceIdle collectIdle(const TraceIndex &Ctx, int32_t Device,
     IdleBreakdown Window;
     for (const Interval &Part : measuredParts(R, F.Decode)) {
       const IdleBreakdown &B = Ctx.attributeIdle(Device, Part, IO);
-      addFigures(Window, B);
+      Window.addFigures(B);
       addLaunchIdleByOp(Ctx.trace(), B, F.ByOp);
     }
     Spans.push_back(R.length());
-    addFigures(F.Total, Window);
+    F.Total.addFigures(Window);
     F.PerWindow.push_back(std::move(Window));
   }
   std::vector<const IdleBreakdown *> Splits;

@@ -44,7 +44,10 @@ struct FirstStep {
 };
 
 FirstStep compareFirstStep(const TraceIndex &Ctx, double MinRatio) {
+  // A last step the profiler cut is no step to compare with.
   llvm::ArrayRef<StepWindow> Steps = Ctx.steps();
+  if (Ctx.lastStepCut())
+    Steps = Steps.drop_back();
   FirstStep F;
   if (Steps.size() < 2)
     return F;
@@ -130,12 +133,18 @@ void classifySteps(const TraceIndex &Ctx, const FirstStep &First,
   // The start-up time in the typical steady step: the trace index's one
   // figure (StartupWork::TargetStartupNs).
   V.Impact = std::min(Ctx.startup().TargetStartupNs, Ctx.targetNs());
+  // With fewer than three steps the median holds the first step too.
+  const bool Measured =
+      !Ctx.steadySteps().empty() && Ctx.steadySteps().front().First;
   V.Classification =
       V.FirstOutlier
           ? llvm::formatv("the target ({0}) is steady state; the first "
                           "step is a start-up outlier ({1}x the median of "
-                          "the later steps) that the median leaves out",
-                          Ctx.describeTarget(), Value::number(First.Ratio, 1))
+                          "the later steps) {2}",
+                          Ctx.describeTarget(), Value::number(First.Ratio, 1),
+                          Measured ? "that a median of so few steps still "
+                                     "holds: profile three or more"
+                                   : "that the median leaves out")
                 .str()
           : llvm::formatv("the target ({0}) is steady state, but start-up "
                           "calls lie inside the window",

@@ -406,9 +406,14 @@ void checkKnownFindings(llvm::StringRef P, const model::Trace &,
       P.contains("nsys-nvfuser-h200")) {
     EXPECT_FALSE(has(R, "K004")) << "small grids cost under 5 % of busy";
   }
-  if (NoDevice || P.contains("train_resnet18") ||
-      P.contains("xdit_flux.1/capture_trace")) {
-    EXPECT_TRUE(skipped(R, "K004")) << "no device work, or start-up";
+  if (NoDevice || P.contains("train_resnet18")) {
+    EXPECT_TRUE(skipped(R, "K004"))
+        << "no device work, or start-up leaving under a tenth to judge";
+  }
+  if (P.contains("xdit_flux.1/capture_trace")) {
+    // 44 % start-up: the rules judge the rest, and it has no small grids.
+    EXPECT_FALSE(skipped(R, "K004"));
+    EXPECT_FALSE(has(R, "K004"));
   }
 
   // C001 (rules-kc2): no trace compiles inside a later step. The traces
@@ -427,7 +432,11 @@ void checkKnownFindings(llvm::StringRef P, const model::Trace &,
     const rules::Finding *U = find(R, "U001");
     ASSERT_NE(U, nullptr) << "a graph-capture window is start-up";
     EXPECT_EQ(U->Subject, "start-up");
-    EXPECT_TRUE(skipped(R, "L001"));
+    // Capture takes about half of the window: the steady-state rules judge
+    // the rest, where the launch path idles the device for well under its
+    // floor.
+    EXPECT_FALSE(skipped(R, "L001"));
+    EXPECT_FALSE(has(R, "L001"));
   }
 
   expectSyncAndMemoryRules(R, P, NoDevice);

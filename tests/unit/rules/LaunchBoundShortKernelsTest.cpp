@@ -26,7 +26,7 @@ namespace {
 /// Every gap ends with work whose launch began at or after the gap's start
 /// and the stretch between two launches is 50 us <= 200 us, so all 900 us
 /// are launch path, except the last step's trailing 35 us, which no later
-/// work ends (unlinked). With \p FlushNs, a profiler buffer flush of that
+/// work ends (no later work). With \p FlushNs, a profiler buffer flush of that
 /// length on a track of its own from t0 + 470 us in every step, inside the
 /// gap between kernels 9 and 10 ([465, 510) us).
 model::Trace launchBoundTrace(int Steps, int64_t FlushNs = 0) {
@@ -60,7 +60,7 @@ TEST(LaunchBoundDetector, FiresOnShortKernelsBehindTheLaunchPath) {
   EXPECT_EQ(B.Gaps, 21u);
   IdleBreakdown Last = Ctx.attributeIdle(0, Ctx.steps()[3].Range);
   EXPECT_EQ(Last.LaunchNs, 865 * Us);
-  EXPECT_EQ(Last.UnlinkedNs, 35 * Us);
+  EXPECT_EQ(Last.TailNs, 35 * Us);
 
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run("L001", Ctx, Out), "");
