@@ -178,7 +178,7 @@ cl::opt<unsigned> InputTimeout(
 cl::opt<std::string> BaselinePath(
     "baseline",
     cl::desc("Report only findings that are not in this baseline file, or "
-             "whose impact grew beyond --impact-tolerance"),
+             "whose impact grew beyond the baseline's noise (docs/ci.md)"),
     cl::value_desc("FILE"), cl::sub(lintSubcommand()), cl::cat(LintCategory));
 cl::opt<bool> UpdateBaseline(
     "update-baseline",
@@ -187,8 +187,9 @@ cl::opt<bool> UpdateBaseline(
     cl::sub(lintSubcommand()), cl::cat(LintCategory));
 cl::opt<std::string> ImpactTolerance(
     "impact-tolerance",
-    cl::desc("A known finding is reported again when its impact exceeds the "
-             "baseline's by more than this (default 100%: it doubled)"),
+    cl::desc("A known finding grew only when most of its steps exceed the "
+             "baseline's impact by more than this, and its spread "
+             "(default 100%: it doubled)"),
     cl::value_desc("SHARE"), cl::init("100%"), cl::sub(lintSubcommand()),
     cl::cat(LintCategory));
 cl::opt<unsigned> Top(
@@ -425,29 +426,23 @@ static llvm::Expected<BaselineChoice> baselineChoice() {
   return C;
 }
 
-/// Keeps the findings that are new against \p Known or grew beyond the
-/// tolerance; returns how many it dropped. \p States gets the state of each
-/// one kept.
-static size_t
-dropKnownFindings(std::vector<rules::Finding> &Findings,
-                  const BaselineChoice &B,
-                  std::vector<rules::BaselineState> *States = nullptr) {
+/// Applies the --baseline, if any, to \p Findings (rules::applyBaseline):
+/// marks them, drops the known ones and returns the tally.
+static std::optional<rules::BaselineTally>
+applyBaselineChoice(const BaselineChoice &B, int64_t TargetNs,
+                    std::vector<rules::Finding> &Findings) {
   if (!B.Known)
-    return 0;
-  size_t Dropped = 0;
-  std::vector<rules::Finding> Kept;
-  for (rules::Finding &F : Findings) {
-    rules::BaselineState S = B.Known->classify(F, B.Tolerance);
-    if (S == rules::BaselineState::Unchanged) {
-      ++Dropped;
-      continue;
-    }
-    if (States)
-      States->push_back(S);
-    Kept.push_back(std::move(F));
-  }
-  Findings = std::move(Kept);
-  return Dropped;
+    return std::nullopt;
+  return rules::applyBaseline(*B.Known, BaselinePath, B.Tolerance, TargetNs,
+                              Findings);
+}
+
+/// Whether \p Findings fail the run: one at or above --fail-on that is not
+/// a known or near-floor finding of the baseline.
+static bool anyFails(llvm::ArrayRef<rules::Finding> Findings) {
+  return llvm::any_of(Findings, [](const rules::Finding &F) {
+    return F.countsForFailure() && failsAt(F.Sev);
+  });
 }
 
 /// Rewrites the --baseline file with \p Recorded, unless some input could
@@ -462,13 +457,6 @@ static llvm::Error updateBaseline(const rules::Baseline &Recorded,
         BaselinePath.c_str(), Unreadable);
   return writeJsonOutput(BaselinePath,
                          [&](llvm::raw_ostream &OS) { Recorded.write(OS); });
-}
-
-/// "baseline    3 known findings not shown (FILE)".
-static std::string knownLine(size_t Known, llvm::StringRef What) {
-  return llvm::formatv("baseline    {0} known {1}finding{2} not shown ({3})\n",
-                       Known, What, Known == 1 ? "" : "s", BaselinePath)
-      .str();
 }
 
 /// `lint --job`: every input a rank; the job's findings, then the ranks'.
@@ -503,11 +491,10 @@ static int runLintJob(const std::vector<std::string> &Inputs,
   rules::Baseline Recorded;
   if (UpdateBaseline)
     Recorded.add(Result.Findings);
-  std::vector<rules::BaselineState> States;
-  const size_t Known = dropKnownFindings(Result.Findings, *Baseline, &States);
-  for (const rules::Finding &F : Result.Findings)
-    if (failsAt(F.Sev))
-      Exit = std::max<int>(Exit, ExitFindings);
+  Result.Baseline =
+      applyBaselineChoice(*Baseline, Result.TargetNs, Result.Findings);
+  if (anyFails(Result.Findings))
+    Exit = std::max<int>(Exit, ExitFindings);
   if (UpdateBaseline) {
     if (llvm::Error E = updateBaseline(Recorded, In.Errors.size())) {
       reportError(llvm::toString(std::move(E)));
@@ -524,9 +511,7 @@ static int runLintJob(const std::vector<std::string> &Inputs,
   for (const rules::RuleSpec &R : Setup.Rules.rules())
     if (R.Sig.JobInput && Setup.Cfg.isEnabled(R, "job"))
       RulesRun.push_back(R.Code);
-  auto Outcomes = [&] {
-    return report::jobOutcomes(Job, Result, RulesRun, States);
-  };
+  auto Outcomes = [&] { return report::jobOutcomes(Job, Result, RulesRun); };
   report::WriterOptions WOpts = writerOptions();
   WOpts.JobFindings = true;
   auto Write = OutputFormat == Format::Json || OutputFormat == Format::Sarif
@@ -549,8 +534,6 @@ static int runLintJob(const std::vector<std::string> &Inputs,
           HtmlOpts);
     } else {
       report::writeJobText(OS, Job, Result, In.Errors, TextOpts);
-      if (Known)
-        OS << knownLine(Known, "job ");
     }
   });
   if (E) {
@@ -603,12 +586,11 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
     rules::LintResult &Result = In.Result;
     if (UpdateBaseline)
       Recorded.add(Result.Findings);
-    // Only what is new, or grew beyond the tolerance, is reported.
-    O.KnownInBaseline =
-        dropKnownFindings(Result.Findings, *Baseline, &O.States);
-    for (const rules::Finding &F : Result.Findings)
-      if (failsAt(F.Sev))
-        Exit = std::max<int>(Exit, ExitFindings);
+    // Only what is new, or grew beyond the baseline's noise, is reported.
+    Result.Baseline =
+        applyBaselineChoice(*Baseline, Result.Target.Ns, Result.Findings);
+    if (anyFails(Result.Findings))
+      Exit = std::max<int>(Exit, ExitFindings);
     report::LintedTrace L{Input, *In.Trace, In.Stats, Result};
     if (!AnnotatePath.empty())
       if (llvm::Error E = writeAnnotatedTrace(AnnotatePath, L, *In.Ctx)) {
@@ -623,8 +605,6 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
       std::string Text;
       llvm::raw_string_ostream OS(Text);
       report::writeLintText(OS, L, TextOpts);
-      if (O.KnownInBaseline)
-        OS << knownLine(O.KnownInBaseline, "");
       OS.flush();
       Reports.push_back(std::move(Text));
     }

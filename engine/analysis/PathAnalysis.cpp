@@ -5,6 +5,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace tracelint;
 using namespace tracelint::analysis;
@@ -46,12 +47,24 @@ static int64_t median(std::vector<int64_t> V) {
 }
 
 int64_t PathModel::medianGain(const WhatIfQuery &Q) const {
+  return gainSpread(Q).Median;
+}
+
+PathModel::GainSpread PathModel::gainSpread(const WhatIfQuery &Q) const {
   const auto &L = lengths();
   std::vector<int64_t> Gains;
   for (size_t I : steadyTargets())
     Gains.push_back(
         std::max<int64_t>(0, L[I] - CP.lengthWithout(Targets[I], Q)));
-  return median(std::move(Gains));
+  GainSpread S;
+  S.Steps = Gains.size();
+  if (Gains.empty())
+    return S;
+  llvm::sort(Gains);
+  S.Median = support::median(Gains);
+  S.Q1 = int64_t(std::llround(support::quantileOfSorted(Gains, 0.25)));
+  S.Q3 = int64_t(std::llround(support::quantileOfSorted(Gains, 0.75)));
+  return S;
 }
 
 int64_t PathModel::medianLength() const {

@@ -65,6 +65,13 @@ public:
   /// The median over the steady steps of the gain of \p Q; -1 when no step
   /// has a path.
   int64_t medianGain(const WhatIfQuery &Q) const;
+  /// The gain of \p Q over the steady steps: its median, quartiles and how
+  /// many steps (Steps 0 when no step has a path).
+  struct GainSpread {
+    int64_t Median = -1, Q1 = -1, Q3 = -1;
+    size_t Steps = 0;
+  };
+  GainSpread gainSpread(const WhatIfQuery &Q) const;
   /// The median path length over the steady steps (-1 without a path).
   int64_t medianLength() const;
   /// Per category, the median over the steady steps of the path's time in

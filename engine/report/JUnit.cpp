@@ -21,16 +21,21 @@ using namespace tracelint::report;
 
 namespace {
 
-bool fails(const WriterOptions &Opts, rules::Severity S) {
-  return Opts.FailAt && S >= *Opts.FailAt;
+/// Whether \p F fails its test case: at or above the fail level, and, with
+/// a baseline, new or grown (Finding::countsForFailure).
+bool fails(const WriterOptions &Opts, const rules::Finding &F) {
+  return Opts.FailAt && F.Sev >= *Opts.FailAt && F.countsForFailure();
 }
 
 /// The readable description of one finding, one fact per line.
 std::string describe(const rules::Finding &F) {
+  std::string Mark =
+      F.BaselineMark ? (", " + rules::baselineStateWords(*F.BaselineMark)).str()
+                     : std::string();
   std::string Out =
-      llvm::formatv("{0} [{1}] {2}, confidence {3}, impact up "
-                    "to {4} ({5})\n",
-                    F.Code, F.Name, rules::severityName(F.Sev),
+      llvm::formatv("{0} [{1}] {2}{3}, confidence {4}, impact up "
+                    "to {5} ({6})\n",
+                    F.Code, F.Name, rules::severityName(F.Sev), Mark,
                     formatConfidence(F.Confidence), formatDuration(F.ImpactNs),
                     formatShare(F.ImpactShare))
           .str();
@@ -61,7 +66,7 @@ void report::writeLintJUnit(llvm::raw_ostream &OS,
     Skipped += R.Result.Skipped.size();
     for (const std::string &Code : R.RulesRun)
       if (llvm::any_of(R.Result.Findings, [&](const rules::Finding &F) {
-            return F.Code == Code && fails(Opts, F.Sev);
+            return F.Code == Code && fails(Opts, F);
           }))
         ++Failures;
   }
@@ -74,7 +79,7 @@ void report::writeLintJUnit(llvm::raw_ostream &OS,
     size_t SuiteFailures = 0;
     for (const std::string &Code : R.RulesRun)
       if (llvm::any_of(R.Result.Findings, [&](const rules::Finding &F) {
-            return F.Code == Code && fails(Opts, F.Sev);
+            return F.Code == Code && fails(Opts, F);
           }))
         ++SuiteFailures;
     std::string Input = xmlText(R.Input);
@@ -85,9 +90,16 @@ void report::writeLintJUnit(llvm::raw_ostream &OS,
     OS << "    <properties>\n";
     OS << "      <property name=\"target\" value=\"" << xmlText(R.Target)
        << "\"/>\n";
-    if (R.KnownInBaseline)
-      OS << "      <property name=\"known-in-baseline\" value=\""
-         << R.KnownInBaseline << "\"/>\n";
+    if (const auto &B = R.Result.Baseline) {
+      OS << "      <property name=\"baseline\" value=\"" << xmlText(B->File)
+         << "\"/>\n";
+      for (auto [Name, N] : {std::pair{"new", B->New},
+                             {"near-floor", B->NearFloor},
+                             {"grew", B->Grew},
+                             {"known-in-baseline", B->Known}})
+        OS << "      <property name=\"" << Name << "\" value=\"" << N
+           << "\"/>\n";
+    }
     OS << "    </properties>\n";
     for (const std::string &Code : R.RulesRun) {
       const rules::RuleSpec *Spec = Cat.find(Code);
@@ -100,7 +112,7 @@ void report::writeLintJUnit(llvm::raw_ostream &OS,
       for (const rules::Finding &F : R.Result.Findings) {
         if (F.Code != Code)
           continue;
-        if (fails(Opts, F.Sev)) {
+        if (fails(Opts, F)) {
           Failing += describe(F) + "\n";
           ++NumFailing;
           Worst = std::max(Worst, F.Sev);
@@ -125,7 +137,7 @@ void report::writeLintJUnit(llvm::raw_ostream &OS,
       if (NumFailing) {
         const rules::Finding *First = nullptr;
         for (const rules::Finding &F : R.Result.Findings)
-          if (F.Code == Code && fails(Opts, F.Sev)) {
+          if (F.Code == Code && fails(Opts, F)) {
             First = &F;
             break;
           }

@@ -69,6 +69,8 @@ void writeFindingText(llvm::raw_ostream &OS, const rules::Finding &F,
   P.paint(F.Code, Bold);
   OS << " [" << F.Name << "] ";
   P.severity(F.Sev);
+  if (F.BaselineMark)
+    OS << ", " << rules::baselineStateWords(*F.BaselineMark);
   OS << ", confidence " << formatConfidence(F.Confidence) << ", impact up to "
      << formatDuration(F.ImpactNs) << " ("
      << support::formatShare(F.ImpactShare) << " of job step)\n";
@@ -332,12 +334,13 @@ void report::writeJobText(llvm::raw_ostream &OS, const JobAnalysis &J,
        << rules::severityName(O.MinSeverity) << " not shown";
   }
   OS << "\n";
+  if (R.Baseline)
+    writeBaselineLine(OS, *R.Baseline, O.Color);
 }
 
 std::vector<LintOutcome>
 report::jobOutcomes(const JobAnalysis &J, const rules::JobLintResult &R,
-                    const std::vector<std::string> &RulesRun,
-                    llvm::ArrayRef<rules::BaselineState> States) {
+                    const std::vector<std::string> &RulesRun) {
   std::vector<LintOutcome> Out;
   std::map<size_t, size_t> OutcomeOf; // slot -> index in Out
   auto Outcome = [&](size_t Slot) -> LintOutcome & {
@@ -364,11 +367,10 @@ report::jobOutcomes(const JobAnalysis &J, const rules::JobLintResult &R,
             : SIZE_MAX;
     LintOutcome &O = Outcome(Slot == SIZE_MAX ? Fallback : Slot);
     O.Result.Findings.push_back(F);
-    if (I < States.size())
-      O.States.push_back(States[I]);
   }
   if (Out.empty())
     Outcome(Fallback);
+  Out.front().Result.Baseline = R.Baseline; // counted once
   return Out;
 }
 
@@ -402,6 +404,8 @@ std::string report::jobJsonObject(const JobAnalysis &J,
       for (const std::string &P : J.Problems)
         W.value(P);
     });
+    if (R.Baseline)
+      writeBaselineJson(W, *R.Baseline);
     W.attributeArray("findings", [&] {
       for (const rules::Finding &F : R.Findings)
         writeFindingJson(W, F);

@@ -62,12 +62,11 @@ void writeJobText(llvm::raw_ostream &OS, const analysis::JobAnalysis &Job,
 /// input being that rank's trace, so that a SARIF result points at the
 /// trace to read. Without findings, one outcome for the reference rank, so
 /// that JUnit still lists the job rules as passed. \p RulesRun: the job
-/// rules that ran; \p States: the baseline state of each finding, when a
-/// baseline was applied (parallel to R.Findings), else empty.
-std::vector<LintOutcome>
-jobOutcomes(const analysis::JobAnalysis &Job, const rules::JobLintResult &R,
-            const std::vector<std::string> &RulesRun,
-            llvm::ArrayRef<rules::BaselineState> States);
+/// rules that ran. A baseline's tally goes with the first outcome, so that
+/// it is counted once.
+std::vector<LintOutcome> jobOutcomes(const analysis::JobAnalysis &Job,
+                                     const rules::JobLintResult &R,
+                                     const std::vector<std::string> &RulesRun);
 
 /// The "job" object of the JSON document: target, problems, clocks,
 /// findings (the finding schema), ranks (each with its step time, offset

@@ -40,6 +40,10 @@ void writeValues(llvm::json::OStream &J, llvm::StringRef Key,
 /// One finding as `lint --format json` writes it (the same schema for a
 /// trace's findings and a job's); \p SeeAlso: fingerprints of the findings
 /// about the same claim.
+/// The "baseline" object of a result: the file and how many findings were
+/// new, near their floor, grew and known (rules::BaselineTally).
+void writeBaselineJson(llvm::json::OStream &J, const rules::BaselineTally &B);
+
 void writeFindingJson(llvm::json::OStream &J, const rules::Finding &F,
                       llvm::ArrayRef<std::string> SeeAlso = {});
 

@@ -36,6 +36,18 @@ static void writeStrings(llvm::json::OStream &J, llvm::StringRef Key,
   });
 }
 
+void report::writeBaselineJson(llvm::json::OStream &J,
+                               const rules::BaselineTally &B) {
+  J.attributeObject("baseline", [&] {
+    J.attribute("file", text(B.File));
+    J.attribute("new", int64_t(B.New));
+    J.attribute("near_floor", int64_t(B.NearFloor));
+    J.attribute("grew", int64_t(B.Grew));
+    J.attribute("known", int64_t(B.Known));
+    J.attribute("summary", B.describe());
+  });
+}
+
 void report::writeFindingJson(llvm::json::OStream &J, const rules::Finding &F,
                               llvm::ArrayRef<std::string> SeeAlso) {
   J.object([&] {
@@ -45,8 +57,26 @@ void report::writeFindingJson(llvm::json::OStream &J, const rules::Finding &F,
     writeRounded(J, "confidence", F.Confidence);
     J.attribute("impact_ns", F.ImpactNs);
     writeRounded(J, "impact_share", F.ImpactShare);
-    // The detector's own figure, before the critical path's cap.
+    // The impact is a median over the steady steps: its spread there (the
+    // baseline's noise model reads it) and what it is measured from.
+    J.attributeObject("impact_spread", [&] {
+      J.attribute("median_ns", F.ImpactNs);
+      J.attribute("q1_ns", F.impactQ1());
+      J.attribute("q3_ns", F.impactQ3());
+      J.attribute("steps", int64_t(F.ImpactSteps));
+      J.attribute("from", F.ImpactSpreadFrom);
+    });
+    if (F.GateMargin > 0)
+      writeRounded(J, "gate_margin", F.GateMargin);
+    if (F.BaselineMark)
+      J.attribute("baseline_state", rules::baselineStateName(*F.BaselineMark));
+    // The detector's own figure, before the critical path's cap, and the
+    // cap: what removing the finding's query gains on the path.
     J.attribute("detector_impact_ns", F.DetectorImpactNs);
+    if (F.PathBoundNs >= 0) {
+      J.attribute("path_bound_ns", F.PathBoundNs);
+      J.attribute("path_query", text(F.PathQuery));
+    }
     writeRounded(J, "score", F.score());
     J.attribute("window", text(F.Window));
     J.attribute("hypothesis", text(F.Hypothesis));
@@ -136,6 +166,8 @@ std::string report::lintJsonObject(const LintedTrace &L, unsigned Indent) {
     writeDevices(J, L);
     writeStrings(J, "quality", L.Result.QualityNotes);
     J.attribute("first_event_ts_us", L.Result.FirstEventUs);
+    if (L.Result.Baseline)
+      writeBaselineJson(J, *L.Result.Baseline);
     const auto &Fs = L.Result.Findings;
     std::vector<size_t> Leads = claimLeads(Fs);
     J.attributeArray("findings", [&] {

@@ -131,8 +131,8 @@ void writeTargetLine(Painter &P, Lines &Out, const LintedTrace &L) {
   P.label("target");
   std::string Text = L.Result.Target.Description;
   const analysis::TargetIdle &Idle = L.Result.Target.Idle;
-  if (std::string Split = idleSplitText(Idle, L.Result.Target.Claims,
-                                        L.Result.Target.Ns);
+  if (std::string Split =
+          idleSplitText(Idle, L.Result.Target.Claims, L.Result.Target.Ns);
       !Split.empty())
     Text += "; device " + std::to_string(Idle.Device) + " " + Split;
   Out.wrapped("", Out.show(Text), Indent.size(), Indent.size());
@@ -213,8 +213,12 @@ llvm::StringRef targetWord(const LintedTrace &L) {
 /// its own when the whole would be wider than \p Width.
 void writeHeadline(llvm::raw_ostream &OS, Painter &P, const LintedTrace &L,
                    const Finding &F, size_t Used, size_t Width) {
+  // Against a baseline, the state follows the severity: "warning, new".
+  std::string Mark =
+      F.BaselineMark ? (", " + rules::baselineStateWords(*F.BaselineMark)).str()
+                     : std::string();
   std::string Head = F.Code + " [" + F.Name + "] " +
-                     rules::severityName(F.Sev).str() + ", confidence " +
+                     rules::severityName(F.Sev).str() + Mark + ", confidence " +
                      formatConfidence(F.Confidence);
   std::string Impact = "impact up to " + formatDuration(F.ImpactNs) + " (" +
                        formatShare(F.ImpactShare) + " of " +
@@ -222,6 +226,10 @@ void writeHeadline(llvm::raw_ostream &OS, Painter &P, const LintedTrace &L,
   P.paint(F.Code, Bold);
   OS << " [" << F.Name << "] ";
   P.severity(F.Sev);
+  if (F.countsForFailure())
+    P.paint(Mark, Bold);
+  else
+    OS << Mark;
   OS << ", confidence " << formatConfidence(F.Confidence);
   if (!Width || Used + Head.size() + 2 + Impact.size() <= Width)
     OS << ", " << Impact;
@@ -269,8 +277,8 @@ void writeFolded(Lines &Out, const LintedTrace &L, llvm::ArrayRef<size_t> Leads,
       continue;
     const Finding &G = Fs[J];
     Out.cut(llvm::formatv(
-                "   same {0}: {1}. {2} [{3}] {4}, impact up to {5}: ",
-                G.Claims, J + 1, G.Code, G.Name, rules::severityName(G.Sev),
+                "   same {0}: {1}. {2} [{3}] {4}, impact up to {5}: ", G.Claims,
+                J + 1, G.Code, G.Name, rules::severityName(G.Sev),
                 formatDuration(G.ImpactNs))
                 .str(),
             Out.show(G.Hypothesis));
@@ -418,10 +426,13 @@ void report::writeLintText(llvm::raw_ostream &OS, const LintedTrace &L,
     OS << " (" << Rest.size() << "; their cards: --top "
        << Cards.size() + Rest.size() << "):\n";
     for (size_t I : Rest) {
-      Out.cut(llvm::formatv("  {0}. {1} [{2}] {3}, impact up to {4}: ", I + 1,
-                            Fs[I].Code, Fs[I].Name,
-                            rules::severityName(Fs[I].Sev),
-                            formatDuration(Fs[I].ImpactNs))
+      Out.cut(llvm::formatv(
+                  "  {0}. {1} [{2}] {3}{4}, impact up to {5}: ", I + 1,
+                  Fs[I].Code, Fs[I].Name, rules::severityName(Fs[I].Sev),
+                  Fs[I].BaselineMark
+                      ? ", " + rules::baselineStateWords(*Fs[I].BaselineMark)
+                      : llvm::StringRef(),
+                  formatDuration(Fs[I].ImpactNs))
                   .str(),
               Out.show(Fs[I].Hypothesis));
       // The findings folded into a line are listed under it, as under a
@@ -437,14 +448,18 @@ void report::writeLintText(llvm::raw_ostream &OS, const LintedTrace &L,
       std::string Folded;
       for (size_t J : Shown)
         if (J != I && Leads[J] == I)
-          Folded += llvm::formatv("{0}{1}. {2} [{3}]",
-                                  Folded.empty()
-                                      ? "; same " + Fs[J].Claims + ": "
-                                      : std::string(", "),
-                                  J + 1, Fs[J].Code, Fs[J].Name)
-                        .str();
+          Folded +=
+              llvm::formatv("{0}{1}. {2} [{3}]",
+                            Folded.empty() ? "; same " + Fs[J].Claims + ": "
+                                           : std::string(", "),
+                            J + 1, Fs[J].Code, Fs[J].Name)
+                  .str();
       Out.wrapped(
-          llvm::formatv("  {0}. {1} [{2}]: ", I + 1, Fs[I].Code, Fs[I].Name)
+          llvm::formatv(
+              "  {0}. {1} [{2}]{3}: ", I + 1, Fs[I].Code, Fs[I].Name,
+              Fs[I].BaselineMark
+                  ? " (" + rules::baselineStateWords(*Fs[I].BaselineMark) + ")"
+                  : std::string())
               .str(),
           Out.show(Fs[I].Hypothesis) +
               "; impact 0: " + zeroImpactReason(Fs[I]) + Folded +
@@ -523,4 +538,12 @@ void report::writeLintText(llvm::raw_ostream &OS, const LintedTrace &L,
                              O.Verbose ? "" : " (--verbose)")
                    .str();
   Out.wrapped("", Summary, Indent.size(), Indent.size());
+  if (R.Baseline)
+    writeBaselineLine(OS, *R.Baseline, O.Color);
+}
+
+void report::writeBaselineLine(llvm::raw_ostream &OS,
+                               const rules::BaselineTally &B, bool Color) {
+  Painter(OS, Color).label("baseline");
+  OS << B.describe() << " against " << sanitize(B.File, MaxName) << "\n";
 }

@@ -109,6 +109,11 @@ std::string deviceSummary(const analysis::DeviceStats &D,
 /// "0.7", "0.42": a confidence with at most two decimals.
 std::string formatConfidence(double C);
 
+/// The "baseline" line of the text reports: "2 new, 1 grew beyond noise, 5
+/// known (not shown) against FILE", its label bold with \p Color.
+void writeBaselineLine(llvm::raw_ostream &OS, const rules::BaselineTally &B,
+                       bool Color);
+
 } // namespace tracelint::report
 
 #endif

@@ -29,11 +29,6 @@ struct LintOutcome {
   std::string Input;  ///< the path as given
   std::string Target; ///< what the impacts are measured against
   rules::LintResult Result;
-  /// Parallel to Result.Findings when a baseline was applied; empty
-  /// otherwise. Known findings have already been removed from Result.
-  std::vector<rules::BaselineState> States;
-  /// Findings that matched the baseline and are not reported.
-  size_t KnownInBaseline = 0;
   /// Enabled rules for this input (the JUnit test cases), in code order.
   std::vector<std::string> RulesRun;
 };

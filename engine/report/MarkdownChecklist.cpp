@@ -78,10 +78,9 @@ void report::writeLintMarkdown(llvm::raw_ostream &OS,
   for (const LintOutcome &R : Runs) {
     OS << "\n## " << markdownCode(R.Input) << "\n\n";
     OS << "Measured against: " << markdownText(R.Target) << ".\n\n";
-    if (R.KnownInBaseline)
-      OS << R.KnownInBaseline << " finding"
-         << (R.KnownInBaseline == 1 ? " is" : "s are")
-         << " known in the baseline and not listed.\n\n";
+    if (R.Result.Baseline)
+      OS << "Against the baseline: "
+         << markdownText(R.Result.Baseline->describe()) << ".\n\n";
     for (const std::string &Note : R.Result.QualityNotes)
       OS << "> **Trace quality:** " << markdownText(Note) << "\n>\n";
     if (!R.Result.QualityNotes.empty())
@@ -98,10 +97,9 @@ void report::writeLintMarkdown(llvm::raw_ostream &OS,
                           formatConfidence(F.Confidence),
                           markdownText(formatDuration(F.ImpactNs)),
                           markdownText(formatShare(F.ImpactShare)));
-      if (I < R.States.size() && R.States[I] != rules::BaselineState::New)
-        OS << " (impact grew since the baseline)";
-      else if (I < R.States.size())
-        OS << " (new since the baseline)";
+      if (F.BaselineMark)
+        OS << " (" << rules::baselineStateWords(*F.BaselineMark)
+           << (F.countsForFailure() ? "" : ": does not fail") << ")";
       OS << "\n";
       item(OS, "Hypothesis", F.Hypothesis, Opts);
       if (!F.RestNote.empty())

@@ -82,14 +82,15 @@ void writeRule(llvm::json::OStream &J, const rules::RuleSpec &R,
 }
 
 void writeResult(llvm::json::OStream &J, const rules::Finding &F,
-                 std::optional<rules::BaselineState> State, unsigned RuleIndex,
-                 bool HasRule, llvm::StringRef Uri, unsigned ArtifactIndex,
-                 llvm::ArrayRef<std::string> SeeAlso) {
+                 unsigned RuleIndex, bool HasRule, llvm::StringRef Uri,
+                 unsigned ArtifactIndex, llvm::ArrayRef<std::string> SeeAlso) {
   J.object([&] {
     J.attribute("ruleId", F.Code);
     if (HasRule)
       J.attribute("ruleIndex", int64_t(RuleIndex));
-    J.attribute("level", sarifLevel(F.Sev));
+    // A new finding near its floor does not fail the ratchet, so it does not
+    // fail a code-scanning check either.
+    J.attribute("level", F.countsForFailure() ? sarifLevel(F.Sev) : "note");
     // Dashboards show the message: short names; the properties keep the
     // full ones.
     message(J, "message", shortenNamesIn(F.Hypothesis));
@@ -132,15 +133,23 @@ void writeResult(llvm::json::OStream &J, const rules::Finding &F,
     J.attributeObject("partialFingerprints", [&] {
       J.attribute("tracelintFingerprint/v1", F.Fingerprint);
     });
-    if (State)
-      J.attribute("baselineState", *State == rules::BaselineState::New ? "new"
-                                   : *State == rules::BaselineState::Grown
-                                       ? "updated"
-                                       : "unchanged");
+    // SARIF's words: a finding near its floor is still new to the
+    // baseline (its tracelintBaselineState property says why it passes).
+    if (F.BaselineMark)
+      J.attribute("baselineState",
+                  *F.BaselineMark == rules::BaselineState::Grew    ? "updated"
+                  : *F.BaselineMark == rules::BaselineState::Known ? "unchanged"
+                                                                   : "new");
     J.attributeObject("properties", [&] {
       J.attribute("name", F.Name);
       J.attribute("impactNs", F.ImpactNs);
       writeRounded(J, "impactShare", F.ImpactShare);
+      J.attribute("impactQ1Ns", F.ImpactQ1Ns);
+      J.attribute("impactQ3Ns", F.ImpactQ3Ns);
+      J.attribute("impactSteps", int64_t(F.ImpactSteps));
+      if (F.BaselineMark)
+        J.attribute("tracelintBaselineState",
+                    rules::baselineStateName(*F.BaselineMark));
       writeRounded(J, "confidence", F.Confidence);
       writeRounded(J, "score", F.score());
       J.attribute("window", jsonText(F.Window));
@@ -267,10 +276,7 @@ void report::writeLintSarif(llvm::raw_ostream &OS,
             for (size_t I = 0; I < R.Result.Findings.size(); ++I) {
               const rules::Finding &F = R.Result.Findings[I];
               auto It = RuleIndex.find(F.Code);
-              std::optional<rules::BaselineState> State;
-              if (I < R.States.size())
-                State = R.States[I];
-              writeResult(J, F, State, It == RuleIndex.end() ? 0 : It->second,
+              writeResult(J, F, It == RuleIndex.end() ? 0 : It->second,
                           It != RuleIndex.end(), Uris[A], unsigned(A),
                           seeAlso(R.Result.Findings, Leads, I));
             }

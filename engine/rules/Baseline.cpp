@@ -15,12 +15,49 @@ llvm::StringRef rules::baselineStateName(BaselineState S) {
   switch (S) {
   case BaselineState::New:
     return "new";
-  case BaselineState::Grown:
-    return "grown";
-  case BaselineState::Unchanged:
-    return "unchanged";
+  case BaselineState::NearFloor:
+    return "near-floor";
+  case BaselineState::Grew:
+    return "grew";
+  case BaselineState::Known:
+    return "known";
   }
   return "new";
+}
+
+llvm::StringRef rules::baselineStateWords(BaselineState S) {
+  switch (S) {
+  case BaselineState::New:
+    return "new";
+  case BaselineState::NearFloor:
+    return "new near its floor";
+  case BaselineState::Grew:
+    return "grew beyond noise";
+  case BaselineState::Known:
+    return "known";
+  }
+  return "new";
+}
+
+std::string BaselineTally::describe() const {
+  std::vector<std::string> Parts;
+  Parts.push_back(llvm::formatv("{0} new", New).str());
+  Parts.push_back(llvm::formatv("{0} grew beyond noise", Grew).str());
+  if (NearFloor)
+    Parts.push_back(llvm::formatv("{0} new near {1} floor (not failing)",
+                                  NearFloor, NearFloor == 1 ? "its" : "their")
+                        .str());
+  if (Known)
+    Parts.push_back(llvm::formatv("{0} known (not shown)", Known).str());
+  return llvm::join(Parts, ", ");
+}
+
+int64_t BaselineEntry::growthFloorNs(double Tolerance) const {
+  const int64_t Q1 = std::min(ImpactQ1Ns, ImpactNs);
+  const int64_t Q3 = std::max(ImpactQ3Ns, ImpactNs);
+  const double Fence =
+      double(Q3) + BaselineMargins::FenceIqrs * double(Q3 - Q1);
+  return int64_t(std::max(Fence, double(ImpactNs) * (1.0 + Tolerance)));
 }
 
 static std::string utf8(llvm::StringRef S) {
@@ -38,6 +75,12 @@ void Baseline::add(llvm::ArrayRef<Finding> Findings) {
       E.Fingerprint = F.Fingerprint;
       E.Sev = F.Sev;
     }
+    // The entry's spread is the envelope of the recorded findings': every
+    // capture of the workload is within its noise.
+    const int64_t Q1 = std::min(F.impactQ1(), F.ImpactNs);
+    E.ImpactQ1Ns = Inserted ? Q1 : std::min(E.ImpactQ1Ns, Q1);
+    E.ImpactQ3Ns = std::max({E.ImpactQ3Ns, F.impactQ3(), F.ImpactNs});
+    E.Steps += F.ImpactSteps;
     ++E.Count;
     E.ImpactNs = std::max(E.ImpactNs, F.ImpactNs);
     E.Sev = std::max(E.Sev, F.Sev);
@@ -62,14 +105,41 @@ std::vector<BaselineEntry> Baseline::entries() const {
   return Out;
 }
 
-BaselineState Baseline::classify(const Finding &F, double Tolerance) const {
+BaselineState Baseline::classify(const Finding &F, double Tolerance,
+                                 int64_t TargetNs) const {
   const BaselineEntry *E = find(F.Fingerprint);
   if (!E)
-    return BaselineState::New;
-  if (F.ImpactNs > E->ImpactNs &&
-      double(F.ImpactNs) > double(E->ImpactNs) * (1.0 + Tolerance))
-    return BaselineState::Grown;
-  return BaselineState::Unchanged;
+    return F.GateMargin > 0 && F.GateMargin < 1.0 + BaselineMargins::NewShare
+               ? BaselineState::NearFloor
+               : BaselineState::New;
+  // Most of the new capture's steps (its lower quartile) must lie beyond
+  // the baseline's noise, and by more than can be measured.
+  const int64_t Low = std::min(F.impactQ1(), F.ImpactNs);
+  const int64_t Floor = E->growthFloorNs(Tolerance);
+  const double Measurable =
+      BaselineMargins::MeasurableShare * double(std::max<int64_t>(0, TargetNs));
+  if (Low > Floor &&
+      double(Low - std::max(E->ImpactQ3Ns, E->ImpactNs)) >= Measurable)
+    return BaselineState::Grew;
+  return BaselineState::Known;
+}
+
+BaselineTally rules::applyBaseline(const Baseline &Known, llvm::StringRef Path,
+                                   double Tolerance, int64_t TargetNs,
+                                   std::vector<Finding> &Findings) {
+  BaselineTally T;
+  T.File = Path.str();
+  std::vector<Finding> Kept;
+  for (Finding &F : Findings) {
+    BaselineState S = Known.classify(F, Tolerance, TargetNs);
+    T.count(S);
+    if (S == BaselineState::Known)
+      continue;
+    F.BaselineMark = S;
+    Kept.push_back(std::move(F));
+  }
+  Findings = std::move(Kept);
+  return T;
 }
 
 void Baseline::write(llvm::raw_ostream &OS) const {
@@ -82,8 +152,11 @@ void Baseline::write(llvm::raw_ostream &OS) const {
                          {"count", int64_t(E.Count)},
                          {"fingerprint", E.Fingerprint},
                          {"impact_ns", E.ImpactNs},
+                         {"impact_q1_ns", E.ImpactQ1Ns},
+                         {"impact_q3_ns", E.ImpactQ3Ns},
                          {"name", E.Name},
                          {"severity", severityName(E.Sev)},
+                         {"steps", int64_t(E.Steps)},
                          {"subject", utf8(E.Subject)}};
     OS << (I ? ",\n    " : "\n    ")
        << llvm::formatv("{0}", llvm::json::Value(std::move(O)));
@@ -110,9 +183,10 @@ llvm::Expected<Baseline> Baseline::parse(llvm::StringRef Text,
   auto Version = Root->getInteger("version");
   if (!Version)
     return bad(Path, "expected an integer \"version\"");
-  if (*Version != FormatVersion)
+  // Version 1 has no spread; it reads as a spread of one value.
+  if (*Version != FormatVersion && *Version != 1)
     return bad(Path, llvm::formatv("format version {0} is not supported "
-                                   "(this tracelint reads version {1}); "
+                                   "(this tracelint reads versions 1 to {1}); "
                                    "record it again with `tracelint baseline`",
                                    *Version, FormatVersion));
   const llvm::json::Array *List = Root->getArray("findings");
@@ -161,6 +235,20 @@ llvm::Expected<Baseline> Baseline::parse(llvm::StringRef Text,
       return bad(Path, Where + ": expected an integer \"impact_ns\" >= 0");
     E.Count = uint64_t(*Count);
     E.ImpactNs = *Impact;
+    E.ImpactQ1Ns = E.ImpactQ3Ns = E.ImpactNs;
+    if (*Version >= 2) {
+      auto Q1 = O->getInteger("impact_q1_ns");
+      auto Q3 = O->getInteger("impact_q3_ns");
+      auto Steps = O->getInteger("steps");
+      if (!Q1 || !Q3 || *Q1 < 0 || *Q1 > *Q3)
+        return bad(Path, Where + ": expected integers \"impact_q1_ns\" <= "
+                                 "\"impact_q3_ns\", both >= 0");
+      if (!Steps || *Steps < 0)
+        return bad(Path, Where + ": expected an integer \"steps\" >= 0");
+      E.ImpactQ1Ns = *Q1;
+      E.ImpactQ3Ns = *Q3;
+      E.Steps = uint64_t(*Steps);
+    }
     if (B.Entries.count(E.Fingerprint))
       return bad(Path,
                  Where + ": fingerprint " + E.Fingerprint + " is listed twice");

@@ -6,6 +6,7 @@
 #include "rules/Evaluator.h"
 
 #include "support/Format.h"
+#include "support/Statistics.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -328,7 +329,8 @@ std::string whereThePathShows(const analysis::PathModel &Path,
 /// per step") no longer names the number it follows. It becomes "(the
 /// critical path's bound; the SIMT kernels' union per step: 34.6 ms)",
 /// with the detector's figure \p Figure.
-std::string rebaseImpactBasis(llvm::StringRef Template, llvm::StringRef Figure) {
+std::string rebaseImpactBasis(llvm::StringRef Template,
+                              llvm::StringRef Figure) {
   constexpr llvm::StringLiteral Head = "{impact} (";
   size_t At = Template.find(Head);
   if (At == llvm::StringRef::npos)
@@ -392,11 +394,32 @@ void renderTexts(const RuleSpec &Spec, const std::string &Target,
   F.Claims = Spec.Sig.Claims;
 }
 
+/// Finding::GateMargin: the detector's measured share ({share}, else
+/// {value}) over its {threshold}, when both are shares (the convention
+/// docs/rule-format.md states for the placeholders); 0 otherwise.
+double gateMargin(const std::map<std::string, Value> &V) {
+  auto Share = [&](const char *Key) -> std::optional<double> {
+    auto It = V.find(Key);
+    if (It == V.end() || It->second.type() != Value::Type::Share)
+      return std::nullopt;
+    return It->second.real();
+  };
+  std::optional<double> Threshold = Share("threshold");
+  std::optional<double> Measured = Share("share");
+  if (!Measured)
+    Measured = Share("value");
+  if (!Threshold || !Measured || *Threshold <= 0)
+    return 0;
+  return *Measured / *Threshold;
+}
+
 Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec,
                     const Config &Cfg, const RuleOptions &Opts, Detection D,
-                    llvm::ArrayRef<Penalty> Penalties, int64_t PathBound,
+                    llvm::ArrayRef<Penalty> Penalties,
+                    const analysis::PathModel::GainSpread &Bound,
                     std::string PathQuery, const analysis::PathModel *Path,
                     const analysis::WhatIfQuery *Query) {
+  const int64_t PathBound = Bound.Steps ? Bound.Median : -1;
   Finding F;
   F.Code = Spec.Code;
   F.Name = Spec.Name;
@@ -428,6 +451,30 @@ Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec,
   }
   F.ImpactShare =
       Target > 0 ? std::min(1.0, double(F.ImpactNs) / double(Target)) : 0;
+  // The impact's spread over the steady steps (Finding::ImpactQ1Ns).
+  auto Clip = [&](int64_t Ns) {
+    return std::clamp<int64_t>(Ns, 0, Target > 0 ? Target : Ns);
+  };
+  if (Capped) {
+    F.ImpactQ1Ns = std::min(Bound.Q1, DetectorImpact);
+    F.ImpactQ3Ns = std::min(Bound.Q3, DetectorImpact);
+    F.ImpactSteps = Bound.Steps;
+    F.ImpactSpreadFrom = "critical path";
+  } else if (!D.PerWindowNs.empty()) {
+    std::vector<int64_t> Sorted;
+    for (int64_t Ns : D.PerWindowNs)
+      Sorted.push_back(Clip(Ns));
+    llvm::sort(Sorted);
+    F.ImpactQ1Ns =
+        int64_t(std::llround(support::quantileOfSorted(Sorted, 0.25)));
+    F.ImpactQ3Ns =
+        int64_t(std::llround(support::quantileOfSorted(Sorted, 0.75)));
+    F.ImpactSteps = Sorted.size();
+    F.ImpactSpreadFrom = "detector";
+  } else {
+    F.ImpactQ1Ns = F.ImpactQ3Ns = F.ImpactNs;
+    F.ImpactSteps = Ctx.measureWindows().Ranges.size();
+  }
   // A rule that keeps findings under its gain floor at info judged the
   // detector's own bound; the capped one can fall under the floor too. A
   // rule without a floor gets CappedGainFloor: a capped gain under 1 % of
@@ -461,6 +508,7 @@ Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec,
   }
 
   auto &V = D.Values;
+  F.GateMargin = gateMargin(V);
   // Every text quotes the final bound (the detector's figure clipped to the
   // target and capped by the path), whatever the detector wrote there.
   V["impact"] = Value::duration(F.ImpactNs);
@@ -496,14 +544,14 @@ Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec,
               ? llvm::formatv("only {0} of the {1} would come back: without "
                               "{2} the steps' critical path is only that "
                               "much shorter",
-                              support::formatDuration(F.ImpactNs),
-                              CappedFigure, F.PathQuery)
+                              support::formatDuration(F.ImpactNs), CappedFigure,
+                              F.PathQuery)
                     .str()
               : llvm::formatv("only {0} of the {1} would come back: without "
                               "{2} the steps' critical path still runs "
                               "through {3}",
-                              support::formatDuration(F.ImpactNs),
-                              CappedFigure, F.PathQuery, Where)
+                              support::formatDuration(F.ImpactNs), CappedFigure,
+                              F.PathQuery, Where)
                     .str();
     }
   }
@@ -626,7 +674,8 @@ std::vector<CauseClaim> claimCauses(const LintResult &R,
       continue;
     C.Rule = Info.Rule.str();
     auto Claims = [&](const Finding &F) {
-      return F.Code == Info.Rule || (!Info.AlsoBy.empty() && F.Code == Info.AlsoBy);
+      return F.Code == Info.Rule ||
+             (!Info.AlsoBy.empty() && F.Code == Info.AlsoBy);
     };
     // The claiming finding with the largest figure (L001 and L004 share
     // the launch path: their figures add up).
@@ -640,8 +689,8 @@ std::vector<CauseClaim> claimCauses(const LintResult &R,
       }
     if (!C.Fingerprint.empty()) {
       C.ClaimedNs = Claimed;
-      C.Status = 2 * Claimed >= C.Ns ? ClaimStatus::Claimed
-                                     : ClaimStatus::ClaimedLess;
+      C.Status =
+          2 * Claimed >= C.Ns ? ClaimStatus::Claimed : ClaimStatus::ClaimedLess;
       Out.push_back(std::move(C));
       continue;
     }
@@ -695,8 +744,11 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
                            const Config &Cfg, llvm::StringRef TracePath,
                            DetectorLookup Lookup) {
   LintResult R;
-  R.Target = {Ctx.targetKind(), Ctx.targetNs(), Ctx.steps().size(),
-              Ctx.describeTarget(), Ctx.targetIdle()};
+  R.Target.Kind = Ctx.targetKind();
+  R.Target.Ns = Ctx.targetNs();
+  R.Target.Steps = Ctx.steps().size();
+  R.Target.Description = Ctx.describeTarget();
+  R.Target.Idle = Ctx.targetIdle();
   R.FirstEventUs = Ctx.firstEventTimestampUs();
   std::vector<Penalty> Penalties = qualityPenalties(Ctx, R.QualityNotes);
 
@@ -755,11 +807,11 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
     Pool.wait();
   }
 
-  auto Bound = [&](const analysis::WhatIfQuery &Q) -> int64_t {
+  auto Bound = [&](const analysis::WhatIfQuery &Q) {
     if (Q.empty() || !MayBound)
-      return -1;
+      return analysis::PathModel::GainSpread{};
     BuildPath();
-    return Path->medianGain(Q);
+    return Path->gainSpread(Q);
   };
   for (RuleRun &Run : Runs) {
     if (Run.Skip) {
@@ -770,11 +822,12 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
     for (Detection &D : Run.Detections) {
       const analysis::WhatIfQuery &Q =
           D.PathQuery.empty() ? Spec.Sig.WhatIf : D.PathQuery;
-      int64_t B = D.ImpactNs > 0 ? Bound(Q) : -1;
-      std::string Described = B >= 0 ? Q.describe() : std::string();
+      const analysis::PathModel::GainSpread B =
+          D.ImpactNs > 0 ? Bound(Q) : analysis::PathModel::GainSpread{};
+      std::string Described = B.Steps ? Q.describe() : std::string();
       R.Findings.push_back(makeFinding(Ctx, Spec, Cfg, Run.Opts, std::move(D),
                                        Penalties, B, std::move(Described),
-                                       B >= 0 && Path ? &*Path : nullptr, &Q));
+                                       B.Steps && Path ? &*Path : nullptr, &Q));
     }
   }
 
@@ -837,9 +890,9 @@ JobLintResult rules::runJobRules(const analysis::JobAnalysis &Job,
         F.Confidence *= 0.5;
         F.ConfidenceNotes.push_back(ClockNote);
       }
-      if (!(Settings != Cfg.PerRule.end() &&
-            Settings->second.SeverityOverride))
+      if (!(Settings != Cfg.PerRule.end() && Settings->second.SeverityOverride))
         F.Sev = severityForImpact(F.Sev, F.ImpactShare, F.Confidence);
+      F.GateMargin = gateMargin(D.Values);
       D.Values.emplace("impact", Value::duration(F.ImpactNs));
       D.Values.emplace("impact_share", Value::share(F.ImpactShare));
       renderTexts(Spec, R.Target, analysis::ProducerKind::Unknown, D, F);

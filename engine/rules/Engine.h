@@ -10,6 +10,7 @@
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <optional>
 #include <vector>
 
 namespace tracelint::rules {
@@ -63,6 +64,9 @@ struct LintResult {
   /// The trace's first event in the file's clock (us): the reports give
   /// times as offsets from it, as Perfetto's timeline does.
   double FirstEventUs = 0;
+  /// Set by `lint --baseline` (rules::applyBaseline): what it made of the
+  /// findings, of which the Known ones have been removed.
+  std::optional<BaselineTally> Baseline;
 };
 
 /// Runs every enabled rule: checks its needs, runs its detector or the
@@ -83,6 +87,7 @@ struct JobLintResult {
   std::string Target;            ///< JobAnalysis::describeTarget()
   std::vector<Finding> Findings; ///< ranked as per-trace findings are
   std::vector<rules::Skipped> Skipped;
+  std::optional<BaselineTally> Baseline; ///< as LintResult::Baseline
 };
 
 /// Runs every enabled job rule ([signature] input = "job") on \p Job.

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,11 +60,53 @@ struct Detection {
   std::optional<Severity> SeverityOverride;
   /// Notes on why confidence was lowered.
   std::vector<std::string> ConfidenceNotes;
+  /// The finding's own figure in each measured window (parallel to
+  /// MeasureWindows::Ranges), when the detector has it: the spread the
+  /// baseline's noise model reads. Empty: the figure alone.
+  std::vector<int64_t> PerWindowNs;
   /// What the finding blames as a what-if query on the critical path (the
   /// ops, kernels or categories of time it would remove); empty: the rule's
   /// [signature] what-if, if any. The engine caps ImpactNs by the gain the
   /// path predicts without that time (docs/path.md).
   analysis::WhatIfQuery PathQuery;
+};
+
+/// Where a finding stands against a `lint --baseline` (rules/Baseline.h and
+/// docs/ci.md, "The noise model").
+enum class BaselineState : uint8_t {
+  /// Its fingerprint is not in the baseline, and it clears its rule's gate
+  /// by BaselineMargins::NewShare: it counts for --fail-on.
+  New,
+  /// Not in the baseline, but within NewShare of its rule's gate: a finding
+  /// that flickers at its threshold between captures. Shown, marked, and
+  /// never fails the run.
+  NearFloor,
+  /// In the baseline, and its impact grew beyond the baseline's spread: it
+  /// counts for --fail-on.
+  Grew,
+  /// In the baseline, within its noise: counted, not shown.
+  Known,
+};
+/// "new", "near-floor", "grew", "known": the JSON and SARIF name.
+llvm::StringRef baselineStateName(BaselineState S);
+/// "new", "new near its floor", "grew beyond noise", "known": the words the
+/// text, Markdown and JUnit reports mark a finding with.
+llvm::StringRef baselineStateWords(BaselineState S);
+
+/// What a --baseline made of one result's findings: the summary line
+/// "2 new, 1 grew beyond noise, 5 known" of every report.
+struct BaselineTally {
+  std::string File; ///< the baseline, as given
+  size_t New = 0, NearFloor = 0, Grew = 0, Known = 0;
+  void count(BaselineState S) {
+    (S == BaselineState::New         ? New
+     : S == BaselineState::NearFloor ? NearFloor
+     : S == BaselineState::Grew      ? Grew
+                                     : Known)++;
+  }
+  /// "2 new, 0 grew beyond noise, 1 new near its floor (not failing), 5
+  /// known (not shown)": new and grew always, the others when they occur.
+  std::string describe() const;
 };
 
 struct Finding {
@@ -75,6 +118,27 @@ struct Finding {
   /// The detector's figure, clipped to the target, before the critical
   /// path's cap: what the finding claims of the time it describes.
   int64_t DetectorImpactNs = 0;
+  /// The impact's spread over the steady steps: its lower and upper
+  /// quartiles and how many steps it was measured over. Where the path caps
+  /// the impact, the quartiles of the per-step gains; where the detector
+  /// gives per-window figures (Detection::PerWindowNs), theirs; otherwise
+  /// the impact itself (no spread known). The baseline's noise model reads
+  /// them (rules/Baseline.h).
+  int64_t ImpactQ1Ns = 0, ImpactQ3Ns = 0;
+  uint64_t ImpactSteps = 0;
+  /// Where the quartiles come from: "critical path" (per-step gains),
+  /// "detector" (its per-window figures) or "none" (the impact alone).
+  llvm::StringRef ImpactSpreadFrom = "none";
+  /// The quartiles, or the impact itself when no spread was measured.
+  int64_t impactQ1() const { return ImpactSteps ? ImpactQ1Ns : ImpactNs; }
+  int64_t impactQ3() const { return ImpactSteps ? ImpactQ3Ns : ImpactNs; }
+  /// How far the finding clears the gate its rule fired at: the measured
+  /// share over the rule's threshold (the detector's {share} or {value}
+  /// over its {threshold}, both shares); 0 when the rule names no gate. A
+  /// new finding under 1 + BaselineMargins::NewShare is NearFloor.
+  double GateMargin = 0;
+  /// Set by a --baseline (rules::applyBaseline); none without one.
+  std::optional<BaselineState> BaselineMark;
   std::string Window;
   std::string Hypothesis;
   /// Every value the texts were rendered from, typed (impact included):
@@ -103,6 +167,12 @@ struct Finding {
 
   /// Ranking key: impact x confidence, ties by code then subject.
   double score() const { return double(ImpactNs) * Confidence; }
+  /// Whether --fail-on judges it: always without a baseline; against one,
+  /// only when it is new or grew (not when it is near its floor or known).
+  bool countsForFailure() const {
+    return !BaselineMark || *BaselineMark == BaselineState::New ||
+           *BaselineMark == BaselineState::Grew;
+  }
 };
 
 /// Why a rule produced no finding without judging the trace.

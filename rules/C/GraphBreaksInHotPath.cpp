@@ -255,6 +255,7 @@ Outcome rules::runGraphBreaksInHotPath(const TraceIndex &Ctx,
   Det.Examples.push_back(example(Ctx, Outer));
   Det.Examples.push_back(example(Ctx, T.Events[W.Example->Inner.front()]));
   Det.ImpactNs = Impact;
+  Det.PerWindowNs = Cost.PerWindow;
   Det.Window = Win.describe();
   Det.Subject = T.name(Outer).str();
   // Nesting of another frame's region is what a resume function looks

@@ -207,6 +207,7 @@ Outcome rules::runDimsNotMultipleOf8(const TraceIndex &Ctx,
   const MeasureWindows &Win = Ctx.measureWindows();
   describeWindows(Win, V);
   Det.ImpactNs = Cost->Impact;
+  Det.PerWindowNs = Cost->Measure.PerWindow;
   // On the critical path: the misaligned products' kernels taking no time
   // (padding makes them faster, not free: a loose but safe cap).
   Det.PathQuery = namesQuery(T, S.Work);

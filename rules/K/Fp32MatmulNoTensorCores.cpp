@@ -323,6 +323,7 @@ Outcome rules::runFp32MatmulNoTensorCores(const TraceIndex &Ctx,
                       Eligible.NsByDevice.size())
             .str());
   Det.ImpactNs = Cost->Impact;
+  Det.PerWindowNs = Cost->Measure.PerWindow;
   Det.Window = Win.describe();
   Det.Confidence = 0.6;
   if (Scan.Tf32Products && !Eligible.AllConvolutions) {

@@ -274,6 +274,7 @@ Outcome rules::runNaiveAttention(const TraceIndex &Ctx, const RuleOptions &Opts,
   describeWindows(Win, V);
   Det.Examples.push_back(example(Ctx, Anchor));
   Det.ImpactNs = Cost->Impact;
+  Det.PerWindowNs = Cost->Measure.PerWindow;
   // On the critical path: the unfused attention kernels taking no time (a
   // fused kernel still takes some: a loose but safe cap).
   Det.PathQuery = namesQuery(T, W.Work);

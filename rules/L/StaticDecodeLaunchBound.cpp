@@ -52,6 +52,7 @@ Detection describeDecodeLoop(const TraceIndex &Ctx, const DecodeLoop &L,
                              const DecodeLoopOptions &O) {
   const model::Trace &T = Ctx.trace();
   Detection Det = windowDetection(Ctx, L.GainNs, O.MinLaunchShare);
+  Det.PerWindowNs = L.PerWindowNs;
   auto &V = Det.Values;
   V["device"] = deviceName(L.Device);
   V["subject"] = V["device"];

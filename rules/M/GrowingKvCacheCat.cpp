@@ -431,6 +431,7 @@ Outcome rules::runGrowingKvCacheCat(const TraceIndex &Ctx,
     Det.Examples.push_back(example(Ctx, T.Events[ExWork.front()]));
   addChainEvidence(S, Chains, A, Det);
   Det.ImpactNs = Impact;
+  Det.PerWindowNs = M.PerWindow;
   // On the critical path: the appends' kernels taking no time. Other calls
   // sharing those kernel names are removed too: a looser, still safe cap.
   Det.PathQuery = namesQuery(T, A.Work);

@@ -153,11 +153,12 @@ Copies collectCopies(const TraceIndex &Ctx) {
 
 /// The copies measured against device busy time and the target.
 struct CopyFigures {
-  int64_t BusyNs = 0;   ///< device busy time in the windows (a union)
-  int64_t CopyNs = 0;   ///< the copies' union in the windows
-  double Share = 0;     ///< of busy time
-  int64_t PerStep = 0;  ///< the copies' union per window, median
-  int64_t ImpactNs = 0; ///< PerStep, at most the target
+  int64_t BusyNs = 0;             ///< device busy time in the windows (a union)
+  int64_t CopyNs = 0;             ///< the copies' union in the windows
+  double Share = 0;               ///< of busy time
+  int64_t PerStep = 0;            ///< the copies' union per window, median
+  std::vector<int64_t> PerWindow; ///< the union in each window
+  int64_t ImpactNs = 0;           ///< PerStep, at most the target
 };
 
 CopyFigures measureCopies(const TraceIndex &Ctx, Copies &C) {
@@ -174,6 +175,7 @@ CopyFigures measureCopies(const TraceIndex &Ctx, Copies &C) {
     PerStep.push_back(model::IntervalSet::unionOf(std::move(C.PerWindow[W]))
                           .lengthWithin(Win.Ranges[W]));
   F.PerStep = median(PerStep);
+  F.PerWindow = PerStep;
   F.ImpactNs = std::min(F.PerStep, Ctx.targetNs());
   return F;
 }
@@ -262,6 +264,7 @@ Outcome rules::runMaterializedCopies(const TraceIndex &Ctx,
     Det.Examples.push_back(example(Ctx, T.Events[L]));
   addCopyEvidence(C, F, Ranked, Det);
   Det.ImpactNs = F.ImpactNs;
+  Det.PerWindowNs = F.PerWindow;
   // On the critical path: the same copies taking no time (DtoD copies by
   // category, which also holds other copies: a looser bound).
   Det.PathQuery.Names = namesByCount(T, C.Kernels);

@@ -140,6 +140,7 @@ PageableCopies collectCopies(const TraceIndex &Ctx) {
 struct BlockFigures {
   int64_t BlockedMedian = 0;
   int64_t ImpactNs = 0; ///< the median bound, at most the target
+  std::vector<int64_t> ImpactPerWindow; ///< the spread of ImpactNs
 };
 
 BlockFigures measureBlocking(const TraceIndex &Ctx, const PageableCopies &S) {
@@ -150,6 +151,7 @@ BlockFigures measureBlocking(const TraceIndex &Ctx, const PageableCopies &S) {
   BlockFigures F;
   F.BlockedMedian = median(S.BlockedPer);
   F.ImpactNs = std::min(median(ImpactPer), Ctx.targetNs());
+  F.ImpactPerWindow = std::move(ImpactPer);
   return F;
 }
 
@@ -227,6 +229,7 @@ Outcome rules::runPageableHostCopies(const TraceIndex &Ctx,
   addCopyEvidence(Ctx, S, Ranked, Det);
   Det.Examples.push_back(example(Ctx, Largest));
   Det.ImpactNs = F.ImpactNs;
+  Det.PerWindowNs = F.ImpactPerWindow;
   Det.Window = Ctx.measureWindows().describe();
   Det.Subject = TopPath;
   setGainVerdict(

@@ -94,6 +94,7 @@ StepWaits collectWaits(const TraceIndex &Ctx) {
 /// and how much of the bound is idle time inside the waits.
 struct WaitFigures {
   int64_t BlockedMedian = 0, GainMedian = 0;
+  std::vector<int64_t> GainPerWindow; ///< the spread of GainMedian
   int64_t IdleDuringMedian = 0, RefillMedian = 0;
   double BusyShare = 0; ///< of the time blocked
 };
@@ -122,6 +123,7 @@ WaitFigures measureWaits(const TraceIndex &Ctx, StepWaits &S) {
   WaitFigures F;
   F.BlockedMedian = median(Blocked);
   F.GainMedian = std::min(median(Gain), Ctx.targetNs());
+  F.GainPerWindow = Gain;
   F.IdleDuringMedian = median(IdleDuring);
   F.RefillMedian = median(Refill);
   F.BusyShare = S.Total ? double(S.BusyDuring) / double(S.Total) : 0;
@@ -209,6 +211,7 @@ Detection describeWaits(const TraceIndex &Ctx, const StepWaits &S,
                                      : "after the last submission")
             .str());
   Det.ImpactNs = F.GainMedian;
+  Det.PerWindowNs = F.GainPerWindow;
   Det.Window = Win.describe();
   Det.Subject = Top->first;
   // Explicit and blocking-copy waits are certain host waits; an op-level

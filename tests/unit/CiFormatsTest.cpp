@@ -124,21 +124,128 @@ TEST(Baseline, InvalidUtf8SubjectStillWritesValidJson) {
   EXPECT_TRUE(bool(rules::Baseline::parse(Text, "b.json")));
 }
 
-TEST(Baseline, ClassifiesNewGrownAndUnchanged) {
+TEST(Baseline, ClassifiesSingleValuesByTheTolerance) {
+  // Findings without a spread (one value each) reduce to the tolerance.
   rules::Baseline B;
   B.add({finding("S001", "a", 1000)});
-  EXPECT_EQ(B.classify(finding("S001", "a", 1000), 0.25),
-            rules::BaselineState::Unchanged);
-  EXPECT_EQ(B.classify(finding("S001", "a", 1250), 0.25),
-            rules::BaselineState::Unchanged);
-  EXPECT_EQ(B.classify(finding("S001", "a", 1251), 0.25),
-            rules::BaselineState::Grown);
-  EXPECT_EQ(B.classify(finding("S001", "a", 1251), 0.5),
-            rules::BaselineState::Unchanged);
-  EXPECT_EQ(B.classify(finding("S001", "b", 1), 0.25),
+  const int64_t Target = 10000; // growth under 100 ns cannot be measured
+  EXPECT_EQ(B.classify(finding("S001", "a", 1000), 0.25, Target),
+            rules::BaselineState::Known);
+  EXPECT_EQ(B.classify(finding("S001", "a", 1250), 0.25, Target),
+            rules::BaselineState::Known);
+  EXPECT_EQ(B.classify(finding("S001", "a", 1251), 0.25, Target),
+            rules::BaselineState::Grew);
+  EXPECT_EQ(B.classify(finding("S001", "a", 1251), 0.5, Target),
+            rules::BaselineState::Known);
+  // 25 % more, but under 1 % of a 1 s step: not measurable growth.
+  EXPECT_EQ(B.classify(finding("S001", "a", 1300), 0.25, 1000000000),
+            rules::BaselineState::Known);
+  EXPECT_EQ(B.classify(finding("S001", "b", 1), 0.25, Target),
             rules::BaselineState::New);
-  EXPECT_EQ(B.classify(finding("S002", "a", 1), 0.25),
+  EXPECT_EQ(B.classify(finding("S002", "a", 1), 0.25, Target),
             rules::BaselineState::New);
+}
+
+/// A finding whose per-step impacts have the quartiles Q1 and Q3 over
+/// Steps steps.
+static Finding spread(llvm::StringRef Subject, int64_t Median, int64_t Q1,
+                      int64_t Q3, uint64_t Steps = 5) {
+  Finding F = finding("K001", Subject, Median);
+  F.ImpactQ1Ns = Q1;
+  F.ImpactQ3Ns = Q3;
+  F.ImpactSteps = Steps;
+  return F;
+}
+
+TEST(Baseline, GrowthMustLeaveTheBaselinesSpread) {
+  // The two ResNet-50 captures of docs/ci.md: K001's per-step gains were
+  // 0, 0, 3.1, 3.4, 8.2 ms in one and 4.6, 5.6, 12.2, 12.2, 12.9 ms in the
+  // other. Neither direction grew; a capture whose steps all gain 20 ms did.
+  const int64_t Ms = 1000000, Step = 123 * Ms;
+  rules::Baseline A, B;
+  A.add({spread("fp32", 3089000, 0, 3373000)});
+  B.add({spread("fp32", 12163000, 5552000, 12211000)});
+  EXPECT_EQ(A.entries()[0].growthFloorNs(1.0), 8432500); // Q3 + 1.5 IQR
+  EXPECT_EQ(A.classify(spread("fp32", 12163000, 5552000, 12211000), 1.0, Step),
+            rules::BaselineState::Known);
+  EXPECT_EQ(B.classify(spread("fp32", 3089000, 0, 3373000), 1.0, Step),
+            rules::BaselineState::Known);
+  EXPECT_EQ(A.classify(spread("fp32", 20 * Ms, 19 * Ms, 21 * Ms), 1.0, Step),
+            rules::BaselineState::Grew);
+  // The median alone beyond the fence is not enough: most steps must be.
+  EXPECT_EQ(A.classify(spread("fp32", 20 * Ms, 4 * Ms, 21 * Ms), 1.0, Step),
+            rules::BaselineState::Known);
+  // A tight baseline keeps the tolerance as its margin.
+  rules::Baseline Tight;
+  Tight.add({spread("fp32", 10 * Ms, 10 * Ms - 100000, 10 * Ms + 100000)});
+  EXPECT_EQ(
+      Tight.classify(spread("fp32", 19 * Ms, 18 * Ms, 20 * Ms), 1.0, Step),
+      rules::BaselineState::Known);
+  EXPECT_EQ(
+      Tight.classify(spread("fp32", 23 * Ms, 21 * Ms, 24 * Ms), 1.0, Step),
+      rules::BaselineState::Grew);
+}
+
+TEST(Baseline, RecordsTheEnvelopeOfEveryCapture) {
+  rules::Baseline B;
+  B.add({spread("fp32", 3089000, 0, 3373000)});
+  B.add({spread("fp32", 12163000, 5552000, 12211000)});
+  rules::BaselineEntry E = B.entries().at(0);
+  EXPECT_EQ(E.Count, 2u);
+  EXPECT_EQ(E.Steps, 10u);
+  EXPECT_EQ(E.ImpactNs, 12163000);
+  EXPECT_EQ(E.ImpactQ1Ns, 0);
+  EXPECT_EQ(E.ImpactQ3Ns, 12211000);
+  std::string Text = str([&](llvm::raw_ostream &OS) { B.write(OS); });
+  EXPECT_NE(Text.find("\"impact_q1_ns\":0,\"impact_q3_ns\":12211000,"),
+            std::string::npos)
+      << Text;
+  EXPECT_NE(Text.find("\"steps\":10,"), std::string::npos) << Text;
+  EXPECT_NE(Text.find("\"version\": 2"), std::string::npos) << Text;
+}
+
+TEST(Baseline, ReadsVersionOneAsASpreadOfOneValue) {
+  auto B = rules::Baseline::parse(
+      "{\"version\": 1, \"findings\": [{\"code\": \"S001\", "
+      "\"fingerprint\": \"0123456789abcdef\", \"count\": 1, "
+      "\"impact_ns\": 1000}]}",
+      "old.json");
+  ASSERT_TRUE(bool(B)) << llvm::toString(B.takeError());
+  const rules::BaselineEntry *E = B->find("0123456789abcdef");
+  ASSERT_NE(E, nullptr);
+  EXPECT_EQ(E->ImpactQ1Ns, 1000);
+  EXPECT_EQ(E->ImpactQ3Ns, 1000);
+  EXPECT_EQ(E->Steps, 0u);
+  EXPECT_EQ(E->growthFloorNs(1.0), 2000);
+}
+
+TEST(Baseline, NewFindingsNearTheirGateDoNotFail) {
+  rules::Baseline Empty;
+  Finding F = finding("S001", "a", 1000);
+  EXPECT_EQ(Empty.classify(F, 1.0, 10000), rules::BaselineState::New);
+  F.GateMargin = 1.1; // 5.5 % against a 5 % threshold
+  EXPECT_EQ(Empty.classify(F, 1.0, 10000), rules::BaselineState::NearFloor);
+  F.GateMargin = 0.8; // kept at info under its threshold
+  EXPECT_EQ(Empty.classify(F, 1.0, 10000), rules::BaselineState::NearFloor);
+  F.GateMargin = 1.25;
+  EXPECT_EQ(Empty.classify(F, 1.0, 10000), rules::BaselineState::New);
+
+  std::vector<Finding> Fs = {finding("S001", "a", 1000),
+                             finding("S001", "b", 1000),
+                             finding("M001", "c", 1000)};
+  Fs[1].GateMargin = 1.1;
+  rules::Baseline Known;
+  Known.add({finding("M001", "c", 1000)});
+  rules::BaselineTally T =
+      rules::applyBaseline(Known, "base.json", 1.0, 10000, Fs);
+  ASSERT_EQ(Fs.size(), 2u);
+  EXPECT_EQ(Fs[0].BaselineMark, rules::BaselineState::New);
+  EXPECT_TRUE(Fs[0].countsForFailure());
+  EXPECT_EQ(Fs[1].BaselineMark, rules::BaselineState::NearFloor);
+  EXPECT_FALSE(Fs[1].countsForFailure());
+  EXPECT_EQ(T.describe(), "1 new, 0 grew beyond noise, 1 new near its "
+                          "floor (not failing), 1 known (not shown)");
+  EXPECT_EQ(rules::BaselineTally().describe(), "0 new, 0 grew beyond noise");
 }
 
 TEST(Baseline, FingerprintIgnoresRunSpecificNumbers) {
@@ -162,7 +269,10 @@ TEST(Baseline, RejectsBadFilesWithTheirPlace) {
   Check("[", "invalid JSON");
   Check("[]", "expected a JSON object");
   Check("{\"findings\": []}", "expected an integer \"version\"");
-  Check("{\"version\": 2, \"findings\": []}", "format version 2");
+  Check("{\"version\": 3, \"findings\": []}", "format version 3");
+  Check("{\"version\": 2, \"findings\": [{\"code\": \"S001\", \"fingerprint\":"
+        " \"0123456789abcdef\", \"count\": 1, \"impact_ns\": 1}]}",
+        "findings[0]: expected integers \"impact_q1_ns\"");
   Check("{\"version\": 1}", "expected an array \"findings\"");
   Check("{\"version\": 1, \"findings\": [1]}", "findings[0]: expected an "
                                                "object");
