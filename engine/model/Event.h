@@ -38,13 +38,21 @@ enum class EventKind : uint8_t {
   Counter,    ///< counter sample ('C' phase)
   Overhead,   ///< profiler overhead
   OsRuntime,  ///< OS runtime call on the host (nsys OSRT: waits, I/O, ...)
-  Other,      ///< anything else with a duration
+  /// A managed (unified) memory migration: the driver moving pages between
+  /// host and device on demand, after a fault or a prefetch. It runs on the
+  /// device's copy engines but no host call launched it, so it is not
+  /// device work (isDeviceWork): never "unlinked" or an unrecorded
+  /// dependency, and not busy time. Direction and bytes are in EventArgs.
+  Migration,
+  Other, ///< anything else with a duration
 };
 constexpr unsigned NumEventKinds = static_cast<unsigned>(EventKind::Other) + 1;
 
 llvm::StringRef eventKindName(EventKind K);
 
-/// True for the kinds that the device executes (they occupy a device).
+/// True for the kinds that the device executes (they occupy a device) and a
+/// host call launched. Migrations (EventKind::Migration) are device activity
+/// but not device work.
 inline bool isDeviceWork(EventKind K) {
   return K == EventKind::Kernel || K == EventKind::Memcpy ||
          K == EventKind::Memset || K == EventKind::Collective;

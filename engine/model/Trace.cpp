@@ -36,6 +36,8 @@ llvm::StringRef tracelint::model::eventKindName(EventKind K) {
     return "overhead";
   case EventKind::OsRuntime:
     return "osrt";
+  case EventKind::Migration:
+    return "migration";
   case EventKind::Other:
     return "other";
   }
