@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <vector>
 
 using namespace tracelint;
@@ -148,6 +149,95 @@ std::string plural(uint64_t N, llvm::StringRef Noun) {
 
 } // namespace
 
+llvm::StringRef analysis::platformName(Platform P) {
+  switch (P) {
+  case Platform::Cuda:
+    return "cuda";
+  case Platform::Rocm:
+    return "rocm";
+  case Platform::Unknown:
+    break;
+  }
+  return "unknown";
+}
+
+/// AMD parts run 64-wide wavefronts (CDNA) and are named "AMD ...";
+/// NVIDIA's warps are 32 wide.
+Platform analysis::devicePlatform(const model::DeviceInfo &D) {
+  llvm::StringRef N(D.Name);
+  if (N.startswith("AMD") || N.contains("Instinct") || N.contains("Radeon") ||
+      llvm::StringRef(D.Arch).startswith("gfx"))
+    return Platform::Rocm;
+  if (N.startswith("NVIDIA") || N.startswith("Tesla") ||
+      N.startswith("Quadro") || N.startswith("GeForce"))
+    return Platform::Cuda;
+  if (D.WarpSize == 64)
+    return Platform::Rocm;
+  if (D.WarpSize == 32)
+    return Platform::Cuda;
+  return Platform::Unknown;
+}
+
+static Platform platformOf(const model::DeviceInfo &D, Platform Trace) {
+  Platform P = devicePlatform(D);
+  return P == Platform::Unknown ? Trace : P;
+}
+
+std::string analysis::archName(const model::DeviceInfo &D, Platform Trace) {
+  if (!D.Arch.empty())
+    return D.Arch;
+  if (D.ComputeMajor < 0)
+    return "";
+  const int Major = D.ComputeMajor, Minor = std::max(D.ComputeMinor, 0);
+  if (platformOf(D, Trace) != Platform::Rocm)
+    return llvm::formatv("compute {0}.{1}", Major, Minor).str();
+  // HIP reports gfx90a (MI200) and gfx908 (MI100) both as 9.0; their CU
+  // counts tell them apart. 9.4 is gfx940-942 (MI300), of which only
+  // gfx942 shipped widely; 9.5 is gfx950 (MI350).
+  const int CUs = D.NumSMs;
+  if (Major == 9 && Minor == 0) {
+    if (CUs == 104 || CUs == 110)
+      return "gfx90a";
+    if (CUs == 120)
+      return "gfx908";
+    if (CUs == 60 || CUs == 64)
+      return "gfx906";
+  }
+  if (Major == 9 && Minor == 4)
+    return "gfx942";
+  if (Major == 9 && Minor == 5)
+    return "gfx950";
+  return llvm::formatv("gfx{0}.{1} family", Major, Minor).str();
+}
+
+llvm::StringRef analysis::computeUnitsWord(const model::DeviceInfo &D,
+                                           Platform Trace) {
+  return platformOf(D, Trace) == Platform::Rocm ? "CUs" : "SMs";
+}
+
+namespace {
+
+Platform decidePlatform(const model::Trace &T, const ProducerInfo &P) {
+  const model::Producer &Src = T.Source;
+  if (!Src.HipRuntimeVersion.empty() || !Src.RoctracerVersion.empty() ||
+      !Src.HipDriverVersion.empty() ||
+      llvm::StringRef(Src.Format).startswith("rocp"))
+    return Platform::Rocm;
+  if (!Src.CuptiVersion.empty() || !Src.CudaRuntimeVersion.empty() ||
+      !Src.CudaDriverVersion.empty())
+    return Platform::Cuda;
+  for (const model::DeviceInfo &D : T.Devices)
+    if (Platform Pl = devicePlatform(D); Pl != Platform::Unknown)
+      return Pl;
+  if (P.HipCalls > P.CudaCalls)
+    return Platform::Rocm;
+  if (P.CudaCalls)
+    return Platform::Cuda;
+  return Platform::Unknown;
+}
+
+} // namespace
+
 ProducerInfo analysis::detectProducer(const model::Trace &T) {
   ProducerInfo P;
   const model::Producer &Src = T.Source;
@@ -164,8 +254,16 @@ ProducerInfo analysis::detectProducer(const model::Trace &T) {
       ++P.PythonFrames;
       continue;
     }
-    if (E.Kind == EventKind::Runtime || E.Kind == EventKind::Driver)
+    if (E.Kind == EventKind::Runtime || E.Kind == EventKind::Driver) {
       ++P.RuntimeCalls;
+      if (E.Name < T.Strings.size()) {
+        llvm::StringRef N = T.Strings.get(E.Name);
+        if (N.startswith("hip") || N.startswith("hsa_"))
+          ++P.HipCalls;
+        else if (N.startswith("cu"))
+          ++P.CudaCalls;
+      }
+    }
     if (model::isDeviceWork(E.Kind))
       ++P.DeviceWork;
     if (E.Kind == EventKind::Counter || E.Kind == EventKind::Marker ||
@@ -233,6 +331,7 @@ ProducerInfo analysis::detectProducer(const model::Trace &T) {
     Note(P.DeviceWork, "device event");
     Seen.push_back("no Python or ATen events");
   }
+  P.Plat = decidePlatform(T, P);
   P.Signals = Seen.empty() ? std::string("no framework, runtime or device "
                                          "events")
                            : llvm::join(Seen, ", ");

@@ -51,9 +51,39 @@ inline bool speaksPyTorch(ProducerKind K) {
   return K == ProducerKind::PyTorch || K == ProducerKind::Unknown;
 }
 
+/// The GPU software stack the trace was recorded on, whatever the program:
+/// the vocabulary of its advice (HIP graphs, rocprofv3, roctx and matrix
+/// cores on ROCm; CUDA graphs, Nsight Systems, NVTX and tensor cores on
+/// CUDA). PyTorch on ROCm is still PyTorch (torch.cuda.* names work there),
+/// but its graphs are HIP graphs and its profiler is rocprofv3.
+enum class Platform : uint8_t { Unknown, Cuda, Rocm };
+/// "unknown", "cuda", "rocm".
+llvm::StringRef platformName(Platform P);
+
+/// The platform \p D's properties name (AMD names, gfx architectures and
+/// 64-wide wavefronts are ROCm; NVIDIA names and 32-wide warps CUDA).
+Platform devicePlatform(const model::DeviceInfo &D);
+
+/// How a report names \p D's architecture: the trace's own name (D.Arch)
+/// when it has one; for an AMD device, the gfx name its compute version and
+/// compute-unit count imply ("gfx90a" for 9.0 with 104 or 110 CUs, "gfx942"
+/// for 9.4), or the family ("gfx9.0 family") when they do not settle it;
+/// for others "compute 8.0". Empty when nothing is known. A device whose
+/// properties do not say its platform (an empty name) takes \p Trace's.
+std::string archName(const model::DeviceInfo &D, Platform Trace);
+/// "CUs" for AMD devices, "SMs" for the others (\p Trace as in archName).
+llvm::StringRef computeUnitsWord(const model::DeviceInfo &D, Platform Trace);
+
 /// The producer and what it was told by.
 struct ProducerInfo {
   ProducerKind Kind = ProducerKind::Unknown;
+  /// Told, first match wins, by the trace's own metadata (HIP runtime or
+  /// roctracer versions; CUPTI or CUDA versions), its devices (AMD names or
+  /// 64-wide wavefronts; NVIDIA names or 32-wide warps), then by which of
+  /// hip* and cuda*/cu* runtime calls are more.
+  Platform Plat = Platform::Unknown;
+  uint64_t HipCalls = 0, CudaCalls = 0;
+  bool isRocm() const { return Plat == Platform::Rocm; }
   /// The signals seen, for `stats`: "1204 ATen ops, 3 ProfilerStep# ranges".
   std::string Signals;
   /// Counts behind the decision.

@@ -74,6 +74,9 @@ struct DeviceInfo {
   std::string Name;
   int64_t TotalGlobalMemory = -1;
   int32_t ComputeMajor = -1, ComputeMinor = -1;
+  /// The architecture's own name when the trace gives it ("gfx90a", from
+  /// rocprof's agents); empty otherwise (model::archName derives one).
+  std::string Arch;
   int32_t NumSMs = -1;
   int32_t WarpSize = -1;
   int32_t MaxThreadsPerMultiprocessor = -1;

@@ -71,6 +71,8 @@ static void writeProducer(llvm::json::OStream &J, const Trace &T,
     // The program whose vocabulary the rule texts use (docs/import.md).
     J.attribute("program", analysis::producerName(S.Program.Kind));
     J.attribute("program_signals", text(S.Program.Signals));
+    // CUDA or ROCm: whose tools and names the advice uses.
+    J.attribute("platform", analysis::platformName(S.Program.Plat));
   });
   J.attributeArray("hardware", [&] {
     for (const model::DeviceInfo &D : T.Devices)
@@ -81,6 +83,9 @@ static void writeProducer(llvm::json::OStream &J, const Trace &T,
           J.attribute("compute_capability",
                       std::to_string(D.ComputeMajor) + "." +
                           std::to_string(std::max(D.ComputeMinor, 0)));
+        // AMD's gfx target; NVIDIA's part is its compute capability.
+        if (analysis::computeUnitsWord(D, S.Program.Plat) == "CUs")
+          Str("arch", analysis::archName(D, S.Program.Plat));
         Int("sms", D.NumSMs);
         Int("memory_bytes", D.TotalGlobalMemory);
       });

@@ -1,5 +1,6 @@
 //===- report/StatsReport.cpp - Text form of `tracelint stats` ------------===//
 #include "report/StatsReport.h"
+#include "analysis/Producer.h"
 #include "report/IdleSplit.h"
 #include "support/Format.h"
 
@@ -118,11 +119,11 @@ static void writeProducer(llvm::raw_ostream &OS, Painter &P, const Trace &T,
   for (const model::DeviceInfo &D : T.Devices) {
     P.label(llvm::formatv("gpu {0}", D.Id).str());
     OS << (D.Name.empty() ? std::string("unnamed") : sanitize(D.Name));
-    if (D.ComputeMajor >= 0)
-      OS << ", compute " << D.ComputeMajor << "."
-         << std::max(D.ComputeMinor, 0);
+    if (std::string Arch = analysis::archName(D, S.Program.Plat); !Arch.empty())
+      OS << ", " << Arch;
     if (D.NumSMs >= 0)
-      OS << ", " << D.NumSMs << " SMs";
+      OS << ", " << D.NumSMs << " "
+         << analysis::computeUnitsWord(D, S.Program.Plat);
     if (D.TotalGlobalMemory >= 0)
       OS << ", " << formatBytes(D.TotalGlobalMemory) << " memory";
     OS << "\n";
@@ -150,15 +151,15 @@ static void writeWindowAndSteps(llvm::raw_ostream &OS, Painter &P,
     OS << "no step markers; the whole window is used\n";
     return;
   }
-  OS << llvm::formatv("{0} from {1} (#{2}..#{3}): median step time {4}{5}, "
-                      "min {6}, max {7}\n",
-                      St.Count, model::stepSourceName(St.From), St.FirstNumber,
-                      St.LastNumber, formatDuration(St.MedianNs),
-                      St.Steady < St.Count
-                          ? llvm::formatv(" (the {0} steady steps)", St.Steady)
-                                .str()
-                          : std::string(),
-                      formatDuration(St.MinNs), formatDuration(St.MaxNs));
+  OS << llvm::formatv(
+      "{0} from {1} (#{2}..#{3}): median step time {4}{5}, "
+      "min {6}, max {7}\n",
+      St.Count, model::stepSourceName(St.From), St.FirstNumber, St.LastNumber,
+      formatDuration(St.MedianNs),
+      St.Steady < St.Count
+          ? llvm::formatv(" (the {0} steady steps)", St.Steady).str()
+          : std::string(),
+      formatDuration(St.MinNs), formatDuration(St.MaxNs));
   OS << Indent << "span " << formatDuration(St.Span.Begin) << " .. "
      << formatDuration(St.Span.End) << " (" << formatDuration(St.Span.length())
      << ")\n";

@@ -170,6 +170,72 @@ TEST(Producer, StatsCarryTheProducer) {
   EXPECT_EQ(St.Program.Signals, Ctx.producer().Signals);
 }
 
+TEST(Platform, MetadataDevicesThenCallCountsDecide) {
+  {
+    TraceMaker M;
+    M.runtime("cudaLaunchKernel", 0, 2 * Us);
+    model::Trace T = M.finish();
+    T.Source.HipRuntimeVersion = "60443483";
+    analysis::TraceIndex Ctx(T);
+    EXPECT_TRUE(Ctx.producer().isRocm());
+  }
+  {
+    // No metadata, no device properties: the runtime calls tell.
+    TraceMaker M;
+    M.runtime("hipLaunchKernel", 0, 2 * Us);
+    M.runtime("hipMemcpyAsync", 3 * Us, 4 * Us);
+    M.runtime("cudaGetDevice", 5 * Us, 6 * Us);
+    model::Trace T = M.finish();
+    analysis::TraceIndex Ctx(T);
+    EXPECT_EQ(Ctx.producer().Plat, analysis::Platform::Rocm);
+    EXPECT_EQ(Ctx.producer().HipCalls, 2u);
+  }
+  {
+    TraceMaker M;
+    M.runtime("cudaLaunchKernel", 0, 2 * Us);
+    model::Trace T = M.finish();
+    analysis::TraceIndex Ctx(T);
+    EXPECT_EQ(Ctx.producer().Plat, analysis::Platform::Cuda);
+  }
+  {
+    TraceMaker M;
+    model::Trace T = M.finish();
+    analysis::TraceIndex Ctx(T);
+    EXPECT_EQ(Ctx.producer().Plat, analysis::Platform::Unknown);
+    EXPECT_EQ(analysis::platformName(Ctx.producer().Plat), "unknown");
+  }
+}
+
+TEST(Platform, ArchitecturesAreNamedAsTheirVendorDoes) {
+  using analysis::Platform;
+  model::DeviceInfo Mi250;
+  Mi250.Name = "AMD Instinct MI250X";
+  Mi250.ComputeMajor = 9;
+  Mi250.ComputeMinor = 0;
+  Mi250.NumSMs = 110;
+  EXPECT_EQ(analysis::archName(Mi250, Platform::Unknown), "gfx90a");
+  EXPECT_EQ(analysis::computeUnitsWord(Mi250, Platform::Unknown), "CUs");
+  // Kineto on ROCm leaves the name empty: the trace's platform decides.
+  model::DeviceInfo Mi300;
+  Mi300.ComputeMajor = 9;
+  Mi300.ComputeMinor = 4;
+  Mi300.NumSMs = 304;
+  EXPECT_EQ(analysis::archName(Mi300, Platform::Rocm), "gfx942");
+  EXPECT_EQ(analysis::archName(Mi300, Platform::Cuda), "compute 9.4");
+  model::DeviceInfo Odd = Mi250;
+  Odd.NumSMs = 7;
+  EXPECT_EQ(analysis::archName(Odd, Platform::Rocm), "gfx9.0 family");
+  Odd.Arch = "gfx90c";
+  EXPECT_EQ(analysis::archName(Odd, Platform::Rocm), "gfx90c");
+  model::DeviceInfo H100;
+  H100.Name = "NVIDIA H100 80GB HBM3";
+  H100.ComputeMajor = 9;
+  H100.ComputeMinor = 0;
+  EXPECT_EQ(analysis::archName(H100, Platform::Rocm), "compute 9.0");
+  EXPECT_EQ(analysis::computeUnitsWord(H100, Platform::Rocm), "SMs");
+  EXPECT_EQ(analysis::archName(model::DeviceInfo(), Platform::Rocm), "");
+}
+
 TEST(Producer, NamesRoundTrip) {
   for (unsigned I = 0; I < analysis::NumProducerKinds; ++I) {
     auto K = ProducerKind(I);
