@@ -95,6 +95,11 @@ struct Producer {
   /// Written by `tracelint capture` (its `tracelint_capture` object): the
   /// Kineto schema, but of any CUDA program, not the PyTorch profiler.
   bool TracelintCapture = false;
+  /// Every kernel's EventArgs::Grid counts blocks (work-groups), whatever
+  /// API launched it: the importer converted the dispatch's grid (rocprof
+  /// and rocpd record work-items). Otherwise a HIP kernel's grid counts in
+  /// the unit of its launch call (hipExtModuleLaunchKernel takes work-items).
+  bool KernelGridInBlocks = false;
   /// Profiler options recorded as metadata (record_shapes, with_stack...):
   /// -1 unknown, 0 off, 1 on.
   int8_t RecordShapes = -1, ProfileMemory = -1, WithStack = -1, WithFlops = -1,

@@ -64,19 +64,26 @@ std::string rules::missingNeed(const TraceIndex &Ctx, Need N) {
   // How to record what is missing depends on the program: a PyTorch user
   // sets torch.profiler options, anyone else runs nsys (or rocprof).
   const bool Torch = analysis::speaksPyTorch(Ctx.producer().Kind);
+  // A HIP program profiled with rocprofv3 records with rocprofv3's options.
+  const bool Rocm = !Torch && Ctx.producer().isRocm();
   switch (N) {
   case Need::DeviceActivity:
     if (Ctx.hasDeviceActivity())
       return "";
     if (Ctx.hasLaunches())
-      return Torch ? "the trace has kernel launch calls but no device "
-                     "activity (no kernels, copies or memsets were captured); "
-                     "record it with ProfilerActivity.CUDA and check that the "
-                     "device buffers were not lost"
-                   : "the trace has kernel launch calls but no device "
-                     "activity (no kernels, copies or memsets were captured); "
-                     "record it with nsys --trace=cuda and check that the "
-                     "device buffers were not lost";
+      return Torch  ? "the trace has kernel launch calls but no device "
+                      "activity (no kernels, copies or memsets were captured); "
+                      "record it with ProfilerActivity.CUDA and check that the "
+                      "device buffers were not lost"
+             : Rocm ? "the trace has kernel launch calls but no device "
+                      "activity (no kernels, copies or memsets were captured); "
+                      "record it with rocprofv3 --kernel-trace "
+                      "--memory-copy-trace and check that the device buffers "
+                      "were not lost"
+                    : "the trace has kernel launch calls but no device "
+                      "activity (no kernels, copies or memsets were captured); "
+                      "record it with nsys --trace=cuda and check that the "
+                      "device buffers were not lost";
     return Torch ? "the trace has no device activity (no kernels, "
                    "copies or memsets); record it with ProfilerActivity.CUDA "
                    "(or the device's activity)"
@@ -89,25 +96,47 @@ std::string rules::missingNeed(const TraceIndex &Ctx, Need N) {
     return Torch ? "the trace has no kernel launch calls (CUDA/HIP "
                    "runtime or driver API); they are recorded with "
                    "ProfilerActivity.CUDA"
-                 : "the trace has no kernel launch calls (CUDA/HIP runtime "
-                   "or driver API); they are recorded with nsys --trace=cuda";
+           : Rocm && !Ctx.quality().RuntimeCalls
+               ? "the trace has no kernel launch calls: no host API calls "
+                 "were recorded, only device work; rocprofv3 records the "
+                 "HIP calls with --hip-trace (or --runtime-trace, "
+                 "--sys-trace) beside --kernel-trace"
+           : Rocm ? "the trace has no kernel launch calls (HIP runtime "
+                    "API); rocprofv3 records them with --hip-trace (or "
+                    "--runtime-trace, --sys-trace)"
+                  : "the trace has no kernel launch calls (CUDA/HIP runtime "
+                    "or driver API); they are recorded with nsys "
+                    "--trace=cuda";
   case Need::Correlation:
     if (Ctx.hasCorrelation())
       return "";
-    return Torch ? "no device work is linked to a host launch by "
-                   "correlation id; record ProfilerActivity.CPU and "
-                   "ProfilerActivity.CUDA in the same session"
-                 : "no device work is linked to a host launch by "
-                   "correlation id; record the API calls and the device "
-                   "activity in the same session (nsys --trace=cuda)";
+    // Legacy rocprof records the calls and the device work in one session
+    // but links them only by the flow arrows of its results.json.
+    if (T.Source.Format == "rocprof")
+      return "no device work is linked to a host launch: this rocprof "
+             "results.json has no flow arrows from the API calls to the GPU "
+             "and COPY rows (rocprof --hip-trace writes them; keep them when "
+             "filtering the file)";
+    return Torch  ? "no device work is linked to a host launch by "
+                    "correlation id; record ProfilerActivity.CPU and "
+                    "ProfilerActivity.CUDA in the same session"
+           : Rocm ? "no device work is linked to a host launch by "
+                    "correlation id; record the HIP calls and the device "
+                    "activity in the same session (rocprofv3 --runtime-trace)"
+                  : "no device work is linked to a host launch by "
+                    "correlation id; record the API calls and the device "
+                    "activity in the same session (nsys --trace=cuda)";
   case Need::Steps:
     if (Ctx.hasSteps())
       return "";
-    return Torch ? "the trace has no step markers; call prof.step() "
-                   "once per iteration (ProfilerStep#N ranges)"
-                 : "the trace has no step markers; wrap each iteration in an "
-                   "NVTX range (nvtxRangePush/nvtxRangePop) and name it with "
-                   "--step";
+    return Torch  ? "the trace has no step markers; call prof.step() "
+                    "once per iteration (ProfilerStep#N ranges)"
+           : Rocm ? "the trace has no step markers; wrap each iteration in a "
+                    "roctx range (roctxRangePush/roctxRangePop, recorded "
+                    "with rocprofv3 --marker-trace) and name it with --step"
+                  : "the trace has no step markers; wrap each iteration in "
+                    "an NVTX range (nvtxRangePush/nvtxRangePop) and name it "
+                    "with --step";
   case Need::Shapes:
     if (T.Source.RecordShapes == 1 || anyArgs(T, [](const model::EventArgs &A) {
           return A.InputDims != model::EmptyString;

@@ -63,6 +63,8 @@ int32_t smCount(const model::Trace &T, int32_t Id) {
 enum class GridUnit { Blocks, WorkItems, Unknown };
 
 GridUnit gridUnit(const model::Trace &T, const Event &Kernel, bool Hip) {
+  if (T.Source.KernelGridInBlocks)
+    return GridUnit::Blocks;
   uint32_t L = T.launchOf(Kernel);
   if (L == model::NoIndex)
     return Hip ? GridUnit::Unknown : GridUnit::Blocks;
@@ -406,16 +408,6 @@ Detection describeDevice(const TraceIndex &Ctx, const DeviceResult &R,
   return Det;
 }
 
-/// True when the trace comes from a HIP runtime, which records grids in
-/// different units per launch API.
-bool isHipTrace(const model::Trace &T) {
-  return !T.Source.HipRuntimeVersion.empty() ||
-         !T.Source.RoctracerVersion.empty() ||
-         llvm::any_of(T.Devices, [](const model::DeviceInfo &D) {
-           return llvm::StringRef(D.Name).startswith("AMD");
-         });
-}
-
 } // namespace
 
 Outcome rules::runSmallGridLongKernels(const TraceIndex &Ctx,
@@ -428,7 +420,8 @@ Outcome rules::runSmallGridLongKernels(const TraceIndex &Ctx,
   const double MinShare = Opts.number("min-share-of-busy");
   const double MinTargetShare = Opts.number("min-share-of-step");
 
-  const bool Hip = isHipTrace(T);
+  // A HIP runtime records grids in different units per launch API.
+  const bool Hip = Ctx.producer().isRocm();
   Judgement J;
   std::vector<DeviceResult> Results;
   for (int32_t D : Ctx.devices()) {
