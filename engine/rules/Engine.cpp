@@ -1,5 +1,6 @@
 //===- rules/Engine.cpp - Running the catalogue on a trace ----------------===//
 #include "rules/Engine.h"
+#include "rules/PlatformWords.h"
 
 #include "analysis/JobAnalysis.h"
 #include "analysis/PathAnalysis.h"
@@ -383,16 +384,18 @@ std::string rebaseImpactBasis(llvm::StringRef Template,
 }
 
 void renderTexts(const RuleSpec &Spec, const std::string &Target,
-                 analysis::ProducerKind Kind, Detection &D, Finding &F,
-                 llvm::StringRef CappedFigure = "") {
+                 const analysis::ProducerInfo &Program, Detection &D,
+                 Finding &F, llvm::StringRef CappedFigure = "") {
   auto &V = D.Values;
   V.emplace("target", Target);
   V.emplace("code", Spec.Code);
   V.emplace("name", Spec.Name);
   V.emplace("subject", D.Subject.empty() ? "none" : D.Subject);
 
-  // The texts in the vocabulary of the program that produced the trace.
-  const RuleTexts Texts = Spec.textsFor(Kind);
+  // The texts in the vocabulary of the program that produced the trace,
+  // and of the platform it ran on.
+  const RuleTexts Texts =
+      inPlatformWords(Spec.textsFor(Program.Kind), Program.Plat);
   F.Hypothesis = renderTemplate(
       Texts.Hypothesis.empty() ? Spec.Summary : Texts.Hypothesis, V);
   for (const std::string &E : Texts.Evidence)
@@ -602,8 +605,7 @@ Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec,
       Val = Value(std::move(Text));
     }
   }
-  renderTexts(Spec, Ctx.describeTarget(), Ctx.producer().Kind, D, F,
-              CappedFigure);
+  renderTexts(Spec, Ctx.describeTarget(), Ctx.producer(), D, F, CappedFigure);
   // A steady-state rule judges what start-up leaves of the target; where
   // start-up takes a noticeable part of it, the finding says what it was
   // judged beside.
@@ -651,11 +653,13 @@ void runOne(const TraceIndex &Ctx, DetectorLookup Lookup,
       Names.push_back(analysis::producerTitle(K).str());
     Run.Skip = Skipped{
         Spec.Code, Spec.Name, SkipKind::NotApplicable,
-        llvm::formatv("the rule looks for patterns of {0} programs, and the "
-                      "trace is from a {1} program ({2})",
-                      llvm::join(Names, " and "),
-                      analysis::producerTitle(P.Kind), P.Signals)
-            .str()};
+        inPlatformWords(
+            llvm::formatv("the rule looks for patterns of {0} programs, and "
+                          "the trace is from a {1} program ({2})",
+                          llvm::join(Names, " and "),
+                          analysis::producerTitle(P.Kind), P.Signals)
+                .str(),
+            P.Plat)};
     return;
   }
   std::vector<std::string> Reasons;
@@ -679,10 +683,11 @@ void runOne(const TraceIndex &Ctx, DetectorLookup Lookup,
     O = evaluateSignature(Ctx, Spec, Run.Opts, Run.Detections);
   }
   if (!O.judged()) {
-    Run.Skip = Skipped{Spec.Code, Spec.Name, O.kind(), O.reason()};
+    Run.Skip = Skipped{Spec.Code, Spec.Name, O.kind(),
+                       inPlatformWords(O.reason(), P.Plat)};
     Run.Detections.clear();
   } else if (Run.Detections.empty()) {
-    Run.QuietWhy = O.reason();
+    Run.QuietWhy = inPlatformWords(O.reason(), P.Plat);
   }
 }
 
@@ -924,7 +929,7 @@ JobLintResult rules::runJobRules(const analysis::JobAnalysis &Job,
       F.GateMargin = gateMargin(D.Values);
       D.Values.emplace("impact", Value::duration(F.ImpactNs));
       D.Values.emplace("impact_share", Value::share(F.ImpactShare));
-      renderTexts(Spec, R.Target, analysis::ProducerKind::Unknown, D, F);
+      renderTexts(Spec, R.Target, analysis::ProducerInfo(), D, F);
       R.Findings.push_back(std::move(F));
     }
   }

@@ -17,6 +17,7 @@
 // impact (what-if in the TOML).
 //
 //===----------------------------------------------------------------------===//
+#include "analysis/Producer.h"
 #include "rules/BuiltinDetectors.h"
 #include "rules/detectors/DetectorSupport.h"
 
@@ -94,7 +95,9 @@ std::string recordedKinds(const TraceIndex &Ctx, uint32_t Lane,
   std::vector<std::string> Has, Lacks;
   (Ops ? Has : Lacks).push_back("framework ops");
   (Python ? Has : Lacks).push_back("Python frames");
-  (Ranges ? Has : Lacks).push_back("NVTX or annotation ranges");
+  (Ranges ? Has : Lacks)
+      .push_back(Ctx.producer().isRocm() ? "roctx or annotation ranges"
+                                         : "NVTX or annotation ranges");
   if (Api)
     Has.push_back("runtime API calls");
   Lacks.push_back("CPU samples");

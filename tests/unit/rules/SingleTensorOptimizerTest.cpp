@@ -10,7 +10,7 @@ using model::EventKind;
 
 namespace {
 
-enum class Variant { Single, Hidden, Foreach, NoRange, Inference };
+enum class OptimizerVariant { Single, Hidden, Foreach, NoRange, Inference };
 
 /// 4 steps of 10 ms (times from the step start). A backward kernel runs
 /// [0.11, 5.0) (Hidden: [0.11, 9.0)). Optimizer.step#Adam.step starts at 5.0:
@@ -18,21 +18,21 @@ enum class Variant { Single, Hidden, Foreach, NoRange, Inference };
 /// parameter (60 ops 50 us apart, each launching a 2 us elementwise kernel),
 /// the range ending at 8.0; Foreach launches two multi-tensor kernels.
 /// NoRange has the backward op but no optimizer range; Inference neither.
-model::Trace optimizerTrace(Variant V) {
+model::Trace optimizerTrace(OptimizerVariant V) {
   TraceMaker M;
   uint32_t S = M.stream(0, 7);
   for (int K = 0; K < 4; ++K) {
     int64_t T0 = K * 10 * Ms;
     M.step(K + 1, T0, T0 + 10 * Ms);
     M.launch(S, "wgrad_alg0_engine", T0 + 100 * Us, T0 + 110 * Us,
-             T0 + 110 * Us, T0 + (V == Variant::Hidden ? 9000 : 5000) * Us);
-    if (V != Variant::Inference)
+             T0 + 110 * Us, T0 + (V == OptimizerVariant::Hidden ? 9000 : 5000) * Us);
+    if (V != OptimizerVariant::Inference)
       M.op("autograd::engine::evaluate_function: MulBackward0", T0 + 90 * Us,
            T0 + 120 * Us);
-    if (V != Variant::NoRange && V != Variant::Inference)
+    if (V != OptimizerVariant::NoRange && V != OptimizerVariant::Inference)
       M.add(M.Host, EventKind::Annotation, "Optimizer.step#Adam.step",
-            T0 + 5 * Ms, T0 + (V == Variant::Foreach ? 5100 : 8000) * Us);
-    if (V == Variant::Foreach) {
+            T0 + 5 * Ms, T0 + (V == OptimizerVariant::Foreach ? 5100 : 8000) * Us);
+    if (V == OptimizerVariant::Foreach) {
       for (int I = 0; I < 2; ++I) {
         int64_t B = T0 + 5 * Ms + I * 40 * Us;
         M.op(I ? "aten::_foreach_add_" : "aten::_foreach_mul_", B, B + 30 * Us);
@@ -41,7 +41,7 @@ model::Trace optimizerTrace(Variant V) {
       }
       continue;
     }
-    int64_t Free = V == Variant::Hidden ? T0 + 9 * Ms : 0;
+    int64_t Free = V == OptimizerVariant::Hidden ? T0 + 9 * Ms : 0;
     for (int I = 0; I < 60; ++I) {
       int64_t B = T0 + 5 * Ms + I * 50 * Us;
       M.op(I % 2 ? "aten::add_" : "aten::mul_", B, B + 30 * Us);
@@ -55,7 +55,7 @@ model::Trace optimizerTrace(Variant V) {
 }
 
 TEST(OptimizerStormDetector, APerParameterLoopFires) {
-  model::Trace T = optimizerTrace(Variant::Single);
+  model::Trace T = optimizerTrace(OptimizerVariant::Single);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run("L003", Ctx, Out), "");
@@ -71,7 +71,7 @@ TEST(OptimizerStormDetector, APerParameterLoopFires) {
 TEST(OptimizerStormDetector, TimeUnderOtherDeviceWorkIsNotCounted) {
   // The 60 kernels queue behind the backward kernel and run [9.0, 9.12):
   // only those 120 us are left of the span [5.0, 9.12).
-  model::Trace T = optimizerTrace(Variant::Hidden);
+  model::Trace T = optimizerTrace(OptimizerVariant::Hidden);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run("L003", Ctx, Out), "");
@@ -82,7 +82,7 @@ TEST(OptimizerStormDetector, TimeUnderOtherDeviceWorkIsNotCounted) {
 }
 
 TEST(OptimizerStormDetector, ForeachKernelsAreQuiet) {
-  model::Trace T = optimizerTrace(Variant::Foreach);
+  model::Trace T = optimizerTrace(OptimizerVariant::Foreach);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run("L003", Ctx, Out), "");
@@ -90,7 +90,7 @@ TEST(OptimizerStormDetector, ForeachKernelsAreQuiet) {
 }
 
 TEST(OptimizerStormDetector, TooFewKernelsAreQuiet) {
-  model::Trace T = optimizerTrace(Variant::Single);
+  model::Trace T = optimizerTrace(OptimizerVariant::Single);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run("L003", Ctx, Out, {{"min-kernels", 61}}), "");
@@ -98,7 +98,7 @@ TEST(OptimizerStormDetector, TooFewKernelsAreQuiet) {
 }
 
 TEST(OptimizerStormDetector, CannotJudgeWithoutOptimizerRanges) {
-  model::Trace T = optimizerTrace(Variant::NoRange);
+  model::Trace T = optimizerTrace(OptimizerVariant::NoRange);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_NE(run("L003", Ctx, Out)
@@ -110,7 +110,7 @@ TEST(OptimizerStormDetector, CannotJudgeWithoutOptimizerRanges) {
 TEST(OptimizerStormDetector, InferenceIsNotApplicable) {
   // No backward pass and no optimizer: nothing is missing from the trace,
   // the rule's subject does not occur.
-  model::Trace T = optimizerTrace(Variant::Inference);
+  model::Trace T = optimizerTrace(OptimizerVariant::Inference);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_NE(run("L003", Ctx, Out)

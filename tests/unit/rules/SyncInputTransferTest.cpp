@@ -10,7 +10,7 @@ using model::EventKind;
 
 namespace {
 
-enum class Variant { Synced, NonBlocking, Pageable, PageableSynced };
+enum class InputVariant { Synced, NonBlocking, Pageable, PageableSynced };
 
 /// 4 steps of 10 ms (times from the step start). aten::to [0.1, 1.5)
 /// issues an HtoD copy of 1 MB: the call [0.2, 0.21) queues the copy
@@ -19,11 +19,11 @@ enum class Variant { Synced, NonBlocking, Pageable, PageableSynced };
 /// does other work until it launches the first kernel at [2.0, 2.01) ->
 /// [2.01, 9.5). NonBlocking: aten::to ends at 0.3 and the kernel is launched
 /// at [0.8, 0.81), queued behind the copy: [1.41, 8.9).
-model::Trace transferTrace(Variant V, bool Directed = true) {
+model::Trace transferTrace(InputVariant V, bool Directed = true) {
   TraceMaker M;
   uint32_t S = M.stream(0, 7);
-  bool Pageable = V == Variant::Pageable || V == Variant::PageableSynced;
-  bool Synced = V == Variant::Synced || V == Variant::PageableSynced;
+  bool Pageable = V == InputVariant::Pageable || V == InputVariant::PageableSynced;
+  bool Synced = V == InputVariant::Synced || V == InputVariant::PageableSynced;
   model::EventArgs A;
   if (Directed) {
     A.Copy = model::CopyKind::HtoD;
@@ -34,7 +34,7 @@ model::Trace transferTrace(Variant V, bool Directed = true) {
   for (int K = 0; K < 4; ++K) {
     int64_t T0 = K * 10 * Ms;
     M.step(K + 1, T0, T0 + 10 * Ms);
-    if (V == Variant::NonBlocking) {
+    if (V == InputVariant::NonBlocking) {
       M.op("aten::to", T0 + 100 * Us, T0 + 300 * Us);
       M.launch(S, "Memcpy HtoD", T0 + 200 * Us, T0 + 210 * Us, T0 + 210 * Us,
                T0 + 1410 * Us, "cudaMemcpyAsync", EventKind::Memcpy, &A);
@@ -56,7 +56,7 @@ model::Trace transferTrace(Variant V, bool Directed = true) {
 }
 
 TEST(InputTransferDetector, AWaitAfterAPinnedCopyFires) {
-  model::Trace T = transferTrace(Variant::Synced);
+  model::Trace T = transferTrace(InputVariant::Synced);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run("D002", Ctx, Out), "");
@@ -71,7 +71,7 @@ TEST(InputTransferDetector, AWaitAfterAPinnedCopyFires) {
 }
 
 TEST(InputTransferDetector, ANonBlockingCopyIsQuiet) {
-  model::Trace T = transferTrace(Variant::NonBlocking);
+  model::Trace T = transferTrace(InputVariant::NonBlocking);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run("D002", Ctx, Out), "");
@@ -81,7 +81,7 @@ TEST(InputTransferDetector, ANonBlockingCopyIsQuiet) {
 TEST(InputTransferDetector, PageableStagingIsLeftToM002) {
   // The pageable call blocks [0.2, 1.41): the 0.61 ms of idle behind
   // it is M002's, and nothing else waits.
-  model::Trace T = transferTrace(Variant::Pageable);
+  model::Trace T = transferTrace(InputVariant::Pageable);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run("D002", Ctx, Out), "");
@@ -91,7 +91,7 @@ TEST(InputTransferDetector, PageableStagingIsLeftToM002) {
 TEST(InputTransferDetector, ASyncAfterAPageableCopyCountsOnlyItsOwnPart) {
   // The pageable call [0.2, 1.41) claims min(1.21, 0.61) = 0.61 ms for M002;
   // the sync [1.415, 1.42) adds nothing M002 does not already claim.
-  model::Trace T = transferTrace(Variant::PageableSynced);
+  model::Trace T = transferTrace(InputVariant::PageableSynced);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run("D002", Ctx, Out), "");
@@ -103,7 +103,7 @@ TEST(InputTransferDetector, ASyncAfterAPageableCopyCountsOnlyItsOwnPart) {
 }
 
 TEST(InputTransferDetector, TheThresholdDecides) {
-  model::Trace T = transferTrace(Variant::Synced);
+  model::Trace T = transferTrace(InputVariant::Synced);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_EQ(run("D002", Ctx, Out, {{"min-share-of-step", 0.07}}), "");
@@ -111,7 +111,7 @@ TEST(InputTransferDetector, TheThresholdDecides) {
 }
 
 TEST(InputTransferDetector, CannotJudgeCopiesWithoutDirection) {
-  model::Trace T = transferTrace(Variant::Synced, /*Directed=*/false);
+  model::Trace T = transferTrace(InputVariant::Synced, /*Directed=*/false);
   TraceIndex Ctx(T);
   std::vector<rules::Detection> Out;
   EXPECT_NE(run("D002", Ctx, Out).find("do not say their direction"),
