@@ -192,7 +192,7 @@ llvm::ArrayRef<IdleCauseInfo> analysis::idleCauses() {
        "data_loading_ns"},
       {IdleCause::Startup, "start-up", "U001", "", "startup", "startup_ns"},
       {IdleCause::Profiler, "profiler", "U004", "", "profiler", "profiler_ns"},
-      {IdleCause::Unrecorded, "unrecorded dependency", "S004", "",
+      {IdleCause::Unrecorded, "unrecorded dependency", "S004", "M009",
        "unrecorded", "unrecorded_dependency_ns"},
       {IdleCause::Unlinked, "no host call", "", "", "unlinked",
        "unlinked_ns"},
@@ -443,6 +443,13 @@ std::vector<DeviceStall> TraceIndex::unrecordedStalls(Interval Range) const {
         Held = {std::max(Held.Begin, Host.Begin),
                 std::min(Held.End, Host.End)};
       int64_t Idle = Held.length() > 0 ? Busy.idleWithin(Held) : 0;
+      // The device idled while managed-memory pages migrated: that
+      // dependency is recorded (M009 claims it), so it is no stall.
+      if (Idle > 0 && !Migrating.empty())
+        for (const Interval &P :
+             migrating(L.Device).intersect(model::IntervalSet::unionOf({Held}))
+                 .parts())
+          Idle -= Busy.idleWithin(P);
       if (Idle <= 0)
         continue;
       Out.push_back({I, T.launchOf(K), Ready, Idle});

@@ -91,10 +91,15 @@ TraceIndex::TraceIndex(const model::Trace &Tr,
   computeWindows();
 
   llvm::DenseMap<int32_t, std::array<std::vector<Interval>, NumBusyKinds>> Work;
+  std::map<int32_t, std::vector<Interval>> MigrationParts;
   for (const model::Lane &L : T.Lanes) {
     for (const Event &E : T.events(L)) {
       if (E.Kind == EventKind::Runtime || E.Kind == EventKind::Driver)
         LaunchCalls += is(E, NC::LaunchCall);
+      if (E.Kind == EventKind::Migration) {
+        MigrationParts[L.Device].push_back({E.Start, E.end()});
+        continue;
+      }
       if (!model::isDeviceWork(E.Kind))
         continue;
       ++DeviceWork;
@@ -121,6 +126,8 @@ TraceIndex::TraceIndex(const model::Trace &Tr,
     BusyPerDevice.push_back(std::move(B));
   }
   AllBusy = model::IntervalSet::unionOf(std::move(All));
+  for (auto &[Dev, Parts] : MigrationParts)
+    Migrating.emplace(Dev, model::IntervalSet::unionOf(std::move(Parts)));
   computeQuality();
 }
 
@@ -271,6 +278,12 @@ const model::IntervalSet &TraceIndex::deviceBusy(int32_t Device) const {
   static const model::IntervalSet Empty;
   size_t S = deviceSlot(Device);
   return S == std::string::npos ? Empty : BusyPerDevice[S].All;
+}
+
+const model::IntervalSet &TraceIndex::migrating(int32_t Device) const {
+  static const model::IntervalSet Empty;
+  auto It = Migrating.find(Device);
+  return It == Migrating.end() ? Empty : It->second;
 }
 
 const model::IntervalSet &TraceIndex::deviceBusy(int32_t Device,

@@ -423,6 +423,11 @@ public:
   /// The union of one kind of work on one device.
   const model::IntervalSet &deviceBusy(int32_t Device, BusyKind K) const;
   int64_t deviceBusyNs() const { return AllBusy.length(); }
+  /// The time managed-memory pages migrate to or from \p Device
+  /// (EventKind::Migration, a union): not device work, but what the
+  /// device's faulting kernels and the work behind them wait for. M009
+  /// measures it; unrecordedStalls() leaves the idle time it covers out.
+  const model::IntervalSet &migrating(int32_t Device) const;
   /// Indices of the device work of one device, sorted by start.
   llvm::ArrayRef<uint32_t> deviceWork(int32_t Device) const;
   /// The first device work on \p Device that starts at or after \p Time,
@@ -641,6 +646,7 @@ private:
   };
   std::vector<DeviceBusy> BusyPerDevice; ///< parallel to DeviceIds
   model::IntervalSet AllBusy;
+  std::map<int32_t, model::IntervalSet> Migrating;
   TraceQuality Quality;
 
   struct HostIndex {
