@@ -225,9 +225,22 @@ static void computeCopies(const Trace &T, TraceStats &S) {
   // Memory operations: copies by direction (keys 0..), memsets last.
   constexpr unsigned MemsetKey = 255;
   std::map<unsigned, std::vector<int64_t>> OpDurations;
+  std::map<uint8_t, MigrationStats> Migrations;
   for (const Event &E : T.Events) {
     const model::EventArgs *A = T.args(E);
     int64_t Bytes = A ? A->Bytes : -1;
+    if (E.Kind == EventKind::Migration) {
+      model::CopyKind Kind = A ? A->Copy : model::CopyKind::Unknown;
+      MigrationStats &M = Migrations[uint8_t(Kind)];
+      M.Kind = Kind;
+      ++M.Count;
+      M.DurationNs += E.Duration;
+      if (Bytes >= 0)
+        M.Bytes += Bytes;
+      else
+        ++M.UnknownBytesCount;
+      continue;
+    }
     if (E.Kind == EventKind::Memcpy)
       OpDurations[A ? unsigned(A->Copy) : 0].push_back(E.Duration);
     else if (E.Kind == EventKind::Memset)
@@ -287,6 +300,8 @@ static void computeCopies(const Trace &T, TraceStats &S) {
   }
   for (MemoryOpStats &Op : S.MemoryOps)
     Op.TimeShare = shareOf(Op.TotalNs, Total);
+  for (auto &Entry : Migrations)
+    S.Migrations.push_back(Entry.second);
 }
 
 TraceStats tracelint::analysis::computeStats(const TraceIndex &Ctx,

@@ -125,6 +125,18 @@ struct CopyStats {
   std::optional<double> BandwidthGBps;
 };
 
+/// Managed-memory page migrations (EventKind::Migration) of one direction.
+/// They are not device work: no device's busy time includes them, and they
+/// are in neither Copies nor MemoryOps. Durations are summed.
+struct MigrationStats {
+  model::CopyKind Kind = model::CopyKind::Unknown;
+  uint64_t Count = 0;
+  /// Migrations whose size the trace did not record (not in Bytes).
+  uint64_t UnknownBytesCount = 0;
+  int64_t Bytes = 0;
+  int64_t DurationNs = 0;
+};
+
 struct MemsetStats {
   uint64_t Count = 0;
   uint64_t UnknownBytesCount = 0;
@@ -186,6 +198,9 @@ struct TraceStats {
   MemsetStats Memsets;
   /// Copies by direction (in enum order), then memsets.
   std::vector<MemoryOpStats> MemoryOps;
+  /// Page migrations by direction (in enum order); empty when the trace
+  /// has none.
+  std::vector<MigrationStats> Migrations;
 
   /// Every non-zero import counter, in ImportStat order.
   std::vector<ImportCount> Import;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -200,6 +201,30 @@ bool equalsAny(StringRef S, std::initializer_list<StringRef> Options) {
   return false;
 }
 
+/// The direction of a unified (managed) memory copy-kind spelling, or
+/// nullopt when \p W names none: "Unified HtoD", "Unified Host-to-Device"
+/// (nsys's label), "UVM_HTOD" or "CUDA_MEMCPY_KIND_UVM_HTOD" (nsys's ENUM
+/// name), in any case. Only HtoD, DtoH and DtoD have unified twins.
+std::optional<model::CopyKind> unifiedCopyKind(StringRef W) {
+  W = W.trim();
+  if (W.size() > 17 && W.take_front(17).equals_insensitive("CUDA_MEMCPY_KIND_"))
+    W = W.drop_front(17);
+  if (W.size() > 4 && W.take_front(4).equals_insensitive("UVM_"))
+    W = W.drop_front(4);
+  else if (W.size() > 8 && W.take_front(8).equals_insensitive("Unified "))
+    W = W.drop_front(8).ltrim();
+  else
+    return std::nullopt;
+  W = W.take_until([](char C) { return C == ' ' || C == '('; });
+  if (equalsAny(W, {"HtoD", "Host-to-Device"}))
+    return model::CopyKind::HtoD;
+  if (equalsAny(W, {"DtoH", "Device-to-Host"}))
+    return model::CopyKind::DtoH;
+  if (equalsAny(W, {"DtoD", "Device-to-Device"}))
+    return model::CopyKind::DtoD;
+  return std::nullopt;
+}
+
 /// Event kind from the category (any era) and the name.
 EventKind classify(StringRef Cat, StringRef Name,
                    const model::NameClassifier &Names, bool &Device,
@@ -228,8 +253,20 @@ EventKind classify(StringRef Cat, StringRef Name,
                ? EventKind::Collective
                : EventKind::Kernel;
   }
+  // Managed-memory page migrations: the driver's, on a fault or a prefetch,
+  // not a copy that a host call put on a stream, so not device work. Kineto
+  // itself records none (CUPTI's memcpy kinds have no unified ones); traces
+  // that other tools wrote in its format name them so. The copy-kind
+  // argument can say so too (derive()).
+  if (equalsAny(Cat, {"unified_memory", "gpu_unified_memory"})) {
+    Device = true;
+    return EventKind::Migration;
+  }
   if (equalsAny(Cat, {"gpu_memcpy", "memcpy"})) {
     Device = true;
+    if (Name.size() > 7 && Name.take_front(7).equals_insensitive("Memcpy ") &&
+        unifiedCopyKind(Name.drop_front(7)))
+      return EventKind::Migration;
     return EventKind::Memcpy;
   }
   if (equalsAny(Cat, {"gpu_memset", "memset"})) {
@@ -716,7 +753,13 @@ void derive(RawEvent &R, DecodeCache &C) {
       R.HasArgs && (R.Device || Kind == EventKind::Marker ||
                     Kind == EventKind::Op || Kind == EventKind::Runtime ||
                     Kind == EventKind::Driver || Kind == EventKind::Annotation);
-  if (Kind == EventKind::Memcpy || Kind == EventKind::Memset)
+  // A copy whose kind argument is a unified one is a migration too (the
+  // class, cached by category and name, cannot see arguments).
+  if (Kind == EventKind::Memcpy && !R.CopyKindArg.empty() &&
+      unifiedCopyKind(ref(R.CopyKindArg)))
+    R.Kind = Kind = EventKind::Migration;
+  if (Kind == EventKind::Memcpy || Kind == EventKind::Memset ||
+      Kind == EventKind::Migration)
     R.WantArgs = true;
   if (!R.WantArgs)
     return;
@@ -730,6 +773,29 @@ void derive(RawEvent &R, DecodeCache &C) {
     if (!R.CopyKindArg.empty())
       R.A.Copy = copyKind(ref(R.CopyKindArg));
     parseCopyName(ref(R.Name), R.A);
+  } else if (Kind == EventKind::Migration) {
+    // The direction from the kind argument, else from the name ("Memcpy
+    // Unified HtoD (Managed -> Device)", or a unified_memory event's name).
+    std::optional<model::CopyKind> Dir;
+    if (!R.CopyKindArg.empty())
+      Dir = unifiedCopyKind(ref(R.CopyKindArg));
+    if (!Dir && !R.CopyKindArg.empty())
+      Dir = copyKind(ref(R.CopyKindArg));
+    StringRef Name = ref(R.Name);
+    if (Name.size() > 7 && Name.take_front(7).equals_insensitive("Memcpy "))
+      Name = Name.drop_front(7);
+    if (!Dir || *Dir == model::CopyKind::Unknown)
+      Dir = unifiedCopyKind(Name);
+    if (!Dir) {
+      // A unified_memory event named by its direction alone ("HtoD ...").
+      StringRef First = Name.take_until([](char C) { return C == ' '; });
+      Dir = copyKind(First);
+    }
+    R.A.Copy = *Dir;
+    model::EventArgs Sides;
+    parseCopyName(ref(R.Name), Sides);
+    R.A.Src = Sides.Src;
+    R.A.Dst = Sides.Dst;
   }
   if (!R.InputDims.empty())
     R.DimsId = C.string(R.InputDims);

@@ -227,6 +227,17 @@ static void writeCopies(llvm::json::OStream &J, const TraceStats &S) {
     J.attribute("bytes", S.Memsets.Bytes);
     J.attribute("duration_ns", S.Memsets.DurationNs);
   });
+  // Page migrations are not copies: apart, and in no busy time.
+  J.attributeArray("migrations", [&] {
+    for (const analysis::MigrationStats &M : S.Migrations)
+      J.object([&] {
+        J.attribute("kind", model::copyKindName(M.Kind));
+        J.attribute("count", count(M.Count));
+        J.attribute("unknown_bytes_count", count(M.UnknownBytesCount));
+        J.attribute("bytes", M.Bytes);
+        J.attribute("duration_ns", M.DurationNs);
+      });
+  });
   J.attributeArray("memory_operations", [&] {
     for (const analysis::MemoryOpStats &Op : S.MemoryOps)
       J.object([&] {

@@ -347,6 +347,30 @@ static void writeCopies(llvm::raw_ostream &OS, Painter &P,
       OS << " (" << S.Memsets.UnknownBytesCount << " of unknown size)";
     OS << "\n";
   }
+  // Only traces with managed-memory migrations (nsys's unified-memory
+  // copies) get this table.
+  if (!S.Migrations.empty()) {
+    P.label("migrations");
+    OS << "managed-memory page migrations: no host call launched them, not "
+          "in device busy time\n";
+    OS << llvm::formatv("  {0,-5} {1,8}  {2,11}  {3,11}  {4,12}\n", "kind",
+                        "count", "bytes", "time", "bandwidth");
+    for (const analysis::MigrationStats &M : S.Migrations) {
+      int64_t KnownNs = M.Count > M.UnknownBytesCount ? M.DurationNs : 0;
+      std::string Bandwidth =
+          M.UnknownBytesCount == 0 && KnownNs > 0
+              ? llvm::formatv("{0:F2} GB/s", double(M.Bytes) / double(KnownNs))
+                    .str()
+              : std::string("-");
+      OS << llvm::formatv("  {0,-5} {1,8}  {2,11}  {3,11}  {4,12}",
+                          model::copyKindName(M.Kind), M.Count,
+                          formatBytes(M.Bytes), formatDuration(M.DurationNs),
+                          Bandwidth);
+      if (M.UnknownBytesCount)
+        OS << "  (" << M.UnknownBytesCount << " of unknown size)";
+      OS << "\n";
+    }
+  }
   if (S.MemoryOps.empty())
     return;
   P.label("copy time");

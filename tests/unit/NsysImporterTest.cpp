@@ -2,9 +2,10 @@
 //
 // Each test writes a tiny export with the SQLite C API and imports it through
 // the same entry point as the command line. The lit tests cover whole
-// fixtures in three schema versions; these cover the corners: per-process
+// fixtures in four schema versions; these cover the corners: per-process
 // correlation, ENUM tables that override the built-in numbering, hostile
-// values, missing tables and columns, columns in any order.
+// values, missing tables and columns, columns in any order, the era of a
+// file, managed-memory migrations and page faults.
 //
 //===----------------------------------------------------------------------===//
 #include "import/Import.h"
@@ -101,15 +102,29 @@ TEST(NsysEnumsTest, ApiVersionSuffixesAreRemoved) {
 TEST(NsysEnumsTest, GlobalIdsAndBuiltins) {
   EXPECT_EQ(nsys::pidOfGlobalId(globalTid(4242, 17)), 4242);
   EXPECT_EQ(nsys::tidOfGlobalId(globalTid(4242, 17)), 17);
-  nsys::Enums E = nsys::Enums::builtin();
-  // nsys numbers memory kinds from 0 = pageable (CUPTI: 1 = pageable).
-  EXPECT_EQ(E.memKind(0), MemoryKind::Pageable);
-  EXPECT_EQ(E.memKind(1), MemoryKind::Pinned);
-  EXPECT_EQ(E.memKind(5), MemoryKind::Device); // device static
-  EXPECT_EQ(E.memKind(99), MemoryKind::Unknown);
-  EXPECT_EQ(E.copyKind(1), CopyKind::HtoD);
-  EXPECT_EQ(E.copyKind(8), CopyKind::DtoD);
-  EXPECT_EQ(E.copyKind(10), CopyKind::PtoP);
+  for (nsys::ExportEra Era :
+       {nsys::ExportEra::NoMetadata, nsys::ExportEra::Metadata}) {
+    nsys::Enums E = nsys::Enums::builtin(Era);
+    // nsys numbers memory kinds from 0 = pageable (CUPTI: 1 = pageable), in
+    // 2020-2021 as later.
+    EXPECT_EQ(E.memKind(0), MemoryKind::Pageable);
+    EXPECT_EQ(E.memKind(1), MemoryKind::Pinned);
+    EXPECT_EQ(E.memKind(4), MemoryKind::Managed);
+    EXPECT_EQ(E.memKind(5), MemoryKind::Device); // device static
+    EXPECT_EQ(E.memKind(99), MemoryKind::Unknown);
+    EXPECT_EQ(E.copyKind(1).Kind, CopyKind::HtoD);
+    EXPECT_FALSE(E.copyKind(1).Migration);
+    EXPECT_EQ(E.copyKind(8).Kind, CopyKind::DtoD);
+    EXPECT_EQ(E.copyKind(10).Kind, CopyKind::PtoP);
+    // The unified-memory kinds are page migrations.
+    EXPECT_EQ(E.copyKind(11).Kind, CopyKind::HtoD);
+    EXPECT_TRUE(E.copyKind(11).Migration);
+    EXPECT_EQ(E.copyKind(12).Kind, CopyKind::DtoH);
+    EXPECT_TRUE(E.copyKind(12).Migration);
+    EXPECT_TRUE(E.copyKind(13).Migration);
+    EXPECT_FALSE(E.copyKind(99).Migration);
+  }
+  nsys::Enums E = nsys::Enums::builtin(nsys::ExportEra::Metadata);
   EXPECT_EQ(E.eventClass(67), nsys::ApiClass::Backtrace);
   EXPECT_EQ(E.nvtx(59), nsys::NvtxType::PushPop);
   EXPECT_EQ(E.nvtx(60), nsys::NvtxType::StartEnd);
@@ -126,6 +141,31 @@ TEST(NsysEnumsTest, GlobalIdsAndBuiltins) {
   EXPECT_TRUE(
       Comm("void ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"));
   EXPECT_FALSE(Comm("void gemm<float>(float *)"));
+}
+
+// The era of a file, from its tables alone.
+TEST(NsysEnumsTest, ExportEras) {
+  auto Era = [](std::initializer_list<llvm::StringRef> Names) {
+    llvm::StringSet<> Tables;
+    for (llvm::StringRef N : Names)
+      Tables.insert(N);
+    return nsys::exportEraOf(Tables);
+  };
+  using nsys::ExportEra;
+  EXPECT_EQ(Era({"StringIds", "META_DATA_EXPORT", "ENUM_CUDA_MEM_KIND"}),
+            ExportEra::EnumTables);
+  EXPECT_EQ(Era({"StringIds", "EXPORT_META_DATA"}), ExportEra::Metadata);
+  EXPECT_EQ(Era({"StringIds", "CUPTI_ACTIVITY_KIND_RUNTIME"}),
+            ExportEra::NoMetadata);
+  // Not an export: no StringIds; nothing but StringIds; nvprof's tables.
+  EXPECT_EQ(Era({"EXPORT_META_DATA", "CUPTI_ACTIVITY_KIND_KERNEL"}),
+            std::nullopt);
+  EXPECT_EQ(Era({"StringIds", "users"}), std::nullopt);
+  EXPECT_EQ(Era({"StringIds", "StringTable", "CUPTI_ACTIVITY_KIND_KERNEL"}),
+            std::nullopt);
+  EXPECT_EQ(nsys::unversionedEraName(ExportEra::NoMetadata),
+            "nsys 2020-2021, no export metadata");
+  EXPECT_EQ(nsys::unversionedEraName(ExportEra::EnumTables), "");
 }
 
 TEST_F(NsysImporterTest, EmptyExportImports) {
@@ -412,6 +452,117 @@ TEST_F(NsysImporterTest, MaxEventsIsEnforced) {
             std::string::npos);
   Opts.MaxEvents = 10;
   EXPECT_EQ(import(Sql, Opts).Events.size(), 10u);
+}
+
+// An export from before nsys recorded export metadata (2020-2021): taken
+// for one by its StringIds and CUPTI tables, read with nsys's memory-kind
+// numbering (0 = pageable, 1 = pinned), its GPU from TARGET_INFO_CUDA_GPU,
+// and its producer said to be unversioned.
+TEST_F(NsysImporterTest, ExportWithoutMetadata) {
+  Trace T = import(
+      "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+      "CREATE TABLE TARGET_INFO_CUDA_GPU (deviceId, name, globalMemorySize, "
+      "numMultiprocessors, computeCapabilityMajor, computeCapabilityMinor);"
+      "INSERT INTO TARGET_INFO_CUDA_GPU VALUES (0, 'Tesla V100-SXM2-16GB', "
+      "17071734784, 80, 7, 0);"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, "
+      "streamId, correlationId, globalPid, bytes, copyKind, srcKind, "
+      "dstKind);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES "
+      "(0, 100, 0, 7, 0, 0, 4096, 1, 0, 2), (200, 300, 0, 7, 0, 0, 4096, "
+      "1, 1, 2);");
+  ASSERT_EQ(T.Events.size(), 2u);
+  EXPECT_EQ(T.Source.Format, "nsys-sqlite");
+  EXPECT_EQ(T.Source.Era, "nsys 2020-2021, no export metadata");
+  EXPECT_EQ(T.name(T.Events[0]), "Memcpy HtoD (Pageable -> Device)");
+  EXPECT_EQ(T.name(T.Events[1]), "Memcpy HtoD (Pinned -> Device)");
+  ASSERT_EQ(T.Devices.size(), 1u);
+  EXPECT_EQ(T.Devices[0].Name, "Tesla V100-SXM2-16GB");
+  EXPECT_EQ(T.Devices[0].NumSMs, 80);
+  EXPECT_EQ(T.Devices[0].ComputeMajor, 7);
+  EXPECT_EQ(T.Devices[0].TotalGlobalMemory, 17071734784);
+}
+
+// Unified-memory copies (copyKind 11-13, by the built-in numbering or an
+// ENUM table's UVM names) are page migrations: EventKind::Migration on a
+// lane of their own, not device work, with their direction, bytes, device
+// and cause; an unmatched correlation id links nothing and is not counted.
+// Page faults are instant markers on the same lanes.
+TEST_F(NsysImporterTest, UnifiedMemoryIsMigrationNotCopy) {
+  for (bool WithEnum : {false, true}) {
+    std::string Sql =
+        std::string(BaseSchema) +
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, "
+        "streamId, correlationId, globalPid, bytes, copyKind, srcKind, "
+        "dstKind, migrationCause);"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES "
+        "(0, 100, 0, 7, 0, " +
+        std::to_string(globalTid(300, 0)) +
+        ", 65536, 11, 4, 2, 2), "
+        "(200, 300, 0, 7, 77, " +
+        std::to_string(globalTid(300, 0)) +
+        ", 4096, 12, 2, 4, 1), "
+        "(400, 500, 0, 7, 1, " +
+        std::to_string(globalTid(300, 0)) +
+        ", 1024, 1, 0, 2, NULL);"
+        "CREATE TABLE CUDA_UM_GPU_PAGE_FAULT_EVENTS (start, end, globalPid, "
+        "deviceId, address, numberOfPageFaults, faultAccessType);"
+        "INSERT INTO CUDA_UM_GPU_PAGE_FAULT_EVENTS VALUES (5, 9, " +
+        std::to_string(globalTid(300, 0)) +
+        ", 0, 4096, 3, 1);"
+        "CREATE TABLE CUDA_UM_CPU_PAGE_FAULT_EVENTS (start, globalPid, "
+        "address);"
+        "INSERT INTO CUDA_UM_CPU_PAGE_FAULT_EVENTS VALUES (150, " +
+        std::to_string(globalTid(300, 0)) + ", 8192);";
+    if (WithEnum)
+      Sql += "CREATE TABLE ENUM_CUDA_MEMCPY_OPER (id, name, label);"
+             "INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES "
+             "(1, 'CUDA_MEMCPY_KIND_HTOD', 'Host-to-Device'), "
+             "(11, 'CUDA_MEMCPY_KIND_UVM_HTOD', 'Unified Host-to-Device'), "
+             "(12, 'CUDA_MEMCPY_KIND_UVM_DTOH', 'Unified Device-to-Host');";
+    Trace T = import(Sql);
+    ASSERT_EQ(T.countKind(EventKind::Migration), 2u) << WithEnum;
+    EXPECT_EQ(T.countKind(EventKind::Memcpy), 1u);
+    EXPECT_EQ(T.countKind(EventKind::Marker), 2u);
+    unsigned Migrations = 0;
+    for (const Event &E : T.Events) {
+      const Lane &L = T.laneOf(E);
+      if (E.Kind == EventKind::Memcpy) {
+        EXPECT_EQ(L.Kind, LaneKind::DeviceStream);
+        continue;
+      }
+      // Never on a stream's lane.
+      EXPECT_EQ(L.Kind, LaneKind::Other);
+      EXPECT_FALSE(isDeviceWork(E.Kind));
+      if (E.Kind == EventKind::Marker) {
+        EXPECT_TRUE(E.hasFlag(FlagInstant));
+        // Times count from the first event, the migration at 0.
+        EXPECT_EQ(T.name(E),
+                  E.Start == 5 ? "GPU page fault" : "CPU page fault");
+        EXPECT_EQ(T.Strings.get(L.RawTid), E.Start == 5
+                                               ? "unified memory, device 0"
+                                               : "unified memory, host");
+        continue;
+      }
+      const EventArgs *A = T.args(E);
+      ASSERT_TRUE(A);
+      EXPECT_EQ(A->Device, 0);
+      EXPECT_EQ(T.launchOf(E), NoIndex);
+      if (Migrations++ == 0) {
+        EXPECT_EQ(T.name(E), "Migration HtoD");
+        EXPECT_EQ(A->Copy, CopyKind::HtoD);
+        EXPECT_EQ(A->Bytes, 65536);
+        EXPECT_EQ(A->Src, MemoryKind::Managed);
+        EXPECT_EQ(T.Strings.get(A->Detail), "coherence (page fault)");
+      } else {
+        EXPECT_EQ(T.name(E), "Migration DtoH");
+        EXPECT_EQ(A->Copy, CopyKind::DtoH);
+        EXPECT_EQ(T.Strings.get(A->Detail), "user (prefetch or copy)");
+      }
+    }
+    EXPECT_EQ(T.Stats.get(ImportStat::DeviceWithoutLaunch), 1u)
+        << "only the HtoD copy's id 1, which no call has";
+  }
 }
 
 TEST_F(NsysImporterTest, OtherDatabasesAreRejected) {

@@ -4,15 +4,16 @@
 // metadata, ENUM tables, the session start and the GPUs first; then the
 // synchronisation records (kept in memory: they are few), so that the API
 // calls can be read next and each sync call emitted with its record; then
-// the device activity, NVTX, OS runtime calls and profiler overhead; last
-// the names of the threads and processes that were seen.
+// the device activity (managed-memory page migrations and page faults
+// among it), NVTX, OS runtime calls and profiler overhead; last the names
+// of the threads and processes that were seen.
 //
 // Every table is optional: nsys creates tables lazily, so a missing table
 // means that nothing of that kind was recorded. Each reader names the
 // columns it uses; those the table has (PRAGMA table_info) are selected, and
 // each one's index is then found by name among the statement's columns, so
 // no reader depends on the order of a list and one reader serves every
-// schema from 2022.2 to 2025.x. A column a version lacks reads as NULL,
+// schema from 2020 to 2025.x. A column a version lacks reads as NULL,
 // except the few without which no row of the table can be used (its times,
 // its device or thread): a table without one of those is an error that
 // names the column, not a table of rows dropped one by one.
@@ -57,6 +58,8 @@ constexpr StringRef SyncTable = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
 constexpr StringRef NvtxTable = "NVTX_EVENTS";
 constexpr StringRef OsrtTable = "OSRT_API";
 constexpr StringRef OverheadTable = "PROFILER_OVERHEAD";
+constexpr StringRef GpuFaultTable = "CUDA_UM_GPU_PAGE_FAULT_EVENTS";
+constexpr StringRef CpuFaultTable = "CUDA_UM_CPU_PAGE_FAULT_EVENTS";
 
 /// Device ids and stream ids beyond these are not real ones.
 constexpr int64_t MaxDevice = 1 << 20;
@@ -84,7 +87,7 @@ struct Column {
   enum Presence {
     /// Absent in some version, or a row can do without it: reads as NULL.
     Optional,
-    /// Every export from 2022.2 to 2025.x has it, and no row of the table
+    /// Every export from 2020 to 2025.x has it, and no row of the table
     /// can be used without it: a table that lacks it is an error.
     Required
   };
@@ -135,8 +138,9 @@ std::string describeOtherDatabase(const llvm::StringSet<> &Tables) {
            "`nsys export --type sqlite`; profile with Nsight Systems or the "
            "PyTorch profiler";
   return "an SQLite database that is not an Nsight Systems export: expected "
-         "the tables StringIds and EXPORT_META_DATA (nsys 2023 and older) or "
-         "META_DATA_EXPORT; found " +
+         "the tables StringIds and EXPORT_META_DATA (nsys 2022-2023) or "
+         "META_DATA_EXPORT (later), or StringIds and CUPTI_ACTIVITY_KIND_* "
+         "tables (nsys 2020-2021); found " +
          Shown;
 }
 
@@ -168,7 +172,8 @@ StringRef copyLabel(model::CopyKind K) {
 
 class NsysReader {
 public:
-  NsysReader(Database &Db, const ImportOptions &Opts) : Db(Db), Opts(Opts) {}
+  NsysReader(Database &Db, const ImportOptions &Opts, ExportEra Era)
+      : Db(Db), Opts(Opts), Era(Era), Codes(Enums::builtin(Era)) {}
   ~NsysReader() { llvm::consumeError(std::move(Pending)); }
 
   Expected<model::Trace> read();
@@ -204,6 +209,7 @@ private:
   llvm::Error readKernels();
   llvm::Error readMemcpys();
   llvm::Error readMemsets();
+  llvm::Error readPageFaults();
   void addUnmatchedSyncs();
   llvm::Error readNvtx();
   llvm::Error readOsRuntime();
@@ -267,6 +273,9 @@ private:
 
   uint32_t hostLane(int64_t GlobalTid);
   uint32_t deviceLane(int64_t Pid, int32_t Device, int64_t Stream);
+  /// The lane of a process's managed-memory activity on \p Device (-1: on
+  /// the host), apart from its streams.
+  uint32_t unifiedMemoryLane(int64_t Pid, int32_t Device);
   /// Device and stream of a row; false (counted) when the device is unusable.
   bool deviceAndStream(const Statement &S, const DeviceColumns &C,
                        StringRef Table, int32_t &Device, int64_t &Stream);
@@ -311,8 +320,9 @@ private:
 
   Database &Db;
   const ImportOptions &Opts;
+  const ExportEra Era;
   model::TraceBuilder B;
-  Enums Codes = Enums::builtin();
+  Enums Codes;
   llvm::Error Pending = llvm::Error::success();
   uint64_t RowsSinceCheck = 0;
 
@@ -323,13 +333,14 @@ private:
   llvm::DenseMap<int64_t, ApiName> ApiNames;
   llvm::DenseMap<int64_t, uint32_t> HostLanes; ///< by pid << 24 | tid
   llvm::DenseMap<std::pair<uint64_t, uint64_t>, uint32_t> DeviceLanes;
+  llvm::DenseMap<uint64_t, uint32_t> UnifiedMemoryLanes;
   llvm::DenseSet<int64_t> Pids;
   std::set<int32_t> UsedDevices;
   std::map<int64_t, model::DeviceInfo> Gpus;
 
   std::vector<SyncRow> SyncRows;
   llvm::DenseMap<uint64_t, llvm::SmallVector<uint32_t, 1>> SyncByCall;
-  llvm::DenseMap<uint64_t, StringId> CopyNames, MemsetNames;
+  llvm::DenseMap<uint64_t, StringId> CopyNames, MemsetNames, MigrationNames;
 
   /// NVTX ranges without an end, closed at the last time seen.
   std::vector<std::pair<model::Event, StringId>> Unclosed;
@@ -349,7 +360,7 @@ Expected<Statement> NsysReader::select(StringRef Table,
     else if (C->P == Column::Required)
       return Db.fail(Table,
                      llvm::formatv("no column \"{0}\": every Nsight Systems "
-                                   "export from 2022.2 to 2025.x has it, and "
+                                   "export from 2020 to 2025.x has it, and "
                                    "no row of this table can be read without "
                                    "it",
                                    C->Name));
@@ -519,6 +530,28 @@ uint32_t NsysReader::deviceLane(int64_t Pid, int32_t Device, int64_t Stream) {
   return It->second;
 }
 
+// Managed-memory migrations run on the copy engines, but no host call put
+// them on a stream: they get a lane of their own per process and device, of
+// the kind "other", so that no stream's work, order or busy time includes
+// them. The lane shares its process's correlation domain, so a migration
+// that carries the correlation id of the call behind it (a prefetch) finds
+// that call.
+uint32_t NsysReader::unifiedMemoryLane(int64_t Pid, int32_t Device) {
+  auto [It, Inserted] = UnifiedMemoryLanes.try_emplace(
+      (uint64_t(Pid) << 32) | uint32_t(Device), 0);
+  if (Inserted) {
+    std::string Name =
+        Device >= 0 ? llvm::formatv("unified memory, device {0}", Device).str()
+                    : std::string("unified memory, host");
+    It->second = B.namedLane(std::to_string(Pid), Name);
+    B.setCorrelationDomain(It->second, uint32_t(Pid));
+    Pids.insert(Pid);
+    if (Device >= 0)
+      UsedDevices.insert(Device);
+  }
+  return It->second;
+}
+
 bool NsysReader::deviceAndStream(const Statement &S, const DeviceColumns &C,
                                  StringRef Table, int32_t &Device,
                                  int64_t &Stream) {
@@ -682,14 +715,27 @@ llvm::Error NsysReader::readSystemEnv() {
 }
 
 llvm::Error NsysReader::readGpus() {
-  Column Id("id"), Name("name"), TotalMemory("totalMemory"), SmCount("smCount"),
-      ComputeMajor("computeMajor"), ComputeMinor("computeMinor"),
-      ThreadsPerWarp("threadsPerWarp"), MaxWarpsPerSm("maxWarpsPerSm");
-  return scan("TARGET_INFO_GPU", RowKind::Side,
-              {&Id, &Name, &TotalMemory, &SmCount, &ComputeMajor, &ComputeMinor,
-               &ThreadsPerWarp, &MaxWarpsPerSm},
+  // Early 2021 exports list the GPUs in TARGET_INFO_CUDA_GPU instead, under
+  // the names of CUPTI's device record and keyed by the deviceId of the
+  // activity tables (as nsys 2021.1's own reports join it; no such export is
+  // in the corpus, so every column is optional there).
+  bool Cuda =
+      !Db.hasTable("TARGET_INFO_GPU") && Db.hasTable("TARGET_INFO_CUDA_GPU");
+  StringRef Table = Cuda ? "TARGET_INFO_CUDA_GPU" : "TARGET_INFO_GPU";
+  Column Id(Cuda ? "deviceId" : "id"), OtherId(Cuda ? "id" : ""), Name("name"),
+      TotalMemory(Cuda ? "globalMemorySize" : "totalMemory"),
+      SmCount(Cuda ? "numMultiprocessors" : "smCount"),
+      ComputeMajor(Cuda ? "computeCapabilityMajor" : "computeMajor"),
+      ComputeMinor(Cuda ? "computeCapabilityMinor" : "computeMinor"),
+      ThreadsPerWarp(Cuda ? "numThreadsPerWarp" : "threadsPerWarp"),
+      MaxWarpsPerSm(Cuda ? "maxWarpsPerMultiprocessor" : "maxWarpsPerSm");
+  return scan(Table, RowKind::Side,
+              {&Id, &OtherId, &Name, &TotalMemory, &SmCount, &ComputeMajor,
+               &ComputeMinor, &ThreadsPerWarp, &MaxWarpsPerSm},
               [&](const Statement &S) {
                 std::optional<int64_t> GpuId = integer(S, Id);
+                if (!GpuId)
+                  GpuId = integer(S, OtherId);
                 if (!GpuId || *GpuId < 0 || *GpuId >= MaxDevice)
                   return;
                 model::DeviceInfo D;
@@ -885,19 +931,48 @@ llvm::Error NsysReader::readKernels() {
 }
 
 llvm::Error NsysReader::readMemcpys() {
-  Column Bytes("bytes"), Copy("copyKind"), Src("srcKind"), Dst("dstKind");
+  Column Bytes("bytes"), Copy("copyKind"), Src("srcKind"), Dst("dstKind"),
+      Cause("migrationCause");
+  llvm::DenseMap<int64_t, StringId> Causes;
   return scanDeviceRows(
-      MemcpyTable, {&Bytes, &Copy, &Src, &Dst},
+      MemcpyTable, {&Bytes, &Copy, &Src, &Dst, &Cause},
       [&](const Statement &S, const DeviceRow &Row) {
         model::EventArgs A;
         A.Bytes = byteCount(S, Bytes);
-        std::optional<int64_t> CopyCode = integer(S, Copy),
+        std::optional<int64_t> CopyNum = integer(S, Copy),
                                SrcCode = integer(S, Src),
                                DstCode = integer(S, Dst);
-        A.Copy =
-            CopyCode ? Codes.copyKind(*CopyCode) : model::CopyKind::Unknown;
+        CopyCode Kind = CopyNum ? Codes.copyKind(*CopyNum) : CopyCode();
+        A.Copy = Kind.Kind;
         A.Src = SrcCode ? Codes.memKind(*SrcCode) : model::MemoryKind::Unknown;
         A.Dst = DstCode ? Codes.memKind(*DstCode) : model::MemoryKind::Unknown;
+        if (Kind.Migration) {
+          // A page migration: the driver's, after a fault or a prefetch, not
+          // a copy that a host call put on a stream.
+          auto [Name, New] =
+              MigrationNames.try_emplace(uint64_t(A.Copy), model::EmptyString);
+          if (New)
+            Name->second =
+                B.strings().intern(("Migration " + copyLabel(A.Copy)).str());
+          std::optional<int64_t> Why = integer(S, Cause);
+          if (Why && usableKey(*Why)) {
+            auto [It, First] = Causes.try_emplace(*Why, model::EmptyString);
+            if (First && !migrationCauseName(*Why).empty())
+              It->second = B.strings().intern(migrationCauseName(*Why));
+            A.Detail = It->second;
+          }
+          model::Event E;
+          E.Kind = EventKind::Migration;
+          E.Start = Row.Start;
+          E.Duration = Row.End - Row.Start;
+          E.Name = Name->second;
+          E.Correlation = Row.Correlation;
+          E.Lane = unifiedMemoryLane(Row.Pid, Row.Device);
+          A.Device = Row.Device;
+          A.Stream = Row.Stream;
+          addEvent(E, &A);
+          return;
+        }
         // Name copies as Kineto does: "Memcpy HtoD (Pageable -> Device)".
         uint64_t Key =
             (uint64_t(A.Copy) << 16) | (uint64_t(A.Src) << 8) | uint64_t(A.Dst);
@@ -930,6 +1005,61 @@ llvm::Error NsysReader::readMemsets() {
         model::Event E;
         deviceEvent(Row, EventKind::Memset, It->second, E, A);
         addEvent(E, &A);
+      });
+}
+
+// Unified-memory page faults (nsys --cuda-um-gpu-page-faults and
+// --cuda-um-cpu-page-faults) are markers on the unified-memory lanes: the
+// instant a GPU fault group or a CPU fault was taken. A GPU row's span (the
+// fault group's servicing) and its fault count and access type are not
+// modelled.
+llvm::Error NsysReader::readPageFaults() {
+  StringId GpuName = model::EmptyString, CpuName = model::EmptyString;
+  auto Fault = [&](int64_t Start, int64_t Pid, int32_t Device, StringId &Name) {
+    if (Name == model::EmptyString)
+      Name =
+          B.strings().intern(Device >= 0 ? "GPU page fault" : "CPU page fault");
+    LastTime = std::max(LastTime, Start);
+    model::Event E;
+    E.Kind = EventKind::Marker;
+    E.Flags |= model::FlagInstant;
+    E.Start = Start;
+    E.Name = Name;
+    E.Lane = unifiedMemoryLane(Pid, Device);
+    model::EventArgs A;
+    A.Device = Device;
+    B.stats().add(ImportStat::InstantEvents);
+    B.addEvent(E, Device >= 0 ? &A : nullptr);
+  };
+  {
+    Column Start("start", Column::Required), Pid("globalPid"),
+        Device("deviceId", Column::Required);
+    if (llvm::Error E = scan(GpuFaultTable, RowKind::Event,
+                             {&Start, &Pid, &Device}, [&](const Statement &S) {
+                               std::optional<int64_t> At = integer(S, Start),
+                                                      D = integer(S, Device);
+                               if (!At || !D || *D < 0 || *D >= MaxDevice) {
+                                 place(ImportStat::UnusableRow, GpuFaultTable,
+                                       !At ? "a row without a start time"
+                                           : "a row without a valid deviceId");
+                                 return;
+                               }
+                               Fault(*At,
+                                     pidOfGlobalId(integer(S, Pid).value_or(0)),
+                                     int32_t(*D), GpuName);
+                             }))
+      return E;
+  }
+  Column Start("start", Column::Required), Pid("globalPid");
+  return scan(
+      CpuFaultTable, RowKind::Event, {&Start, &Pid}, [&](const Statement &S) {
+        std::optional<int64_t> At = integer(S, Start);
+        if (!At) {
+          place(ImportStat::UnusableRow, CpuFaultTable,
+                "a row without a start time");
+          return;
+        }
+        Fault(*At, pidOfGlobalId(integer(S, Pid).value_or(0)), -1, CpuName);
       });
 }
 
@@ -1153,8 +1283,9 @@ Expected<model::Trace> NsysReader::read() {
   // ask for at least three times the device rows (reserved pages that are
   // never written cost no memory).
   uint64_t Rows = 0, DeviceRows = 0;
-  for (StringRef T : {KernelTable, MemcpyTable, MemsetTable, SyncTable,
-                      ApiTable, NvtxTable, OsrtTable, OverheadTable}) {
+  for (StringRef T :
+       {KernelTable, MemcpyTable, MemsetTable, SyncTable, ApiTable, NvtxTable,
+        OsrtTable, OverheadTable, GpuFaultTable, CpuFaultTable}) {
     uint64_t N = Db.hasTable(T) ? Db.rowEstimate(T) : 0;
     Rows += N;
     if (T == KernelTable || T == MemcpyTable || T == MemsetTable ||
@@ -1175,6 +1306,8 @@ Expected<model::Trace> NsysReader::read() {
   if (llvm::Error E = readMemcpys())
     return E;
   if (llvm::Error E = readMemsets())
+    return E;
+  if (llvm::Error E = readPageFaults())
     return E;
   addUnmatchedSyncs();
   if (llvm::Error E = readNvtx())
@@ -1199,9 +1332,14 @@ Expected<model::Trace> NsysReader::read() {
 
   model::Producer &P = B.producer();
   P.Format = "nsys-sqlite";
-  P.Era = "nsys " + (ProductVersion.empty() ? std::string("(version not "
-                                                          "recorded)")
-                                            : ProductVersion);
+  // Exports from before nsys recorded export metadata say nothing of their
+  // version; their era is all that the tables tell.
+  if (ProductVersion.empty() && !unversionedEraName(Era).empty())
+    P.Era = unversionedEraName(Era).str();
+  else
+    P.Era = "nsys " + (ProductVersion.empty()
+                           ? std::string("(version not recorded)")
+                           : ProductVersion);
   if (!SchemaVersion.empty())
     P.Era += ", export schema " + SchemaVersion;
   P.TraceName = InputFile;
@@ -1214,10 +1352,10 @@ static Expected<model::Trace> importDatabase(Expected<Database> Db,
                                              const ImportOptions &Opts) {
   if (!Db)
     return Db.takeError();
-  if (!Db->hasTable("StringIds") ||
-      (!Db->hasTable("EXPORT_META_DATA") && !Db->hasTable("META_DATA_EXPORT")))
+  std::optional<ExportEra> Era = exportEraOf(Db->tables());
+  if (!Era)
     return Db->fail("", describeOtherDatabase(Db->tables()));
-  NsysReader Reader(*Db, Opts);
+  NsysReader Reader(*Db, Opts, *Era);
   return Reader.read();
 }
 
