@@ -142,8 +142,7 @@ IdleBreakdown TraceIndex::computeIdle(int32_t Device, Interval Window,
         Out.HostWaitNs += Ns;
         return;
       }
-      (S.Cause == HostCause::Untraced ? Out.UntracedNs : Out.HostOtherNs) +=
-          Ns;
+      (S.Cause == HostCause::Untraced ? Out.UntracedNs : Out.HostOtherNs) += Ns;
       if (Opts.KeepGaps) {
         if (!HostPieces.empty() && HostPieces.back().Range.End == P &&
             HostPieces.back().Cause == S.Cause &&
@@ -194,12 +193,10 @@ llvm::ArrayRef<IdleCauseInfo> analysis::idleCauses() {
       {IdleCause::Profiler, "profiler", "U004", "", "profiler", "profiler_ns"},
       {IdleCause::Unrecorded, "unrecorded dependency", "S004", "M009",
        "unrecorded", "unrecorded_dependency_ns"},
-      {IdleCause::Unlinked, "no host call", "", "", "unlinked",
-       "unlinked_ns"},
+      {IdleCause::Unlinked, "no host call", "", "", "unlinked", "unlinked_ns"},
       {IdleCause::Cut, "outside the host record", "", "", "cut",
        "window_cut_ns"},
-      {IdleCause::Tail, "no later work", "", "", "tail",
-       "after_last_work_ns"},
+      {IdleCause::Tail, "no later work", "", "", "tail", "after_last_work_ns"},
   };
   return Table;
 }
@@ -244,10 +241,9 @@ constexpr unsigned NumIdleCauses = 11;
 using IdleCauses = std::array<int64_t, NumIdleCauses>;
 
 template <typename Split> IdleCauses causesOf(const Split &B) {
-  return {B.LaunchNs,  B.HostOtherNs,   B.UntracedNs,
-          B.HostWaitNs, B.DataLoadingNs, B.StartupNs,
-          B.ProfilerNs, B.UnrecordedNs,  B.UnlinkedNs,
-          B.CutNs,      B.TailNs};
+  return {B.LaunchNs,      B.HostOtherNs, B.UntracedNs, B.HostWaitNs,
+          B.DataLoadingNs, B.StartupNs,   B.ProfilerNs, B.UnrecordedNs,
+          B.UnlinkedNs,    B.CutNs,       B.TailNs};
 }
 
 void setCauses(TargetIdle &Out, const IdleCauses &C) {
@@ -329,9 +325,9 @@ TargetIdle typicalOf(int32_t Device, llvm::ArrayRef<int64_t> SpanNs,
 
 } // namespace
 
-TargetIdle analysis::typicalSplit(int32_t Device,
-                                  llvm::ArrayRef<int64_t> SpanNs,
-                                  llvm::ArrayRef<const IdleBreakdown *> Windows) {
+TargetIdle
+analysis::typicalSplit(int32_t Device, llvm::ArrayRef<int64_t> SpanNs,
+                       llvm::ArrayRef<const IdleBreakdown *> Windows) {
   return typicalOf(Device, SpanNs, Windows);
 }
 
@@ -424,9 +420,10 @@ std::vector<DeviceStall> TraceIndex::unrecordedStalls(Interval Range) const {
     // range are visited, so that asking per step stays linear overall.
     llvm::ArrayRef<Event> Events = T.events(L);
     const uint32_t From =
-        L.Begin + uint32_t(llvm::partition_point(Events, [&](const Event &E) {
-                             return E.Start < Range.Begin;
-                           }) -
+        L.Begin + uint32_t(llvm::partition_point(Events,
+                                                 [&](const Event &E) {
+                                                   return E.Start < Range.Begin;
+                                                 }) -
                            Events.begin());
     for (uint32_t I = From; I < L.End && T.Events[I].Start < Range.End; ++I) {
       const Event &K = T.Events[I];
@@ -440,16 +437,20 @@ std::vector<DeviceStall> TraceIndex::unrecordedStalls(Interval Range) const {
       // Outside the host record nothing says what held the work: the
       // window was cut there (T006), which is no stall.
       if (const Interval Host = Quality.HostSpan; Host.length() > 0)
-        Held = {std::max(Held.Begin, Host.Begin),
-                std::min(Held.End, Host.End)};
+        Held = {std::max(Held.Begin, Host.Begin), std::min(Held.End, Host.End)};
+      // Managed-memory pages that migrate before the work starts are a
+      // recorded dependency (M009 claims it): the work is ready only once
+      // the last of them has arrived, plus the usual latency.
+      if (!Migrating.empty()) {
+        llvm::ArrayRef<Interval> Parts = migrating(L.Device).parts();
+        auto It = llvm::partition_point(
+            Parts, [&](const Interval &P) { return P.Begin < K.Start; });
+        if (It != Parts.begin() && std::prev(It)->End > Ready)
+          Held.Begin =
+              std::max(Held.Begin, std::min(std::prev(It)->End, K.Start) +
+                                       LaunchLatencyBoundNs);
+      }
       int64_t Idle = Held.length() > 0 ? Busy.idleWithin(Held) : 0;
-      // The device idled while managed-memory pages migrated: that
-      // dependency is recorded (M009 claims it), so it is no stall.
-      if (Idle > 0 && !Migrating.empty())
-        for (const Interval &P :
-             migrating(L.Device).intersect(model::IntervalSet::unionOf({Held}))
-                 .parts())
-          Idle -= Busy.idleWithin(P);
       if (Idle <= 0)
         continue;
       Out.push_back({I, T.launchOf(K), Ready, Idle});

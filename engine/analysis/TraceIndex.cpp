@@ -71,8 +71,8 @@ TraceIndex::TraceIndex(const model::Trace &Tr,
     for (size_t I = 0; I + 1 < Steps.size(); ++I)
       Others.push_back(Steps[I].Range.length());
     const int64_t Usual = support::medianInPlace(Others);
-    LastStepCut = double(Steps.back().Range.length()) <
-                  CutStepShare * double(Usual);
+    LastStepCut =
+        double(Steps.back().Range.length()) < CutStepShare * double(Usual);
   }
   if (!Steps.empty()) {
     Steps.front().First = true;

@@ -534,8 +534,9 @@ public:
   /// recorded event. The one definition of what a host thread was doing:
   /// the idle split, the critical path and the host rules all read it.
   /// A device lane is one untraced stretch.
-  void forEachHostStretch(uint32_t HostLane, model::Interval Range,
-                          llvm::function_ref<void(const HostStretch &)> Fn) const;
+  void
+  forEachHostStretch(uint32_t HostLane, model::Interval Range,
+                     llvm::function_ref<void(const HostStretch &)> Fn) const;
   /// The time of \p HostLane inside \p Range whose cause is \p C.
   int64_t hostTimeIn(uint32_t HostLane, HostCause C,
                      model::Interval Range) const;

@@ -44,8 +44,7 @@ static std::string claimedLabel(const report::IdleCause &C,
                                 llvm::ArrayRef<rules::CauseClaim> Claims,
                                 int64_t TargetNs) {
   std::string Label = report::idleCauseLabel(C.Cause);
-  if (TargetNs <= 0 ||
-      double(C.Ns) < report::ClaimMarkShare * double(TargetNs))
+  if (TargetNs <= 0 || double(C.Ns) < report::ClaimMarkShare * double(TargetNs))
     return Label;
   const rules::CauseClaim *Claim = nullptr;
   for (const rules::CauseClaim &K : Claims)
@@ -54,6 +53,12 @@ static std::string claimedLabel(const report::IdleCause &C,
   if (!Claim)
     return Label;
   std::string Why;
+  const analysis::IdleCauseInfo &Info = analysis::idleCauseInfo(C.Cause);
+  // Another rule than the cause's own may claim it (L004 the launch path,
+  // M009 the unrecorded delays that are page migrations): name that one.
+  const std::string Rule = Claim->Rule.empty() ? Info.Rule.str() : Claim->Rule;
+  if (Rule != Info.Rule)
+    Label = (Info.Label + " (" + Rule + ")").str();
   switch (Claim->Status) {
   case rules::ClaimStatus::Claimed:
     return Label;
@@ -73,8 +78,7 @@ static std::string claimedLabel(const report::IdleCause &C,
     Why = "not run";
     break;
   }
-  const analysis::IdleCauseInfo &Info = analysis::idleCauseInfo(C.Cause);
-  return (Info.Label + " (" + Info.Rule + " " + Why + ")").str();
+  return (Info.Label + " (" + Rule + " " + Why + ")").str();
 }
 
 std::string report::idleSplitText(const analysis::TargetIdle &I,

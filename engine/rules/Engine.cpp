@@ -329,7 +329,7 @@ std::string formatFactor(double F) {
 /// remove, in words ("463 ms unrecorded-dependency (see S004), 2 ms
 /// compute"); empty when there are none.
 std::string whereThePathShows(const analysis::PathModel &Path,
-                              const analysis::WhatIfQuery &Q) {
+                              const analysis::WhatIfQuery &Q, bool Migrations) {
   const auto &Cats = Path.medianCategories();
   std::vector<std::pair<int64_t, unsigned>> Rest;
   for (unsigned K = 0; K < analysis::NumPathCategories; ++K)
@@ -344,7 +344,9 @@ std::string whereThePathShows(const analysis::PathModel &Path,
     Out += (I ? ", " : "") + support::formatDuration(Rest[I].first) + " " +
            analysis::pathCategoryName(Cat).str();
     if (Cat == analysis::PathCategory::UnrecordedDependency)
-      Out += " (see S004)";
+      // Pages that migrate are what such delays mostly are where the
+      // trace has migrations (M009 claims them, S004 the rest).
+      Out += Migrations ? " (see M009 and S004)" : " (see S004)";
     else if (Cat == analysis::PathCategory::Queued)
       Out += " (work waiting on a busy device)";
   }
@@ -570,7 +572,12 @@ Finding makeFinding(const TraceIndex &Ctx, const RuleSpec &Spec,
     // the default text), so that the detector's larger figure in the same
     // finding does not read as a contradiction.
     if (DetectorImpact > 2 * F.ImpactNs) {
-      std::string Where = Path && Query ? whereThePathShows(*Path, *Query) : "";
+      std::string Where =
+          Path && Query
+              ? whereThePathShows(
+                    *Path, *Query,
+                    !Ctx.eventsOfKind(model::EventKind::Migration).empty())
+              : "";
       F.RestNote =
           Where.empty()
               ? llvm::formatv("only {0} of the {1} would come back: without "
@@ -716,8 +723,12 @@ std::vector<CauseClaim> claimCauses(const LintResult &R,
     int64_t Claimed = 0;
     for (const Finding &F : R.Findings)
       if (Claims(F)) {
-        if (C.Fingerprint.empty() || F.Code == Info.Rule)
+        if (C.Fingerprint.empty() || F.Code == Info.Rule) {
           C.Fingerprint = F.Fingerprint;
+          // The rule whose finding claims it names the cause (M009 for the
+          // unrecorded delays that are page migrations).
+          C.Rule = F.Code;
+        }
         Claimed += F.DetectorImpactNs;
         C.ImpactNs += F.ImpactNs;
       }

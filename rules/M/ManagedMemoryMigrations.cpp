@@ -1,4 +1,5 @@
-//===- rules/M/ManagedMemoryMigrations.cpp - M009 managed-memory-migrations ===//
+//===- rules/M/ManagedMemoryMigrations.cpp - M009 managed-memory-migrations
+//===//
 //
 // Managed (unified) memory moves pages between host and device on demand:
 // a kernel that touches a page resident on the host faults and waits while
@@ -20,6 +21,7 @@
 #include "rules/BuiltinDetectors.h"
 #include "rules/detectors/DetectorSupport.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <map>
@@ -58,8 +60,9 @@ Collected collect(const TraceIndex &Ctx) {
     if (R == Win.Ranges.size())
       continue;
     C.Time[R].push_back({E.Start, std::min(E.end(), Win.Ranges[R].End)});
-    const model::CopyKind K =
-        E.Args != model::NoIndex ? T.Args[E.Args].Copy : model::CopyKind::Unknown;
+    const model::CopyKind K = E.Args != model::NoIndex
+                                  ? T.Args[E.Args].Copy
+                                  : model::CopyKind::Unknown;
     const int64_t B = std::max<int64_t>(0, copyBytes(T, E));
     if (K == model::CopyKind::HtoD) {
       ++C.Up;
@@ -76,15 +79,33 @@ Collected collect(const TraceIndex &Ctx) {
   return C;
 }
 
-/// The kernels that run while pages migrate, by time beside migrations.
+/// The kernels that wait for the pages, by time: those that run beside a
+/// migration (they fault on its pages) and the first kernel after each
+/// stretch of migrations on \p Device (it waited for them to finish).
+/// \p Faulting gets those beside a migration only.
 std::map<std::string, int64_t>
-kernelsBeside(const TraceIndex &Ctx, const model::IntervalSet &Migrating) {
+kernelsThatWait(const TraceIndex &Ctx, int32_t Device,
+                const model::IntervalSet &Migr,
+                std::vector<std::string> &Faulting) {
   const model::Trace &T = Ctx.trace();
   std::map<std::string, int64_t> Out;
-  for (uint32_t I : Ctx.eventsOfKind(model::EventKind::Kernel)) {
+  llvm::ArrayRef<uint32_t> Work = Ctx.deviceWork(Device);
+  for (uint32_t I : Work) {
     const Event &K = T.Events[I];
-    if (int64_t Ns = Migrating.lengthWithin({K.Start, K.end()}); Ns > 0)
+    if (K.Kind != model::EventKind::Kernel)
+      continue;
+    if (int64_t Ns = Migr.lengthWithin({K.Start, K.end()}); Ns > 0)
       Out[T.name(K).str()] += Ns;
+  }
+  Faulting = namesByTime(Out);
+  for (const Interval &P : Migr.parts()) {
+    auto It = llvm::partition_point(
+        Work, [&](uint32_t W) { return T.Events[W].Start < P.End; });
+    for (; It != Work.end(); ++It)
+      if (T.Events[*It].Kind == model::EventKind::Kernel) {
+        Out[T.name(T.Events[*It]).str()] += P.length();
+        break;
+      }
   }
   return Out;
 }
@@ -135,8 +156,9 @@ Outcome rules::runManagedMemoryMigrations(const TraceIndex &Ctx,
 
   const model::IntervalSet Migrating =
       model::IntervalSet::unionOf(std::move(All));
-  std::map<std::string, int64_t> Beside = kernelsBeside(Ctx, Migrating);
-  std::vector<std::string> Kernels = namesByTime(Beside);
+  std::vector<std::string> Faulting;
+  std::vector<std::string> Kernels =
+      namesByTime(kernelsThatWait(Ctx, Device, Migrating, Faulting));
 
   Detection Det;
   auto &V = Det.Values;
@@ -161,11 +183,12 @@ Outcome rules::runManagedMemoryMigrations(const TraceIndex &Ctx,
   Det.Examples.push_back(example(Ctx, Longest));
   Det.ImpactNs = Impact;
   // The path shows the device's wait for pages as unrecorded delays, and
-  // the kernels that fault as compute: without the migrations neither.
+  // the kernels that fault beside them as compute: without the migrations
+  // neither. (A kernel that only waited before its start keeps its time.)
   Det.PathQuery.Categories.set(
       unsigned(analysis::PathCategory::UnrecordedDependency));
-  for (size_t K = 0; K < Kernels.size() && K < 8; ++K)
-    Det.PathQuery.Names.push_back(Kernels[K]);
+  for (size_t K = 0; K < Faulting.size() && K < 8; ++K)
+    Det.PathQuery.Names.push_back(Faulting[K]);
   Det.Window = Win.describe();
   // Migrations are what the driver did, not why: a prefetch that the
   // profiler shows as a migration, or pages the program really shares

@@ -45,8 +45,26 @@ Stalls collect(const TraceIndex &Ctx) {
   Stalls S;
   analysis::IdleOptions IO;
   IO.KeepGaps = true; // the split the target line and the L rules read
-  for (int32_t D : streamDevices(Ctx))
-    S.Unrecorded = std::max(S.Unrecorded, Ctx.typicalIdle(D, IO).UnrecordedNs);
+  for (int32_t D : streamDevices(Ctx)) {
+    // The idle split calls the device's wait for migrating managed-memory
+    // pages an unrecorded dependency too; M009 claims that part, so it is
+    // left out here (the median over the windows of the idle time the
+    // migrations cover).
+    std::vector<int64_t> Migrating;
+    if (!Ctx.migrating(D).empty())
+      for (const Interval &R : Win.Ranges) {
+        int64_t Ns = 0;
+        for (const Interval &P : Ctx.migrating(D).parts())
+          if (P.Begin < R.End && P.End > R.Begin)
+            Ns += Ctx.deviceBusy(D).idleWithin(
+                {std::max(P.Begin, R.Begin), std::min(P.End, R.End)});
+        Migrating.push_back(Ns);
+      }
+    S.Unrecorded = std::max(
+        S.Unrecorded,
+        std::max<int64_t>(0, Ctx.typicalIdle(D, IO).UnrecordedNs -
+                                 (Migrating.empty() ? 0 : median(Migrating))));
+  }
   for (const Interval &R : Win.Ranges) {
     std::vector<DeviceStall> In = Ctx.unrecordedStalls(R);
     S.Count += In.size();

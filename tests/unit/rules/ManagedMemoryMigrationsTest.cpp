@@ -1,4 +1,5 @@
-//===- rules/ManagedMemoryMigrationsTest.cpp - M009 managed-memory-migrations ===//
+//===- rules/ManagedMemoryMigrationsTest.cpp - M009 managed-memory-migrations
+//===//
 #include "../DetectorTestSupport.h"
 
 #include "gtest/gtest.h"
@@ -38,10 +39,10 @@ model::Trace steps(bool Fire) {
             T0 + (20 + 100 * P) * Us, T0 + (120 + 100 * P) * Us, 0, &Up);
     M.launch(S, "stencil", T0 + 5 * Us, T0 + 10 * Us, T0 + 430 * Us,
              T0 + 830 * Us);
-    M.add(S, model::EventKind::Migration, "Memcpy Unified HtoD",
-          T0 + 500 * Us, T0 + 600 * Us, 0, &Up);
-    M.add(S, model::EventKind::Migration, "Memcpy Unified DtoH",
-          T0 + 900 * Us, T0 + 950 * Us, 0, &Down);
+    M.add(S, model::EventKind::Migration, "Memcpy Unified HtoD", T0 + 500 * Us,
+          T0 + 600 * Us, 0, &Up);
+    M.add(S, model::EventKind::Migration, "Memcpy Unified DtoH", T0 + 900 * Us,
+          T0 + 950 * Us, 0, &Down);
   }
   return M.finish();
 }
