@@ -89,7 +89,10 @@ llvm::Expected<nsys::Statement> rocpd::select(nsys::Database &Db,
   std::vector<std::string> Aliases;
   for (size_t I = 0; I < Joins.size(); ++I) {
     const Join &J = Joins[I];
-    std::string Alias = "J" + std::to_string(I);
+    // Appended, not "J" + to_string(I): GCC 12 warns (falsely) of an
+    // overflow in operator+(const char *, string &&).
+    std::string Alias = "J";
+    Alias += std::to_string(I);
     Aliases.push_back(Alias);
     if (!Db.hasTable(J.Table) || !Have->count(J.From))
       continue;
