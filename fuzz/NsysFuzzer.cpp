@@ -1,14 +1,15 @@
-//===- fuzz/NsysFuzzer.cpp - Any bytes as an Nsight Systems export --------===//
+//===- fuzz/NsysFuzzer.cpp - Any bytes as an SQLite profile ---------------===//
 //
 // The input is an SQLite database image, opened with sqlite3_deserialize
-// (read-only) under the importer's restrictions, imported as an nsys export
-// and linted. Seeds are the fixtures' exports; most mutations damage pages,
-// which must give an error naming the table, never a crash.
+// (read-only) under the importers' restrictions, imported as the command
+// line would (a rocprofv3 rocpd database, else an nsys export) and linted.
+// Seeds are the fixtures' exports and rocpd databases; most mutations damage
+// pages, which must give an error naming the table, never a crash.
 //
 //===----------------------------------------------------------------------===//
 #include "FuzzLint.h"
 
-#include "import/nsys/NsysImporter.h"
+#include "import/SqliteImport.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -17,8 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   llvm::StringRef Bytes(reinterpret_cast<const char *>(Data), Size);
   tracelint::import::ImportOptions Opts;
   Opts.MaxEvents = 100000;
-  auto Trace =
-      tracelint::import::importNsysExportBytes("fuzz.sqlite", Bytes, Opts);
+  auto Trace = tracelint::import::importSqliteBytes("fuzz.sqlite", Bytes, Opts);
   if (!Trace) {
     llvm::consumeError(Trace.takeError());
     return 0;

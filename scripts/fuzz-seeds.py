@@ -14,7 +14,9 @@ traces under /work/shared.
     gzip    the same traces gzip-compressed (one and two members)
     toml    the built-in rule files (rules/*/*.toml) and a configuration
             that sets each kind of key
-    nsys    the SQLite exports fixtures/nsys/*.sql describes, built with
+    nsys    the SQLite files fixtures/nsys/*.sql and fixtures/rocpd/*.sql
+            describe (nsys exports and rocprofv3 databases: the target
+            imports an SQLite file as the command line does), built with
             Python's sqlite3
 """
 import glob
@@ -106,8 +108,9 @@ def main(argv):
             put(dirs["toml"], f.read())
     put(dirs["toml"], CONFIG)
 
-    for path in sorted(glob.glob(os.path.join(ROOT, "fixtures", "nsys",
-                                              "*.sql"))):
+    scripts = [p for d in ("nsys", "rocpd") for p in sorted(
+        glob.glob(os.path.join(ROOT, "fixtures", d, "*.sql")))]
+    for path in scripts:
         with tempfile.TemporaryDirectory() as tmp:
             db = os.path.join(tmp, "x.sqlite")
             con = sqlite3.connect(db)

@@ -2,7 +2,7 @@
 #include "import/Import.h"
 #include "import/ByteSource.h"
 #include "import/KinetoImporter.h"
-#include "import/nsys/NsysImporter.h"
+#include "import/SqliteImport.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -50,16 +50,17 @@ llvm::Expected<model::Trace> importOpened(llvm::Expected<OpenedSource> Opened,
     // SQLite reads the file itself; a compressed database cannot be opened.
     if (Opened->Gzip)
       return notATrace(Path, "gzip-compressed data: an SQLite database inside "
-                             "(an Nsight Systems export?); decompress it "
-                             "first");
+                             "(an Nsight Systems export or a rocprofv3 "
+                             "database?); decompress it first");
     if (!Opened->Regular)
       return notATrace(Path, "an SQLite database from a pipe or device; "
                              "SQLite reads files in place: save it to a "
                              "file first");
     Opened->Source.reset(); // SQLite opens and reads the file itself
+    // Its tables tell which profiler wrote it: rocprofv3 or nsys.
     if (Memory)
-      return importNsysExportBytes(Path, *Memory, Opts);
-    return importNsysExport(Path, Opts);
+      return importSqliteBytes(Path, *Memory, Opts);
+    return importSqliteFile(Path, Opts);
   }
   if (Head.startswith("NSYS") || Path.endswith(".nsys-rep") ||
       Path.endswith(".qdrep"))

@@ -221,15 +221,24 @@ void describeChurn(
   Det.Examples.push_back(example(Ctx, Longest));
 }
 
+/// Where allocator calls are recorded, in the words of the profiler that
+/// recorded the trace: a rocprofv3 user needs rocprofv3's option, not nsys's.
+const char *whyNoRuntimeCalls(const TraceIndex &Ctx) {
+  if (!analysis::speaksPyTorch(Ctx.producer().Kind) && Ctx.producer().isRocm())
+    return "the trace has no HIP runtime calls, which is where allocator "
+           "calls (hipMalloc, hipFree) are recorded; rocprofv3 records them "
+           "with --hip-trace (or --runtime-trace, --sys-trace)";
+  return "the trace has no CUDA/HIP runtime or driver calls, "
+         "which is where allocator calls are recorded; profile with "
+         "ProfilerActivity.CUDA (nsys --trace=cuda for a C/C++ program)";
+}
+
 } // namespace
 
 Outcome rules::runAllocatorChurn(const TraceIndex &Ctx, const RuleOptions &Opts,
                                  std::vector<Detection> &Out) {
   if (Ctx.quality().RuntimeCalls == 0)
-    return Outcome::cannotJudge(
-        "the trace has no CUDA/HIP runtime or driver calls, "
-        "which is where allocator calls are recorded; profile with "
-        "ProfilerActivity.CUDA (nsys --trace=cuda for a C/C++ program)");
+    return Outcome::cannotJudge(whyNoRuntimeCalls(Ctx));
   std::vector<uint32_t> Calls = allocatorCalls(Ctx);
   // No allocator call anywhere: nothing churns, whatever the steps.
   if (Calls.empty())

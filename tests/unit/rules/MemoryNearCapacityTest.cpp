@@ -12,7 +12,7 @@ namespace {
 
 constexpr int64_t GB = 1'000'000'000;
 
-struct Layout {
+struct CapacityLayout {
   bool Retry = true;
   bool Memory = true;
   bool Capacity = true;
@@ -27,7 +27,7 @@ struct Layout {
 /// splitting [0.1, 1.1), and cudaMalloc [1.1, 1.15); a gemm runs
 /// [1.21, 9.5). A memory event at 1.15 records Reserved (allocated 2 GB
 /// less); the device has 42,298,834,944 bytes.
-model::Trace memoryTrace(const Layout &L) {
+model::Trace memoryTrace(const CapacityLayout &L) {
   TraceMaker M;
   uint32_t S = M.stream(0, 7);
   for (int K = 0; K < 4; ++K) {
@@ -80,7 +80,7 @@ TEST(MemoryCapacityDetector, FiresOnRetriesNearCapacity) {
 }
 
 TEST(MemoryCapacityDetector, NearCapacityWithoutRetriesIsARiskAtInfo) {
-  Layout L;
+  CapacityLayout L;
   L.Retry = false;
   model::Trace T = memoryTrace(L);
   TraceIndex Ctx(T);
@@ -92,7 +92,7 @@ TEST(MemoryCapacityDetector, NearCapacityWithoutRetriesIsARiskAtInfo) {
 }
 
 TEST(MemoryCapacityDetector, RoomAndNoRetriesIsQuiet) {
-  Layout L;
+  CapacityLayout L;
   L.Retry = false;
   L.Reserved = 30 * GB;
   model::Trace T = memoryTrace(L);
@@ -103,7 +103,7 @@ TEST(MemoryCapacityDetector, RoomAndNoRetriesIsQuiet) {
 }
 
 TEST(MemoryCapacityDetector, OneFreeIsNotARetry) {
-  Layout L;
+  CapacityLayout L;
   L.Frees = 1;
   L.Reserved = 30 * GB;
   model::Trace T = memoryTrace(L);
@@ -115,7 +115,7 @@ TEST(MemoryCapacityDetector, OneFreeIsNotARetry) {
 
 TEST(MemoryCapacityDetector, RetriesFireBelowTheThreshold) {
   // Memory outside the allocator can fill the device: the retry decides.
-  Layout L;
+  CapacityLayout L;
   L.Reserved = 30 * GB;
   model::Trace T = memoryTrace(L);
   TraceIndex Ctx(T);
@@ -126,7 +126,7 @@ TEST(MemoryCapacityDetector, RetriesFireBelowTheThreshold) {
 }
 
 TEST(MemoryCapacityDetector, CannotJudgeWithoutMemoryEventsAndCountsRetries) {
-  Layout L;
+  CapacityLayout L;
   L.Memory = false;
   model::Trace T = memoryTrace(L);
   TraceIndex Ctx(T);
@@ -139,7 +139,7 @@ TEST(MemoryCapacityDetector, CannotJudgeWithoutMemoryEventsAndCountsRetries) {
 }
 
 TEST(MemoryCapacityDetector, CannotJudgeHostMemoryOnly) {
-  Layout L;
+  CapacityLayout L;
   L.MemoryDevice = -1;
   model::Trace T = memoryTrace(L);
   TraceIndex Ctx(T);
@@ -149,7 +149,7 @@ TEST(MemoryCapacityDetector, CannotJudgeHostMemoryOnly) {
 }
 
 TEST(MemoryCapacityDetector, CannotJudgeWithoutCapacity) {
-  Layout L;
+  CapacityLayout L;
   L.Capacity = false;
   model::Trace T = memoryTrace(L);
   TraceIndex Ctx(T);
