@@ -16,8 +16,10 @@
 // start to the device's next work (what a synchronizing free opens), and
 // bounds the gain with waitsGainBound: removing the calls lets the thread
 // submit earlier by at most their length, and only device idle time can be
-// saved. Without runtime calls, or without steps to tell the steady state
-// from start-up, it cannot judge and says how many calls it saw.
+// saved. Without steps (an Nsight export), calls of one name and size that
+// repeat min-repeats times are a loop's and are judged over the window,
+// each group's first call left out as start-up; without runtime calls, or
+// without such repeats, it cannot judge and says how many calls it saw.
 //
 //===----------------------------------------------------------------------===//
 #include "rules/BuiltinDetectors.h"
@@ -28,6 +30,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 using namespace tracelint;
 using namespace tracelint::rules;
@@ -102,6 +105,62 @@ std::string whyNoSteadySteps(const TraceIndex &Ctx,
                  ? "call prof.step() once per iteration"
                  : "wrap each iteration in an NVTX range named with --step")
       .str();
+}
+
+/// Without step markers, the calls that run in a loop: those of a name
+/// and size (the recorded bytes, when there are any) that repeats at least
+/// \p MinRepeats times after its first call, the repeats spanning at least
+/// half of the window, each group's first call left out as start-up. \p Note
+/// describes them ("1221 calls of 2 names repeat from +0.010000 s to +9.800000
+/// s").
+std::vector<uint32_t> loopCalls(const TraceIndex &Ctx,
+                                llvm::ArrayRef<uint32_t> Calls,
+                                int64_t MinRepeats, std::string &Note) {
+  const model::Trace &T = Ctx.trace();
+  std::map<std::pair<std::string, int64_t>, std::vector<uint32_t>> Groups;
+  for (uint32_t I : Calls) {
+    const Event &E = T.Events[I];
+    int64_t Bytes = E.Args != model::NoIndex ? T.Args[E.Args].Bytes : -1;
+    Groups[{T.name(E).str(), Bytes}].push_back(I);
+  }
+  std::vector<uint32_t> Out;
+  std::set<std::string> Names;
+  for (auto &[Key, Members] : Groups) {
+    if (int64_t(Members.size()) - 1 < MinRepeats)
+      continue;
+    llvm::sort(Members, [&](uint32_t A, uint32_t B) {
+      return T.Events[A].Start < T.Events[B].Start;
+    });
+    // Start-up allocates its buffers in a burst; a loop's calls run
+    // through the window: the repeats must span half of it.
+    const int64_t Span =
+        T.Events[Members.back()].Start - T.Events[Members[1]].Start;
+    if (2 * Span < T.WindowEnd - T.WindowStart)
+      continue;
+    Out.insert(Out.end(), Members.begin() + 1, Members.end());
+    Names.insert(Key.first);
+  }
+  if (Out.empty())
+    return Out;
+  uint32_t First = Out.front(), Last = Out.front();
+  for (uint32_t I : Out) {
+    if (T.Events[I].Start < T.Events[First].Start)
+      First = I;
+    if (T.Events[I].Start > T.Events[Last].Start)
+      Last = I;
+  }
+  Note = llvm::formatv(
+             "the trace has no step markers, but {0} calls of {1} "
+             "repeat with one size each from {2} to {3} after "
+             "their first: they run in a loop (the first call of "
+             "each is left out as start-up)",
+             Out.size(),
+             joinNames(std::vector<std::string>(Names.begin(), Names.end()),
+                       /*Max=*/3),
+             support::formatOffset(Ctx.traceOffsetNs(T.Events[First])),
+             support::formatOffset(Ctx.traceOffsetNs(T.Events[Last])))
+             .str();
+  return Out;
 }
 
 struct PathGroup {
@@ -185,7 +244,7 @@ ChurnFigures measureChurn(const TraceIndex &Ctx, const StepCalls &S) {
 void describeChurn(
     const TraceIndex &Ctx, const StepCalls &S, const ChurnFigures &F,
     const std::vector<const std::pair<const std::string, PathGroup> *> &Ranked,
-    Detection &Det) {
+    const std::string &LoopNote, Detection &Det) {
   const model::Trace &T = Ctx.trace();
   const Event &Longest = T.Events[Ranked.front()->second.Longest];
   auto &V = Det.Values;
@@ -194,6 +253,25 @@ void describeChurn(
   V["empty_cache"] = count(median(S.Empties));
   V["steps_with_calls"] =
       llvm::formatv("{0} of {1}", F.StepsWithCalls, S.HostParts.size()).str();
+  if (LoopNote.empty()) {
+    V["calls_when"] =
+        llvm::formatv("in the steady steps (per step, median: "
+                      "allocations {0}, frees {1}, empty_cache "
+                      "calls {2})",
+                      median(S.Mallocs), median(S.Frees), median(S.Empties))
+            .str();
+    V["calls_where"] = llvm::formatv("allocator calls in {0} steps ({1})",
+                                     V["steps_with_calls"].text(),
+                                     Ctx.measureWindows().describe())
+                           .str();
+  } else {
+    V["calls_when"] = llvm::formatv("again and again in a loop ({0} "
+                                    "allocations and {1} frees in the "
+                                    "window after the first of each)",
+                                    median(S.Mallocs), median(S.Frees))
+                          .str();
+    V["calls_where"] = LoopNote;
+  }
   V["idle"] = dur(F.IdleNs);
   V["top_op_path"] = Ranked.front()->first;
   V["subject"] = Ranked.front()->first;
@@ -213,9 +291,9 @@ void describeChurn(
   PerWindowMean Mean(Ctx.measureWindows());
   addSiteEvidence(
       Det, Ranked, 0, 3, [&](const std::string &Path, const PathGroup &G) {
-        return llvm::formatv("{0}: {1:f1} calls per step, {2} of "
-                             "host time per step",
-                             Path, Mean.count(G.Count), Mean.time(G.HostNs))
+        return llvm::formatv("{0}: {1:f1} calls {3}, {2} of host time {3}",
+                             Path, Mean.count(G.Count), Mean.time(G.HostNs),
+                             Mean.per())
             .str();
       });
   Det.Examples.push_back(example(Ctx, Longest));
@@ -243,8 +321,26 @@ Outcome rules::runAllocatorChurn(const TraceIndex &Ctx, const RuleOptions &Opts,
   // No allocator call anywhere: nothing churns, whatever the steps.
   if (Calls.empty())
     return Outcome::ran();
-  if (Ctx.steps().size() < 2)
+  // Without steps, calls that repeat at one site and size are a loop's
+  // (an Nsight export of a C++ program never has step markers); fewer
+  // repeats cannot be told from start-up.
+  std::string LoopNote;
+  // A PyTorch program has prof.step() for its steps, and its caching
+  // allocator grows through warm-up with calls that repeat too.
+  if (Ctx.steps().size() < 2 && analysis::speaksPyTorch(Ctx.producer().Kind))
     return Outcome::cannotJudge(whyNoSteadySteps(Ctx, Calls));
+  if (Ctx.steps().size() < 2) {
+    std::vector<uint32_t> Loop =
+        loopCalls(Ctx, Calls, int64_t(Opts.number("min-repeats")), LoopNote);
+    if (Loop.empty())
+      return Outcome::cannotJudge(
+          whyNoSteadySteps(Ctx, Calls) +
+          llvm::formatv(" (no call of one name and size repeats {0} times "
+                        "after its first, as a loop's would)",
+                        int64_t(Opts.number("min-repeats")))
+              .str());
+    Calls = std::move(Loop);
+  }
 
   const double MinShare = Opts.number("min-share-of-step");
   const double MinGain = Opts.number("min-gain-share");
@@ -268,7 +364,7 @@ Outcome rules::runAllocatorChurn(const TraceIndex &Ctx, const RuleOptions &Opts,
       rankByKey(S.ByPath, [](const PathGroup &G) { return G.HostNs; });
   Detection Det;
   describeCostPerWindow(Ctx, F.HostNs, MinShare, F.ImpactNs, Det.Values);
-  describeChurn(Ctx, S, F, Ranked, Det);
+  describeChurn(Ctx, S, F, Ranked, LoopNote, Det);
   Det.ImpactNs = F.ImpactNs;
   // On the critical path: the allocator calls (and empty_cache frames)
   // taking no time, with the waits a cudaFree implies.
@@ -278,8 +374,8 @@ Outcome rules::runAllocatorChurn(const TraceIndex &Ctx, const RuleOptions &Opts,
   setGainVerdict(Det, F.ImpactNs, F.HostNs, MinGain, Target,
                  "the device stayed busy meanwhile, so a warm allocator is "
                  "not predicted to shorten the step by more than {impact}",
-                 "the device idled for up to {impact} per step because of "
-                 "them");
+                 ("the device idled for up to {impact} " +
+                  Det.Values["per"].text() + " because of them"));
   // The calls are recorded, not inferred; recurring in most steps is churn,
   // in a few it may be the cache still growing.
   Det.Confidence = 2 * F.StepsWithCalls > S.HostParts.size() ? 0.75 : 0.5;
