@@ -17,6 +17,7 @@
 // then cannot judge.
 //
 //===----------------------------------------------------------------------===//
+#include "analysis/Producer.h"
 #include "rules/BuiltinDetectors.h"
 #include "rules/detectors/DetectorSupport.h"
 
@@ -198,10 +199,16 @@ Outcome rules::runPageableHostCopies(const TraceIndex &Ctx,
     // "Host"): nothing says whether they were pageable.
     if (S.HostCopies && S.Undecided == S.HostCopies)
       return Outcome::cannotJudge(
-          "the trace's host-device copies do not say "
-          "whether host memory is pageable or pinned (ROCm traces name "
-          "it Host); a CUDA (CUPTI) trace or Nsight Systems export "
-          "records the memory kind");
+          Ctx.producer().isRocm()
+              ? "the trace's host-device copies do not say whether host "
+                "memory is pageable or pinned: ROCm's profilers name it "
+                "Host. Check the allocations instead: memory from "
+                "hipHostMalloc, or registered with hipHostRegister "
+                "(pin_memory=True in PyTorch), is pinned, anything else "
+                "pageable; S003 and D002 show whether the copy calls block"
+              : "the trace's host-device copies do not say "
+                "whether host memory is pageable or pinned; a CUDA (CUPTI) "
+                "trace or Nsight Systems export records the memory kind");
     return Outcome::ran();
   }
   BlockFigures F = measureBlocking(Ctx, S);
