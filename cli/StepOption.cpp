@@ -1,6 +1,7 @@
 //===- cli/StepOption.cpp -------------------------------------------------===//
 #include "StepOption.h"
 
+#include "analysis/Producer.h"
 #include "model/Steps.h"
 #include "support/Format.h"
 
@@ -9,7 +10,15 @@
 llvm::Error tracelint::cli::applyStepOption(model::Trace &T,
                                             llvm::StringRef Input,
                                             llvm::StringRef StepName) {
-  if (StepName.empty() || model::defineStepsFromRanges(T, StepName))
+  // Without --step, a trace without step markers takes its repeated
+  // NVTX/roctx ranges as steps when they look like iterations; "--step
+  // none" keeps the whole window.
+  if (StepName.empty()) {
+    if (!analysis::speaksPyTorch(analysis::detectProducer(T).Kind))
+      model::chooseStepRanges(T);
+    return llvm::Error::success();
+  }
+  if (StepName == "none" || model::defineStepsFromRanges(T, StepName))
     return llvm::Error::success();
   std::string Message;
   llvm::raw_string_ostream OS(Message);

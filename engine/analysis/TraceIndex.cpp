@@ -179,20 +179,25 @@ AllocatorCall TraceIndex::allocatorCall(const Event &E) const {
 //===----------------------------------------------------------------------===//
 
 std::string TraceIndex::describeTarget() const {
-  if (Target == TargetKind::MedianStep) {
-    const size_t Steady = steadySteps().size();
-    if (Steady == Steps.size())
-      return llvm::formatv("median step time {0} ({1} {2})",
-                           support::formatDuration(TargetNs), Steps.size(),
-                           Steps.size() == 1 ? "step" : "steps")
-          .str();
-    // The steady steps by number: the first step is left out (start-up).
-    return llvm::formatv("median step time {0} ({1})",
-                         support::formatDuration(TargetNs), Windows.describe())
+  if (Target != TargetKind::MedianStep)
+    return llvm::formatv("window {0} (no step markers)",
+                         support::formatDuration(TargetNs))
         .str();
-  }
-  return llvm::formatv("window {0} (no step markers)",
-                       support::formatDuration(TargetNs))
+  const size_t Steady = steadySteps().size();
+  // The steady steps by number: the first step is left out (start-up).
+  std::string Which =
+      Steady == Steps.size()
+          ? llvm::formatv("{0} {1}", Steps.size(),
+                          Steps.size() == 1 ? "step" : "steps")
+                .str()
+          : Windows.describe();
+  // Steps tracelint chose say where they came from.
+  if (T.StepRangesChosen)
+    Which += llvm::formatv(": the repeated '{0}' ranges, taken as steps",
+                           support::sanitize(T.StepRangeName, 40))
+                 .str();
+  return llvm::formatv("median step time {0} ({1})",
+                       support::formatDuration(TargetNs), Which)
       .str();
 }
 

@@ -47,7 +47,77 @@ size_t tracelint::model::defineStepsFromRanges(Trace &T, llvm::StringRef Name) {
   }
   T.Steps = std::move(Steps);
   T.StepsFrom = StepSource::Named;
+  T.StepRangeName = Name.str();
+  T.StepRangesChosen = false;
   return T.Steps.size();
+}
+
+namespace {
+
+/// One range name's top-level ranges on one host thread.
+struct Candidate {
+  StringId Name;
+  size_t Count = 0;
+  int64_t Covered = 0;
+};
+
+} // namespace
+
+std::string tracelint::model::chooseStepRanges(Trace &T) {
+  if (!T.Steps.empty())
+    return "";
+  const int64_t Window = T.WindowEnd - T.WindowStart;
+  if (Window <= 0)
+    return "";
+  std::vector<Candidate> Best;
+  for (const Lane &L : T.Lanes) {
+    if (L.Kind != LaneKind::HostThread)
+      continue;
+    // Per name on this lane: the ranges that start after the previous one
+    // of the name ended (a nested one belongs to its parent).
+    llvm::DenseMap<StringId, std::pair<int64_t, std::vector<int64_t>>> ByName;
+    for (const Event &E : T.events(L)) {
+      if (E.Kind != EventKind::Annotation || E.hasFlag(FlagInstant) ||
+          E.Duration <= 0)
+        continue;
+      auto &[OpenEnd, Lengths] = ByName[E.Name];
+      if (!Lengths.empty() && E.Start < OpenEnd)
+        continue;
+      Lengths.push_back(E.Duration);
+      OpenEnd = E.end();
+    }
+    for (auto &[Name, Entry] : ByName) {
+      std::vector<int64_t> &Lengths = Entry.second;
+      if (Lengths.size() < 3)
+        continue;
+      std::vector<int64_t> Sorted = Lengths;
+      std::nth_element(Sorted.begin(), Sorted.begin() + Sorted.size() / 2,
+                       Sorted.end());
+      const int64_t Median = Sorted[Sorted.size() / 2];
+      size_t Similar = llvm::count_if(Lengths, [&](int64_t D) {
+        return 2 * D >= Median && D <= 2 * Median;
+      });
+      int64_t Covered = 0;
+      for (int64_t D : Lengths)
+        Covered += D;
+      if (4 * Similar < 3 * Lengths.size() || 4 * Covered < Window)
+        continue;
+      Best.push_back({Name, Lengths.size(), Covered});
+    }
+  }
+  if (Best.empty())
+    return "";
+  const Candidate &Win = *std::min_element(
+      Best.begin(), Best.end(), [](const Candidate &A, const Candidate &B) {
+        if (A.Covered != B.Covered)
+          return A.Covered > B.Covered;
+        return A.Count < B.Count;
+      });
+  std::string Name = T.Strings.get(Win.Name).str();
+  if (!defineStepsFromRanges(T, Name))
+    return "";
+  T.StepRangesChosen = true;
+  return Name;
 }
 
 std::vector<std::pair<std::string, size_t>>

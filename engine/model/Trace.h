@@ -115,6 +115,11 @@ public:
   std::vector<Flow> Flows;
   std::vector<Step> Steps;
   StepSource StepsFrom = StepSource::None;
+  /// With StepsFrom == Named: the range name the steps come from, and
+  /// whether tracelint chose it (the repeated ranges of a trace without
+  /// step markers, model::chooseStepRanges) rather than --step.
+  std::string StepRangeName;
+  bool StepRangesChosen = false;
   std::vector<DeviceInfo> Devices;
   Producer Source;
   ImportStats Stats;

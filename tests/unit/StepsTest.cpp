@@ -70,4 +70,62 @@ TEST(StepsTest, UnknownNameLeavesStepsAlone) {
   EXPECT_EQ(Names[1].first, "ProfilerStep#1"); // ties by name: 'P' < 'b'
 }
 
+TEST(StepsTest, RepeatedIterationRangesAreChosenAsSteps) {
+  // Six 100-unit "iteration" ranges covering the window, each holding a
+  // 30-unit "solve" phase, and a short "launch" range repeated 50 times:
+  // "iteration" covers the most time and wins; the others are phases.
+  TraceBuilder B;
+  uint32_t Main = B.lane(1, 1);
+  for (int I = 0; I < 6; ++I) {
+    add(B, Main, EventKind::Annotation, "iteration", I * 100, I * 100 + 100);
+    add(B, Main, EventKind::Annotation, "solve", I * 100 + 10, I * 100 + 40);
+  }
+  for (int I = 0; I < 50; ++I)
+    add(B, Main, EventKind::Annotation, "launch", I * 12, I * 12 + 1);
+  Trace T = B.finish();
+  ASSERT_EQ(T.StepsFrom, StepSource::None);
+  EXPECT_EQ(chooseStepRanges(T), "iteration");
+  EXPECT_EQ(T.Steps.size(), 6u);
+  EXPECT_TRUE(T.StepRangesChosen);
+  EXPECT_EQ(T.StepRangeName, "iteration");
+  // A trace with steps keeps them.
+  EXPECT_EQ(chooseStepRanges(T), "");
+}
+
+TEST(StepsTest, RangesThatDoNotLookLikeIterationsAreNotChosen) {
+  {
+    // Lengths all over the place: 10, 400, 20, 300 (under three in four
+    // within half and twice the median).
+    TraceBuilder B;
+    uint32_t Main = B.lane(1, 1);
+    int64_t At = 0;
+    for (int64_t D : {10, 400, 20, 300}) {
+      add(B, Main, EventKind::Annotation, "phase", At, At + D);
+      At += D;
+    }
+    Trace T = B.finish();
+    EXPECT_EQ(chooseStepRanges(T), "");
+    EXPECT_TRUE(T.Steps.empty());
+  }
+  {
+    // Similar ranges covering under a quarter of the window.
+    TraceBuilder B;
+    uint32_t Main = B.lane(1, 1);
+    for (int I = 0; I < 4; ++I)
+      add(B, Main, EventKind::Annotation, "tick", I * 100, I * 100 + 5);
+    add(B, Main, EventKind::Annotation, "setup", 0, 1000);
+    Trace T = B.finish();
+    EXPECT_EQ(chooseStepRanges(T), "");
+  }
+  {
+    // Two ranges are not a loop.
+    TraceBuilder B;
+    uint32_t Main = B.lane(1, 1);
+    add(B, Main, EventKind::Annotation, "iteration", 0, 100);
+    add(B, Main, EventKind::Annotation, "iteration", 100, 200);
+    Trace T = B.finish();
+    EXPECT_EQ(chooseStepRanges(T), "");
+  }
+}
+
 } // namespace
