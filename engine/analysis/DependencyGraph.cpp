@@ -196,6 +196,7 @@ void DependencyGraph::buildHost(uint32_t LI) {
     if (StepThread && Length >= MinJoinNs &&
         (E.Category == PathCategory::HostUntraced ||
          (E.Category == PathCategory::HostOther &&
+          E.Subject != model::NoIndex &&
           T.Events[E.Subject].Kind == EventKind::Annotation)))
       Joins.push_back(Pending.size());
     addEdge(E.From + 1, E);

@@ -136,7 +136,9 @@ void TraceIndex::forEachHostStretch(
   const model::IntervalSet &Path = launchPath(LI);
   const model::IntervalSet &Profiler = profilerRanges(LI);
   const model::IntervalSet &Startup = startupRanges(LI);
+  const model::IntervalSet &OsTraced = osTracedPhases(LI);
   cutAtEdges(Path, Range, Cuts);
+  cutAtEdges(OsTraced, Range, Cuts);
   cutAtEdges(Profiler, Range, Cuts);
   cutAtEdges(Startup, Range, Cuts);
   llvm::sort(Cuts);
@@ -154,7 +156,8 @@ void TraceIndex::forEachHostStretch(
   };
   for (uint32_t I : Stack)
     Opened(I, +1);
-  SetCursor OnPath(Path), InProfiler(Profiler), InStartup(Startup);
+  SetCursor OnPath(Path), InProfiler(Profiler), InStartup(Startup),
+      InOsTraced(OsTraced);
   auto Next = FromIt;
   auto WI = WaitFrom;
   for (size_t C = 0; C + 1 < Cuts.size(); ++C) {
@@ -197,6 +200,10 @@ void TraceIndex::forEachHostStretch(
     } else if (OnPath.covers(A, B)) {
       S.Cause = HostCause::LaunchPath;
     } else if (S.Innermost != model::NoIndex) {
+      S.Cause = HostCause::Other;
+    } else if (InOsTraced.covers(A, B)) {
+      // Between the OS runtime calls of a host phase whose OS calls are
+      // traced: the thread's own code, with no event to name it.
       S.Cause = HostCause::Other;
     } else {
       S.Cause = HostCause::Untraced;

@@ -31,7 +31,9 @@ enum class HostCause : uint8_t {
   Submission,  ///< inside a call that submits device work
   DataLoading, ///< inside one of the thread's data-loader ranges
   LaunchPath,  ///< elsewhere on the launch path: op dispatch, glue
-  Other,       ///< inside other recorded host activity
+  Other,       ///< inside other recorded host activity, or inside no
+               ///< recorded event in a host phase whose OS runtime calls
+               ///< are traced (TraceIndex::osTracedPhases; no Innermost)
   Untraced,    ///< inside no recorded event (a step range does not count)
 };
 constexpr unsigned NumHostCauses = unsigned(HostCause::Untraced) + 1;
@@ -46,8 +48,9 @@ struct HostStretch {
   HostCause Cause = HostCause::Untraced;
   /// The innermost recorded host activity open over the stretch (an op,
   /// Python frame, annotation other than a step range, runtime, driver or
-  /// OS call, profiler record), or model::NoIndex; for a wait, the waiting
-  /// call or op.
+  /// OS call, profiler record), or model::NoIndex (untraced time, and host
+  /// work between the OS calls of an OS-traced host phase); for a wait, the
+  /// waiting call or op.
   uint32_t Innermost = model::NoIndex;
   /// For Cause == Wait: the index of the wait in TraceIndex::hostWaits().
   uint32_t Wait = model::NoIndex;

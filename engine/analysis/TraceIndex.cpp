@@ -497,6 +497,52 @@ const TraceIndex::HostCauses &TraceIndex::hostCauses() const {
       H.ProfilerByLane.push_back(
           model::IntervalSet::unionOf(std::move(Profiler[L])));
     }
+    // The host phases of a submitting thread (its time between two device
+    // interactions: submissions and host waits) in which the trace records
+    // its OS runtime calls. OS runtime tracing (nsys's OSRT) records the
+    // thread's blocking calls and I/O, so the instants between them are the
+    // thread's own code: host work, however little of it is named.
+    std::vector<std::vector<uint32_t>> OsCalls(T.Lanes.size());
+    for (uint32_t I : eventsOfKind(model::EventKind::OsRuntime))
+      if (T.Events[I].Duration > 0)
+        OsCalls[T.Events[I].Lane].push_back(I);
+    H.OsTracedByLane.resize(T.Lanes.size());
+    for (uint32_t L = 0; L < T.Lanes.size(); ++L) {
+      llvm::ArrayRef<uint32_t> Subs = submissions(L);
+      if (OsCalls[L].empty() || Subs.empty())
+        continue;
+      llvm::sort(OsCalls[L], [&](uint32_t A, uint32_t B) {
+        return T.Events[A].Start < T.Events[B].Start;
+      });
+      std::vector<model::Interval> Touch;
+      for (uint32_t I : Subs)
+        Touch.push_back({T.Events[I].Start, T.Events[I].end()});
+      for (const HostWait &W : hostWaits(L))
+        Touch.push_back(W.Range);
+      const model::IntervalSet Device =
+          model::IntervalSet::unionOf(std::move(Touch));
+      const model::Lane &Lane = T.Lanes[L];
+      model::Interval Span{T.Events[Lane.Begin].Start,
+                           T.Events[Lane.Begin].end()};
+      for (uint32_t I = Lane.Begin; I < Lane.End; ++I)
+        Span.End = std::max(Span.End, T.Events[I].end());
+      std::vector<model::Interval> Phases;
+      llvm::ArrayRef<uint32_t> Os = OsCalls[L];
+      size_t K = 0;
+      for (model::Interval Phase : Device.gapsWithin(Span)) {
+        while (K < Os.size() && T.Events[Os[K]].end() <= Phase.Begin)
+          ++K;
+        // Calls sorted by start: the first that ends inside or after the
+        // phase's start opens in it, unless it starts after its end.
+        for (size_t J = K; J < Os.size() && T.Events[Os[J]].Start < Phase.End;
+             ++J)
+          if (T.Events[Os[J]].end() > Phase.Begin) {
+            Phases.push_back(Phase);
+            break;
+          }
+      }
+      H.OsTracedByLane[L] = model::IntervalSet::unionOf(std::move(Phases));
+    }
     return H;
   });
 }
@@ -509,6 +555,12 @@ const model::IntervalSet &TraceIndex::startupRanges(uint32_t HostLane) const {
 
 llvm::ArrayRef<uint32_t> TraceIndex::profilerActivity() const {
   return hostCauses().Profiler;
+}
+
+const model::IntervalSet &TraceIndex::osTracedPhases(uint32_t HostLane) const {
+  static const model::IntervalSet None;
+  const HostCauses &H = hostCauses();
+  return HostLane < H.OsTracedByLane.size() ? H.OsTracedByLane[HostLane] : None;
 }
 
 const model::IntervalSet &TraceIndex::profilerRanges(uint32_t HostLane) const {

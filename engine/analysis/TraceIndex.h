@@ -582,6 +582,14 @@ public:
   /// thread, and every overhead record of the thread's process (they are
   /// often written on a track of their own, not on the thread they held up).
   const model::IntervalSet &profilerRanges(uint32_t HostLane) const;
+  /// The host phases of \p HostLane in which the trace records its OS
+  /// runtime calls (EventKind::OsRuntime, nsys's OSRT_API): the stretches
+  /// between two of the thread's device interactions (submissions and host
+  /// waits; before the first, after the last) that hold at least one such
+  /// call; empty for a thread that submits nothing. The host timeline calls
+  /// the time inside no recorded event there host work, not untraced
+  /// (docs/path.md, "The host timeline").
+  const model::IntervalSet &osTracedPhases(uint32_t HostLane) const;
 
   // --- Device idle attribution ---------------------------------------------
   /// Splits the idle time of \p Device inside \p Window (the gaps of its busy
@@ -677,7 +685,8 @@ private:
   support::Lazy<TeardownWork> Teardown;
   struct HostCauses {
     std::vector<uint32_t> Profiler;
-    std::vector<model::IntervalSet> StartupByLane, ProfilerByLane;
+    std::vector<model::IntervalSet> StartupByLane, ProfilerByLane,
+        OsTracedByLane;
   };
   support::Lazy<HostCauses> Causes;
   support::Lazy<TargetIdle> IdleOfTarget;

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "rules/BuiltinDetectors.h"
 #include "rules/detectors/DetectorSupport.h"
+#include "support/Format.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -41,6 +42,29 @@ struct OpShare {
 };
 using OpShares = std::map<std::string, OpShare>;
 
+/// What the host timeline calls host work with no innermost event: the
+/// thread's own code between the OS runtime calls of a host phase whose OS
+/// calls are traced (TraceIndex::osTracedPhases).
+constexpr llvm::StringLiteral BetweenOsCalls =
+    "code between OS runtime calls (no event names it)";
+
+/// The name under which a host-work stretch counts.
+std::string pieceName(const model::Trace &T, const analysis::HostStretch &P) {
+  return P.Innermost == model::NoIndex ? BetweenOsCalls.str()
+                                       : T.name(T.Events[P.Innermost]).str();
+}
+
+/// Adds a stretch to \p Shares, keeping the longest event as the example.
+void addPiece(const model::Trace &T, OpShares &Shares,
+              const analysis::HostStretch &P) {
+  OpShare &S = Shares[pieceName(T, P)];
+  S.Ns += P.Range.length();
+  if (P.Innermost != model::NoIndex &&
+      (S.Example == model::NoIndex ||
+       T.Events[P.Innermost].Duration > T.Events[S.Example].Duration))
+    S.Example = P.Innermost;
+}
+
 /// The host work of one device in the measured windows.
 struct DeviceHostTime {
   int32_t Device = -1;
@@ -49,6 +73,11 @@ struct DeviceHostTime {
   Interval LongestGap;
   uint32_t LongestGapWork = model::NoIndex;
   int64_t LongestGapHost = 0;
+  /// The longest gap's host phase: its host work from the first stretch to
+  /// the last, by name, and the thread that ran it.
+  Interval LongestPhase;
+  OpShares LongestPhaseByOp;
+  uint32_t LongestPhaseLane = model::NoIndex;
   OpShares ByOp; ///< host work by the innermost event's name
   int64_t HostTotal = 0;
 };
@@ -63,14 +92,16 @@ DeviceHostTime collectHostTime(const TraceIndex &Ctx, int32_t Device,
     const IdleBreakdown &B = Ctx.attributeIdle(Device, R, IO);
     for (const analysis::AttributedGap &G : B.GapList) {
       int64_t Host = 0;
+      OpShares Phase;
+      Interval PhaseRange{0, 0};
       for (const analysis::HostStretch &P : G.HostPieces) {
         if (P.Cause != analysis::HostCause::Other)
           continue; // untraced time is T005's
-        OpShare &S = F.ByOp[T.name(T.Events[P.Innermost]).str()];
-        S.Ns += P.Range.length();
-        if (S.Example == model::NoIndex ||
-            T.Events[P.Innermost].Duration > T.Events[S.Example].Duration)
-          S.Example = P.Innermost;
+        addPiece(T, F.ByOp, P);
+        addPiece(T, Phase, P);
+        if (Host == 0)
+          PhaseRange.Begin = P.Range.Begin;
+        PhaseRange.End = P.Range.End;
         Host += P.Range.length();
       }
       F.HostTotal += Host;
@@ -80,6 +111,9 @@ DeviceHostTime collectHostTime(const TraceIndex &Ctx, int32_t Device,
         F.LongestGapHost = Host;
         F.LongestGap = G.Range;
         F.LongestGapWork = G.Work;
+        F.LongestPhase = PhaseRange;
+        F.LongestPhaseByOp = std::move(Phase);
+        F.LongestPhaseLane = T.Events[G.Launch].Lane;
       }
     }
   }
@@ -98,6 +132,12 @@ Detection describeHostBound(const TraceIndex &Ctx, const DeviceHostTime &F,
                   ")");
   const std::string &TopName = Ranked.front()->first;
   const OpShare &TopShare = Ranked.front()->second;
+  // The recorded event that names the most host work (none when all of it
+  // lies between OS runtime calls).
+  uint32_t TopEvent = TopShare.Example;
+  for (const auto *Entry : Ranked)
+    if (TopEvent == model::NoIndex)
+      TopEvent = Entry->second.Example;
 
   Detection Det = impactDetection(Ctx, HostIdle, MinShare);
   auto &V = Det.Values;
@@ -108,7 +148,9 @@ Detection describeHostBound(const TraceIndex &Ctx, const DeviceHostTime &F,
   V["top_names"] = joinNames(Top);
   V["top_op"] = TopName;
   V["top_op_share"] = pct(double(TopShare.Ns) / double(F.HostTotal));
-  V["top_op_path"] = Ctx.opPath(T.Events[TopShare.Example]);
+  V["top_op_path"] = TopShare.Example == model::NoIndex
+                         ? TopName
+                         : Ctx.opPath(T.Events[TopShare.Example]);
   V["gaps"] = count(int64_t(F.Gaps));
   V["max_launch_interval"] = dur(IO.MaxLaunchIntervalNs);
   V["longest_gap"] = dur(F.LongestGap.length());
@@ -118,9 +160,56 @@ Detection describeHostBound(const TraceIndex &Ctx, const DeviceHostTime &F,
     V["example"] = eventAt(Ctx, W);
     Det.Examples.push_back(example(Ctx, W));
   }
-  Det.Examples.push_back(example(Ctx, T.Events[TopShare.Example]));
+  if (TopEvent != model::NoIndex)
+    Det.Examples.push_back(example(Ctx, T.Events[TopEvent]));
   Det.Subject = TopName;
   Det.Confidence = 0.7;
+  // One long host phase holds most of the host work: the finding is about
+  // that phase (the host code between two GPU phases), named by what the
+  // thread did in it, rather than about the op that leads across gaps.
+  if (2 * F.LongestGapHost >= F.HostTotal &&
+      F.LongestPhaseLane != model::NoIndex) {
+    const Interval P = F.LongestPhase;
+    const std::string Thread = Ctx.describeLane(T.Lanes[F.LongestPhaseLane]);
+    const std::string From = support::formatOffset(P.Begin - T.WindowStart),
+                      To = support::formatOffset(P.End - T.WindowStart);
+    V["top_op"] = llvm::formatv("the {0} host phase of {1} ({2} to {3})",
+                                dur(F.LongestGapHost).text(), Thread, From, To)
+                      .str();
+    V["top_op_share"] = pct(double(F.LongestGapHost) / double(F.HostTotal));
+    V["top_op_path"] = V["top_op"];
+    std::vector<std::string> Inside, Untraced;
+    int64_t Between = 0;
+    for (const auto *Entry :
+         rankByKey(F.LongestPhaseByOp, [](const OpShare &S) { return S.Ns; })) {
+      if (Entry->first == BetweenOsCalls) {
+        Between = Entry->second.Ns;
+        continue;
+      }
+      Inside.push_back(Entry->first + " " + dur(Entry->second.Ns).text());
+    }
+    std::string In = Inside.empty() ? "" : "in " + joinNames(Inside, 4);
+    if (Between > 0)
+      In += llvm::formatv("{0}{1} in its own code between OS runtime calls, "
+                          "which no event names",
+                          In.empty() ? "" : ", and ", dur(Between).text())
+                .str();
+    Det.ExtraEvidence.push_back(
+        llvm::formatv("the host phase bounds completion: {0} has no work "
+                      "from {1} to {2} while {3} runs host code and submits "
+                      "nothing; the thread spent it {4}",
+                      deviceName(F.Device), From, To, Thread, In)
+            .str());
+    if (Between > 0)
+      Det.ExtraEvidence.push_back(
+          llvm::formatv("{0} of the phase lies between OS runtime calls: "
+                        "CPU sampling (nsys profile --sample=cpu "
+                        "--backtrace=dwarf) or NVTX ranges around the "
+                        "phase's parts would name that code",
+                        dur(Between).text())
+              .str());
+    Det.Subject = "host phase";
+  }
   if (M.LaunchNs > HostIdle)
     Det.ExtraEvidence.push_back(
         llvm::formatv("the launch path leaves the device idle longer, {0} "
@@ -143,9 +232,8 @@ Outcome rules::runHostBoundGaps(const TraceIndex &Ctx, const RuleOptions &Opts,
   std::vector<DeviceHostTime> Devices;
   for (int32_t D : streamDevices(Ctx))
     Devices.push_back(collectHostTime(Ctx, D, IO));
-  const DeviceHostTime *F = largestBy(Devices, [](const DeviceHostTime &D) {
-    return D.Typical.HostOtherNs;
-  });
+  const DeviceHostTime *F = largestBy(
+      Devices, [](const DeviceHostTime &D) { return D.Typical.HostOtherNs; });
   if (!F || F->ByOp.empty())
     return Outcome::ran();
   const int64_t HostIdle = std::min(F->Typical.HostOtherNs, Target);

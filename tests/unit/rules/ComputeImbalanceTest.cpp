@@ -51,8 +51,9 @@ TEST(ComputeImbalance, HalfExplainedIsComputeLessIsNot) {
     ASSERT_EQ(run("N007", J, N7), "");
     EXPECT_EQ(N4.size(), std::string(Rule) == "N004" ? 1u : 0u) << Rule;
     EXPECT_EQ(N7.size(), std::string(Rule) == "N007" ? 1u : 0u) << Rule;
-    if (!N7.empty())
+    if (!N7.empty()) {
       EXPECT_NEAR(double(N7[0].ImpactNs), double(1 * Ms), 20.0 * Us);
+    }
   }
 }
 

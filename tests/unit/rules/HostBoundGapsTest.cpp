@@ -112,6 +112,81 @@ TEST(HostBoundDetector, LeavesUntracedHostTimeToT005) {
   EXPECT_EQ(Ctx.targetIdle().UntracedNs, 995 * Us);
 }
 
+TEST(HostBoundDetector, CountsCodeBetweenTracedOsCallsAsHostWork) {
+  // The steps of hostWorkTrace with no op between the launches, but OS
+  // runtime calls (nsys OSRT) in the host phase: read [60, 460) and
+  // pthread_join [700, 1000) us. Of the 1.01 ms idle per step: read
+  // [300, 460) = 160 us, pthread_join 300 us, and the thread's own code
+  // between and after the calls, [460, 700) + [1000, 1295) = 535 us, which
+  // the host timeline calls host work (the phase's OS calls are traced):
+  // 995 us, all L002's, none T005's; [1295, 1310) is the launch path.
+  model::Trace T = [] {
+    TraceMaker M;
+    uint32_t S = M.stream(0, 7);
+    for (int K = 0; K < 4; ++K) {
+      int64_t T0 = K * 2 * Ms;
+      M.step(K + 1, T0, T0 + 2 * Ms);
+      M.op("aten::mm", T0, T0 + 20 * Us);
+      M.launch(S, "gemm", T0 + 5 * Us, T0 + 10 * Us, T0 + 10 * Us,
+               T0 + 300 * Us);
+      M.add(M.Host, EventKind::OsRuntime, "read", T0 + 60 * Us, T0 + 460 * Us);
+      M.add(M.Host, EventKind::OsRuntime, "pthread_join", T0 + 700 * Us,
+            T0 + 1000 * Us);
+      M.op("aten::add", T0 + 1295 * Us, T0 + 1320 * Us);
+      M.launch(S, "add_kernel", T0 + 1300 * Us, T0 + 1310 * Us, T0 + 1310 * Us,
+               T0 + 2010 * Us);
+    }
+    return M.finish();
+  }();
+  TraceIndex Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run("L002", Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out[0].ImpactNs, 995 * Us);
+  EXPECT_EQ(Ctx.targetIdle().HostOtherNs, 995 * Us);
+  EXPECT_EQ(Ctx.targetIdle().UntracedNs, 0);
+  EXPECT_EQ(Out[0].Values.at("top_op"),
+            "code between OS runtime calls (no event names it)");
+  EXPECT_EQ(Out[0].Values.at("top_op_share"), "53.8 %");
+  // Three steps with one phase each: no one phase holds half of the time.
+  EXPECT_EQ(Out[0].Subject, "code between OS runtime calls (no event names "
+                            "it)");
+  std::vector<rules::Detection> Untraced;
+  EXPECT_EQ(run("T005", Ctx, Untraced), "");
+  EXPECT_TRUE(Untraced.empty());
+}
+
+TEST(HostBoundDetector, NamesOneLongHostPhase) {
+  // No steps: a kernel [10, 1000) us, then a 4 ms host phase on the
+  // launching thread, read [1200, 2200) and pthread_join [3000, 4500) with
+  // untraced code between and after them, then the next launch at
+  // [5000, 5010) us. The device idles [1000, 5010): 4 ms of host work in
+  // one phase (+ 10 us of launch call), the phase named with what the
+  // thread did in it.
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  M.launch(S, "build", 0, 10 * Us, 10 * Us, 1000 * Us);
+  M.add(M.Host, EventKind::OsRuntime, "read", 1200 * Us, 2200 * Us);
+  M.add(M.Host, EventKind::OsRuntime, "pthread_join", 3000 * Us, 4500 * Us);
+  M.launch(S, "probe", 5000 * Us, 5010 * Us, 5010 * Us, 6000 * Us);
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run("L002", Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out[0].ImpactNs, 4 * Ms);
+  EXPECT_EQ(Ctx.targetIdle().HostOtherNs, 4 * Ms);
+  EXPECT_EQ(Out[0].Subject, "host phase");
+  EXPECT_NE(Out[0].Values.at("top_op").text().find("the 4 ms host phase of"),
+            std::string::npos);
+  ASSERT_EQ(Out[0].ExtraEvidence.size(), 2u);
+  EXPECT_NE(Out[0].ExtraEvidence[0].find(
+                "the thread spent it in pthread_join 1.5 ms and read 1 ms, "
+                "and 1.5 ms in its own code between OS runtime calls"),
+            std::string::npos)
+      << Out[0].ExtraEvidence[0];
+}
+
 TEST(HostBoundDetector, QuietOnLaunchOverhead) {
   // Launches 50 us apart with 5 us kernels: all idle is launch path (L001).
   TraceMaker M;
