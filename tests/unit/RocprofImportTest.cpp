@@ -189,6 +189,34 @@ TEST(RocprofImportTest, RowsBecomeDeviceWorkLinkedByFlows) {
   EXPECT_EQ(T->laneOf(Call).Tid, 77);
 }
 
+// rocprof numbers its GPUs in the order of rocminfo's GPU agents, whose
+// names it copies into "otherData"; the grids it gave in work-items are
+// stored in work-groups, which the trace says once for K004.
+TEST(RocprofImportTest, AgentsNameTheDevicesAndGridsAreInBlocks) {
+  std::string S = rocprofFile(true);
+  const std::string Other = "\"x\": \"y\"";
+  S.replace(S.find(Other), Other.size(),
+            "\"Agent 1 Name\": \"AMD EPYC 7763\",\n"
+            "\"Agent 3 Name\": \"gfx942\",\n"
+            "\"Agent 3 Marketing Name\": \"AMD Instinct MI300X\",\n"
+            "\"Agent 2 Name\": \"gfx90a\"");
+  auto T = importTraceBytes("results.json", S);
+  ASSERT_TRUE(bool(T)) << llvm::toString(T.takeError());
+  EXPECT_TRUE(T->Source.KernelGridInBlocks);
+  ASSERT_EQ(T->Devices.size(), 2u);
+  EXPECT_EQ(T->Devices[0].Id, 0);
+  EXPECT_EQ(T->Devices[0].Arch, "gfx90a");
+  EXPECT_EQ(T->Devices[0].Name, "");
+  EXPECT_EQ(T->Devices[1].Id, 1);
+  EXPECT_EQ(T->Devices[1].Arch, "gfx942");
+  EXPECT_EQ(T->Devices[1].Name, "AMD Instinct MI300X");
+
+  // Without agents, no device is invented.
+  auto U = importTraceBytes("results.json", rocprofFile(true));
+  ASSERT_TRUE(bool(U)) << llvm::toString(U.takeError());
+  EXPECT_TRUE(U->Devices.empty());
+}
+
 TEST(RocprofImportTest, WithoutFlowsNothingIsLinked) {
   auto T = importTraceBytes("results.json", rocprofFile(false));
   ASSERT_TRUE(bool(T)) << llvm::toString(T.takeError());
