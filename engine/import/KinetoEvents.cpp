@@ -1,6 +1,7 @@
 //===- import/KinetoEvents.cpp --------------------------------------------===//
 #include "import/KinetoEvents.h"
 #include "import/Numbers.h"
+#include "import/RocprofRows.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -117,6 +118,17 @@ enum KeyBit : unsigned {
   ARegisters,
   AOccupancy,
   AWaitEvent,
+  // Legacy rocprof's results.json rows (RocprofRows.h).
+  ABeginNs,
+  AEndNs,
+  AOsPid,
+  AOsTid,
+  AQueue,
+  AGpuId,
+  AGrd,
+  AWgr,
+  ALds,
+  ACallArgs,
   NumKeyBits
 };
 static_assert(NumKeyBits <= 64, "RawEvent::SeenKeys holds one bit per key");
@@ -376,14 +388,25 @@ template <bool InArgs> KeyBit fieldOf(std::string_view K) {
     }
   }
   switch (K.size()) {
+  case 3:
+    return match(K, Spelling{"pid", AOsPid}, Spelling{"tid", AOsTid},
+                 Spelling{"grd", AGrd}, Spelling{"wgr", AWgr},
+                 Spelling{"lds", ALds});
   case 4:
     return match(K, Spelling{"grid", AGrid}, Spelling{"name", AName},
-                 Spelling{"kind", AKind}, Spelling{"size", ASize});
+                 Spelling{"kind", AKind}, Spelling{"size", ASize},
+                 Spelling{"args", ACallArgs});
   case 5:
     return match(K, Spelling{"bytes", ABytes}, Spelling{"Bytes", ABytes},
-                 Spelling{"dtype", ADtype}, Spelling{"block", ABlock});
+                 Spelling{"dtype", ADtype}, Spelling{"block", ABlock},
+                 Spelling{"EndNs", AEndNs});
   case 6:
-    return match(K, Spelling{"device", ADevice}, Spelling{"stream", AStream});
+    return match(K, Spelling{"device", ADevice}, Spelling{"stream", AStream},
+                 Spelling{"dev-id", AGpuId}, Spelling{"gpu-id", AGpuId});
+  case 7:
+    return match(K, Spelling{"BeginNs", ABeginNs});
+  case 8:
+    return match(K, Spelling{"queue-id", AQueue});
   case 9:
     return match(K, Spelling{"Device Id", ADeviceId});
   case 10:
@@ -429,6 +452,8 @@ inline bool readFields(object Obj, RawEvent &R, ReadFn Read) {
     simdjson::ondemand::field F;
     if (std::move(FieldRes).get(F))
       return false;
+    if constexpr (!InArgs)
+      R.AnyField = true;
     KeyBit Bit = fieldOf<InArgs>(keyOf(F.key()));
     if (Bit == NumKeyBits)
       continue;
@@ -544,6 +569,49 @@ LLVM_ATTRIBUTE_NOINLINE bool decodeArgs(object Args, RawEvent &R) {
         R.MsgNelems = std::max(R.MsgNelems, N);
         R.HasArgs = true;
       }
+      break;
+    // A rocprof row's fields: RocprofRows builds its arguments from them,
+    // so they do not make the event keep Kineto's.
+    case ABeginNs:
+    case AEndNs: {
+      int64_t &Ns = Bit == ABeginNs ? R.BeginNs : R.EndNs;
+      if (integer(V, N) && N >= 0)
+        Ns = N;
+      else
+        R.BadNs = true;
+      break;
+    }
+    case AOsPid:
+      if (integer(V, N))
+        R.OsPid = N;
+      break;
+    case AOsTid:
+      if (integer(V, N))
+        R.OsTid = N;
+      break;
+    case AQueue:
+      if (integer(V, N) && N >= 0)
+        R.Queue = N;
+      break;
+    case AGpuId:
+      if (integer(V, N) && N >= 0 && N < (1 << 20))
+        R.GpuId = int32_t(N);
+      break;
+    case AGrd:
+      if (integer(V, N) && N > 0)
+        R.GridItems = N;
+      break;
+    case AWgr:
+      if (integer(V, N) && N > 0)
+        R.GroupItems = N;
+      break;
+    case ALds:
+      if (integer(V, N) && N >= 0)
+        R.Lds = N;
+      break;
+    case ACallArgs:
+      if (getString(V, R.CallArgs, R))
+        R.CallArgs = {};
       break;
     // Links, not arguments: they do not make the event keep its arguments.
     case ACorrelation:
@@ -864,6 +932,28 @@ uint8_t DecodeCache::categoryFlags(uint32_t CatId, std::string_view Cat) {
   return F;
 }
 
+KinetoEventDecoder::KinetoEventDecoder(model::TraceBuilder &B,
+                                       const std::string &Path)
+    : B(B), Path(Path), Rocprof(std::make_unique<RocprofRows>(B)) {}
+
+KinetoEventDecoder::~KinetoEventDecoder() = default;
+
+void KinetoEventDecoder::setNames(const model::NameClassifier *N) {
+  Rocprof->setNames(N);
+}
+
+size_t KinetoEventDecoder::pendingEvents() const { return Rocprof->pending(); }
+
+// Called before anything else is counted as an unknown phase, and at the
+// end: by then a rocprof file has named its processes.
+void KinetoEventDecoder::countEmptyOpener() {
+  if (EmptyOpener.empty())
+    return;
+  if (!Rocprof->active())
+    B.stats().addAt(ImportStat::UnknownPhase, EmptyOpener);
+  EmptyOpener.clear();
+}
+
 std::string KinetoEventDecoder::place(uint64_t Offset) const {
   return llvm::formatv("event {0} at byte {1}", ElementsRead - 1, Offset).str();
 }
@@ -940,9 +1030,11 @@ void KinetoEventDecoder::commit(RawEvent &R, unsigned Cache) {
       int64_t Pid;
       bool Ignored;
       if (R.PidIsNum)
-        B.setProcessName(R.Pid, Value);
-      else if (numericId(R.PidStr, Pid, Ignored))
-        B.setProcessName(Pid, Value);
+        Pid = R.Pid;
+      else if (!numericId(R.PidStr, Pid, Ignored))
+        return;
+      B.setProcessName(Pid, Value);
+      Rocprof->label(Pid, Value);
     } else if (Name == "thread_name") {
       B.setLaneName(laneFor(R, Cache), Value.rtrim());
     }
@@ -952,6 +1044,11 @@ void KinetoEventDecoder::commit(RawEvent &R, unsigned Cache) {
   case 't':
   case 'f': {
     B.stats().add(ImportStat::FlowEvents);
+    if (Rocprof->active() && R.LanePidNum &&
+        Rocprof->roleOf(R.LanePid) != RocprofRole::None) {
+      Rocprof->addFlow(R, ElementsRead - 1);
+      return;
+    }
     if (!R.HasTs || !R.HasId || R.Ph == 't')
       return;
     model::FlowKind K = R.CatFlags & LaunchFlow ? model::FlowKind::Launch
@@ -971,7 +1068,22 @@ void KinetoEventDecoder::commit(RawEvent &R, unsigned Cache) {
   case 'C':
     break;
   default:
+    if (!R.AnyField && ElementsRead == 1) {
+      EmptyOpener = place(Offset);
+      return;
+    }
+    countEmptyOpener();
     B.stats().addAt(ImportStat::UnknownPhase, place(Offset));
+    return;
+  }
+
+  // A row of a process a legacy rocprof file names: rocprof writes no
+  // categories, so its process says what it is.
+  if (R.Ph == 'X' && R.Cat.empty() && R.LanePidNum && Rocprof->active() &&
+      Rocprof->roleOf(R.LanePid) != RocprofRole::None) {
+    model::StringId RowName = intern(R.NameId, R.Name, Cache);
+    intern(R.CatId, R.Cat, Cache);
+    Rocprof->addRow(R, RowName, ElementsRead - 1);
     return;
   }
 
@@ -1107,9 +1219,11 @@ void KinetoEventDecoder::commit(DecodedBatch &Batch) {
 }
 
 void KinetoEventDecoder::finish() {
+  countEmptyOpener();
   model::Producer &P = B.producer();
   if (SawCapitalised && !SawLowercase)
     P.Era = "2020-2021 Kineto (capitalised categories)";
   else if (SawLowercase)
     P.Era = "2022+ Kineto (lower-case categories)";
+  Rocprof->finish();
 }

@@ -23,11 +23,14 @@
 
 #include <simdjson.h>
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace tracelint::import {
+
+class RocprofRows;
 
 /// Ids that a decoding thread gives the strings, lanes and (category, name)
 /// pairs it meets, so that the importing thread maps each to the model with
@@ -79,6 +82,8 @@ struct RawEvent {
   bool HasPid = false, HasTid = false, PidIsNum = false, TidIsNum = false;
   bool HasId = false, BindEnclosing = false;
   bool HasArgs = false;
+  /// The object has at least one field (rocprof opens its array with "{}").
+  bool AnyField = false;
   /// Fields of an unexpected JSON type (ImportStat::BadFieldType).
   uint32_t BadFields = 0;
   /// The keys read so far (one bit each, KinetoEvents.cpp's KeyBit), and
@@ -103,6 +108,20 @@ struct RawEvent {
   /// "Out msg nelems") and element type ("dtype"), when recorded.
   int64_t MsgNelems = -1;
   std::string_view Dtype;
+  /// The arguments of a legacy rocprof results.json row (RocprofRows.h),
+  /// read from every event because the process that makes an event a rocprof
+  /// row may be named only on commit: the exact times in integer ns
+  /// ("BeginNs", "EndNs"; BadNs when one is not an integer), the OS process
+  /// and thread ("pid", "tid"), the HSA queue ("queue-id"), the device
+  /// ("dev-id", "gpu-id"), a dispatch's grid and work-group sizes in
+  /// work-items ("grd", "wgr") and LDS bytes ("lds"), and an API call's
+  /// argument text ("args": "( dst(0x..) sizeBytes(4096) kind(1))").
+  int64_t BeginNs = -1, EndNs = -1;
+  bool BadNs = false;
+  int64_t OsPid = -1, OsTid = -1, Queue = -1;
+  int64_t GridItems = -1, GroupItems = -1, Lds = -1;
+  int32_t GpuId = -1;
+  std::string_view CallArgs;
 
   // Derived by the decoding thread from the fields above (pure functions of
   // them, or DecodeCache ids), so that committing does little more than
@@ -154,8 +173,13 @@ void decodeEventArray(simdjson::ondemand::parser &Parser, DecodeCache &Cache,
 /// Commits decoded events to the model. Used on the importing thread only.
 class KinetoEventDecoder {
 public:
-  KinetoEventDecoder(model::TraceBuilder &B, const std::string &Path)
-      : B(B), Path(Path) {}
+  KinetoEventDecoder(model::TraceBuilder &B, const std::string &Path);
+  ~KinetoEventDecoder();
+
+  /// The name classes to tell communication kernels by (the built-in ones
+  /// until set); read by the rows of legacy rocprof files, which are
+  /// classified on commit.
+  void setNames(const model::NameClassifier *N);
 
   /// Commits every element of \p Batch in order, then the partial counts of
   /// the element that failed, if any.
@@ -170,6 +194,9 @@ public:
 
   size_t eventsRead() const { return ElementsRead; }
   size_t eventsWithPhase() const { return WithPhase; }
+  /// Events read but not yet in the builder: a legacy rocprof file's rows,
+  /// committed by finish() once their links are known.
+  size_t pendingEvents() const;
   /// Called once after the last batch.
   void finish();
 
@@ -178,11 +205,19 @@ private:
   uint32_t laneFor(RawEvent &R, unsigned Cache);
   model::StringId intern(uint32_t Id, std::string_view S, unsigned Cache);
   std::string place(uint64_t Offset) const;
+  void countEmptyOpener();
 
   model::TraceBuilder &B;
   const std::string &Path;
   size_t ElementsRead = 0;
   size_t WithPhase = 0;
+  /// Rows of the processes a legacy rocprof file names (RocprofRows.h).
+  std::unique_ptr<RocprofRows> Rocprof;
+  /// Where the array's first element is an empty object: rocprof opens its
+  /// array with "{}", which carries nothing; any other trace's empty object
+  /// is an unknown phase. Which one it is is known once the processes are
+  /// named (rocprof names them next), so the count waits until then.
+  std::string EmptyOpener;
   bool SawCapitalised = false, SawLowercase = false;
   /// Per DecodeCache: its string and lane ids -> the model's (NoIndex until
   /// first committed).

@@ -36,6 +36,7 @@ public:
       : Source(std::move(Src)), Path(Path.str()), Opts(Opts),
         Events(Builder, this->Path) {
     Pipeline.setNames(&this->Opts.names());
+    Events.setNames(&this->Opts.names());
   }
 
   Expected<model::Trace> read();
@@ -442,8 +443,12 @@ llvm::Error ChromeTraceReader::commitBatch(EventBatch &B) {
     recoverBatch(B);
   if (!Opts.MaxEvents && !Opts.MemoryBudget)
     return llvm::Error::success();
+  // A legacy rocprof file's rows wait for their links outside the builder
+  // (RocprofRows.h) and count as much.
+  uint64_t Pending = Events.pendingEvents();
   return checkLimits(
-      Opts, Builder.numEvents(), Builder.estimatedPeakBytes(), Path,
+      Opts, Builder.numEvents() + Pending,
+      Builder.estimatedPeakBytes() + Pending * 256, Path,
       llvm::formatv("byte {0}", B.offsetOf(B.Pos + B.Size)).str());
 }
 
@@ -728,7 +733,9 @@ Expected<model::Trace> ChromeTraceReader::read() {
 
   Events.finish();
   Builder.setBaseTimeNs(BaseTimeNs);
-  Builder.producer().Format = "chrome-trace";
+  // A legacy rocprof file names its producer (RocprofRows.h).
+  if (Builder.producer().Format.empty())
+    Builder.producer().Format = "chrome-trace";
   return Builder.finish();
 }
 

@@ -10,6 +10,8 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <map>
+
 using namespace tracelint;
 using namespace tracelint::import;
 using simdjson::ondemand::json_type;
@@ -115,6 +117,40 @@ void readCaptureCounts(simdjson::ondemand::object Obj, model::TraceBuilder &B) {
   });
 }
 
+/// Legacy rocprof's "otherData": rocminfo's lines of each HSA agent, as
+/// "Agent <n> Name" ("gfx90a" for a GPU, the CPU's model for a CPU) and
+/// "Agent <n> Marketing Name". The GPU agents, in agent order, are the
+/// devices rocprof numbers from 0 (its "gpu-id" and "GPU<n>" sections).
+void readRocprofAgents(simdjson::ondemand::object Obj, model::TraceBuilder &B) {
+  struct Agent {
+    std::string Name, Marketing;
+  };
+  std::map<unsigned, Agent> Agents;
+  forEachField(Obj, [&](llvm::StringRef K, value V) {
+    unsigned N;
+    if (!K.consume_front("Agent ") || K.consumeInteger(10, N) ||
+        !K.consume_front(" "))
+      return;
+    if (K == "Name")
+      Agents[N].Name = scalarText(V);
+    else if (K == "Marketing Name")
+      Agents[N].Marketing = scalarText(V);
+  });
+  // A trace that lists its devices otherwise keeps that list.
+  if (!B.devices().empty())
+    return;
+  int32_t Gpu = 0;
+  for (auto &[N, A] : Agents) {
+    if (!llvm::StringRef(A.Name).startswith("gfx"))
+      continue;
+    model::DeviceInfo D;
+    D.Id = Gpu++;
+    D.Arch = std::move(A.Name);
+    D.Name = std::move(A.Marketing);
+    B.devices().push_back(std::move(D));
+  }
+}
+
 } // namespace
 
 void tracelint::import::applyTopLevelValue(model::TraceBuilder &B,
@@ -127,7 +163,8 @@ void tracelint::import::applyTopLevelValue(model::TraceBuilder &B,
       "cupti_version",     "cuda_runtime_version", "cuda_driver_version",
       "roctracer_version", "hip_runtime_version",  "hip_driver_version",
       "record_shapes",     "profile_memory",       "with_stack",
-      "with_flops",        "with_modules",         "tracelint_capture"};
+      "with_flops",        "with_modules",         "tracelint_capture",
+      "otherData"};
   if (llvm::find(Known, Key) == std::end(Known))
     return;
   llvm::StringRef Trimmed = llvm::StringRef(Json).trim();
@@ -192,5 +229,9 @@ void tracelint::import::applyTopLevelValue(model::TraceBuilder &B,
     simdjson::ondemand::object Obj;
     if (!V.get_object().get(Obj))
       readCaptureCounts(Obj, B);
+  } else if (Key == "otherData") {
+    simdjson::ondemand::object Obj;
+    if (!V.get_object().get(Obj))
+      readRocprofAgents(Obj, B);
   }
 }

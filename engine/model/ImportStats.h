@@ -79,7 +79,9 @@ enum class StatSeverity : uint8_t {
     "call)")                                                                   \
   X(ProducerDropped, DataLoss,                                                 \
     "records the producer dropped before writing the trace (its buffers or "   \
-    "event limit)")
+    "event limit)")                                                            \
+  X(DuplicateRows, Info,                                                       \
+    "rows that record device work another row records too (merged into it)")
 
 enum class ImportStat : uint8_t {
 #define TRACELINT_STAT_ENUM(Id, Sev, Desc) Id,
