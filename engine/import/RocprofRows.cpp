@@ -62,9 +62,10 @@ RocprofProcess tracelint::import::rocprofProcess(StringRef Name) {
   else if (Name.startswith("CPU ") && Name.endswith(" API")) {
     P.Role = RocprofRole::Api; // HIP, HSA, KFD
     P.Hip = Name == "CPU HIP API";
-  } else if (DeviceAfter("GPU Barriers", RocprofRole::Barrier) ||
-             DeviceAfter("GPU", RocprofRole::Gpu))
-    ;
+  } else if (!DeviceAfter("GPU Barriers", RocprofRole::Barrier)) {
+    // "GPU<n>": a device's dispatches (DeviceAfter sets the role).
+    DeviceAfter("GPU", RocprofRole::Gpu);
+  }
   return P;
 }
 
