@@ -266,15 +266,15 @@ TransferFigures measureTransfers(const TraceIndex &Ctx, Transfers &X) {
 
 /// The placeholders that say how the copy waits and what other rules own:
 /// {how}, {pageable_note}, {ordered_note} and {change}.
-void describeHow(const Transfers &X, const TransferFigures &F,
-                 const MeasureWindows &Win, bool Torch,
-                 std::map<std::string, Value> &V) {
+void describeHow(const TraceIndex &Ctx, const Transfers &X,
+                 const TransferFigures &F, const MeasureWindows &Win,
+                 bool Torch, std::map<std::string, Value> &V) {
   V["how"] = X.WaitAfter >= X.CallBlocks
                  ? Torch ? "a synchronization follows the copy call inside the "
                            "same op (.to(device) with non_blocking=False)"
                          : "a synchronization follows the copy call"
-                 : "the copy call itself blocks until the copy is done "
-                   "(a synchronous cudaMemcpy)";
+                 : inTraceWords(Ctx, "the copy call itself blocks until the "
+                                     "copy is done (a synchronous cudaMemcpy)");
   V["pageable_note"] =
       X.PageableCalls
           ? llvm::formatv("{0} input copies in {1} stage pageable "
@@ -295,14 +295,15 @@ void describeHow(const Transfers &X, const TransferFigures &F,
                   "for on its stream";
   if (!Torch) {
     // A C/C++ program owns its buffers and streams.
-    V["change"] = X.PageableCalls
-                      ? "allocate the input buffer with cudaMallocHost (or "
-                        "register it with cudaHostRegister) and copy it with "
-                        "cudaMemcpyAsync on a non-default stream"
-                      : "copy the input with cudaMemcpyAsync on a "
-                        "non-default stream and wait on a CUDA event only "
-                        "where the host needs the data, instead of "
-                        "synchronizing after the copy";
+    V["change"] = inTraceWords(
+        Ctx, X.PageableCalls
+                 ? "allocate the input buffer with cudaMallocHost (or "
+                   "register it with cudaHostRegister) and copy it with "
+                   "cudaMemcpyAsync on a non-default stream"
+                 : "copy the input with cudaMemcpyAsync on a "
+                   "non-default stream and wait on a CUDA event only "
+                   "where the host needs the data, instead of "
+                   "synchronizing after the copy");
     return;
   }
   V["change"] = X.PageableCalls
@@ -338,7 +339,7 @@ Detection describeTransfer(const TraceIndex &Ctx, const Transfers &X,
       llvm::formatv("{0} of {1}", F.WithWaits, Win.Ranges.size()).str();
   V["top_op_path"] = Paths.empty() ? "(none)" : Paths.front()->first;
   V["subject"] = V["top_op_path"];
-  describeHow(X, F, Win, analysis::speaksPyTorch(Ctx.producer().Kind), V);
+  describeHow(Ctx, X, F, Win, analysis::speaksPyTorch(Ctx.producer().Kind), V);
   V["first_kernel"] = X.FirstKernel == model::NoIndex
                           ? "the first kernel"
                           : T.name(T.Events[X.FirstKernel]).str();

@@ -384,12 +384,15 @@ Detection describeDevice(const TraceIndex &Ctx, const DeviceResult &R,
         .str();
   });
   if (R.Concurrent > 0)
-    Det.ExtraEvidence.push_back(
-        llvm::formatv("{0} other small-grid kernels ran beside kernels of "
-                      "other streams for more than {1} of their time and "
-                      "were left out: their idle SMs had other work",
+    Det.ExtraEvidence.push_back(inTraceWords(
+        Ctx,
+        llvm::formatv("{0} other small-grid kernels ran "
+                      "beside kernels of other streams for "
+                      "more than {1} of their time and "
+                      "were left out: their idle SMs had "
+                      "other work",
                       R.Concurrent, pct(Opts.number("max-concurrent-share")))
-            .str());
+            .str()));
   if (J.unjudged() > 0)
     Det.ExtraEvidence.push_back(
         llvm::formatv("{0} other kernels of at least {1} have no grid, no "

@@ -201,13 +201,14 @@ Detection describeHostBound(const TraceIndex &Ctx, const DeviceHostTime &F,
                       deviceName(F.Device), From, To, Thread, In)
             .str());
     if (Between > 0)
-      Det.ExtraEvidence.push_back(
-          llvm::formatv("{0} of the phase lies between OS runtime calls: "
-                        "CPU sampling (nsys profile --sample=cpu "
-                        "--backtrace=dwarf) or NVTX ranges around the "
-                        "phase's parts would name that code",
-                        dur(Between).text())
-              .str());
+      Det.ExtraEvidence.push_back(inTraceWords(
+          Ctx, llvm::formatv("{0} of the phase lies between OS runtime "
+                             "calls: CPU sampling (nsys profile "
+                             "--sample=cpu --backtrace=dwarf) or NVTX "
+                             "ranges around the phase's parts would name "
+                             "that code",
+                             dur(Between).text())
+                   .str()));
     Det.Subject = "host phase";
   }
   if (M.LaunchNs > HostIdle)

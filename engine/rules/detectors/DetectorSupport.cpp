@@ -1,5 +1,6 @@
 //===- rules/detectors/DetectorSupport.cpp --------------------------------===//
 #include "rules/detectors/DetectorSupport.h"
+#include "rules/PlatformWords.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -70,8 +71,8 @@ WorkMeasure detect::measureWork(const analysis::TraceIndex &Ctx,
   std::vector<std::vector<model::Interval>> Parts(Win.Ranges.size());
   for (uint32_t I : Work) {
     const model::Event &E = T.Events[I];
-    size_t W = &Win == &Ctx.measureWindows() ? Ctx.windowOf(I)
-                                             : Win.indexOf(E.Start);
+    size_t W =
+        &Win == &Ctx.measureWindows() ? Ctx.windowOf(I) : Win.indexOf(E.Start);
     if (W == Win.Ranges.size())
       continue;
     ++M.Count;
@@ -220,8 +221,8 @@ void detect::setGainVerdict(Detection &Det, int64_t ImpactNs, int64_t CostNs,
   // The sentence says what the device did while the host was held, which
   // the bound measures against the host time; the severity says whether
   // the gain is worth a warning, which is measured against the target.
-  Det.Values["verdict"] = 2 * ImpactNs < CostNs ? std::move(Busy)
-                                                : std::move(Idle);
+  Det.Values["verdict"] =
+      2 * ImpactNs < CostNs ? std::move(Busy) : std::move(Idle);
   if (double(ImpactNs) < MinGain * double(TargetNs))
     Det.SeverityOverride = Severity::Info;
 }
@@ -320,12 +321,11 @@ Detection detect::impactDetection(const analysis::TraceIndex &Ctx,
   return Det;
 }
 
-Outcome detect::quietUnderFloor(int64_t Ns, int64_t TargetNs,
-                                double MinShare) {
+Outcome detect::quietUnderFloor(int64_t Ns, int64_t TargetNs, double MinShare) {
   return Outcome::quiet(
-      llvm::formatv("under its {0} floor ({1})", pct(MinShare).text(),
-                    pct(TargetNs > 0 ? double(Ns) / double(TargetNs) : 0)
-                        .text())
+      llvm::formatv(
+          "under its {0} floor ({1})", pct(MinShare).text(),
+          pct(TargetNs > 0 ? double(Ns) / double(TargetNs) : 0).text())
           .str());
 }
 
@@ -441,4 +441,9 @@ detect::categoryTimes(llvm::ArrayRef<std::vector<model::Interval>> ByCategory,
                       .str());
   }
   return Out;
+}
+
+std::string detect::inTraceWords(const analysis::TraceIndex &Ctx,
+                                 llvm::StringRef Text) {
+  return rules::inPlatformWords(Text, Ctx.producer().Plat);
 }

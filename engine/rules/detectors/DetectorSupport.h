@@ -195,6 +195,11 @@ void setGainVerdict(Detection &Det, int64_t ImpactNs, int64_t CostNs,
 void keepUnderFloor(Detection &Det, llvm::StringRef Option, double Floor,
                     int64_t CostNs, int64_t TargetNs);
 
+/// \p Text, composed by a detector in CUDA's words, in the words of the
+/// trace's platform (rules/PlatformWords.h): for prose a detector writes
+/// into its values or evidence, never for event names.
+std::string inTraceWords(const analysis::TraceIndex &Ctx, llvm::StringRef Text);
+
 /// A site's totals over the measured windows written as means per window,
 /// as the sites' evidence lines show them ("2.0 copies per step").
 class PerWindowMean {
