@@ -126,8 +126,16 @@ TraceIndex::TraceIndex(const model::Trace &Tr,
     BusyPerDevice.push_back(std::move(B));
   }
   AllBusy = model::IntervalSet::unionOf(std::move(All));
-  for (auto &[Dev, Parts] : MigrationParts)
-    Migrating.emplace(Dev, model::IntervalSet::unionOf(std::move(Parts)));
+  for (auto &[Dev, Parts] : MigrationParts) {
+    // A migration on a lane of no device (a trace that files them apart)
+    // belongs to the one device there is, when there is one.
+    int32_t To = Dev < 0 && DeviceIds.size() == 1 ? DeviceIds.front() : Dev;
+    std::vector<Interval> All = std::move(Parts);
+    if (auto It = Migrating.find(To); It != Migrating.end())
+      All.insert(All.end(), It->second.parts().begin(),
+                 It->second.parts().end());
+    Migrating[To] = model::IntervalSet::unionOf(std::move(All));
+  }
   computeQuality();
 }
 
@@ -185,12 +193,11 @@ std::string TraceIndex::describeTarget() const {
         .str();
   const size_t Steady = steadySteps().size();
   // The steady steps by number: the first step is left out (start-up).
-  std::string Which =
-      Steady == Steps.size()
-          ? llvm::formatv("{0} {1}", Steps.size(),
-                          Steps.size() == 1 ? "step" : "steps")
-                .str()
-          : Windows.describe();
+  std::string Which = Steady == Steps.size()
+                          ? llvm::formatv("{0} {1}", Steps.size(),
+                                          Steps.size() == 1 ? "step" : "steps")
+                                .str()
+                          : Windows.describe();
   // Steps tracelint chose say where they came from.
   if (T.StepRangesChosen)
     Which += llvm::formatv(": the repeated '{0}' ranges, taken as steps",

@@ -130,6 +130,10 @@ Outcome rules::runManagedMemoryMigrations(const TraceIndex &Ctx,
   for (const auto &[D, N] : C.PerDevice)
     if (N > C.PerDevice[Device])
       Device = D;
+  // Migrations filed on a lane of no device belong to the one device there
+  // is (as TraceIndex::migrating files them).
+  if (Device < 0 && Ctx.devices().size() == 1)
+    Device = Ctx.devices().front();
   const model::IntervalSet &Busy = Ctx.deviceBusy(Device);
 
   const MeasureWindows &Win = Ctx.measureWindows();

@@ -85,4 +85,29 @@ TEST(ManagedMemoryMigrations, QuietWithoutIt) {
   EXPECT_TRUE(Out.empty());
 }
 
+TEST(ManagedMemoryMigrations, MigrationsOnALaneOfNoDeviceBelongToTheOneDevice) {
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  uint32_t Elsewhere = M.host(99);
+  model::EventArgs Up;
+  Up.Copy = model::CopyKind::HtoD;
+  Up.Bytes = 1 << 20;
+  for (int K = 0; K < 4; ++K) {
+    int64_t T0 = K * Ms;
+    M.step(K + 1, T0, T0 + Ms);
+    M.add(Elsewhere, model::EventKind::Migration, "Unified Host-to-Device",
+          T0 + 20 * Us, T0 + 420 * Us, 0, &Up);
+    M.launch(S, "stencil", T0 + 5 * Us, T0 + 10 * Us, T0 + 430 * Us,
+             T0 + 830 * Us);
+  }
+  model::Trace T = M.finish();
+  TraceIndex Ctx(T);
+  EXPECT_EQ(Ctx.migrating(0).length(), 4 * 400 * Us);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run("M009", Ctx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out[0].Values.at("device").text(), "device 0");
+  EXPECT_EQ(Out[0].Values.at("exposed").text(), "400 us");
+}
+
 } // namespace
