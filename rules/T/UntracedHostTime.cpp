@@ -80,7 +80,7 @@ DeviceUntraced collectDevice(const TraceIndex &Ctx, int32_t Device) {
 std::string recordedKinds(const TraceIndex &Ctx, uint32_t Lane,
                           std::string &Missing) {
   const model::Trace &T = Ctx.trace();
-  bool Ops = false, Python = false, Ranges = false, Api = false;
+  bool Ops = false, Python = false, Ranges = false, Api = false, Os = false;
   const model::Lane &L = T.Lanes[Lane];
   for (uint32_t I = L.Begin; I < L.End; ++I) {
     const Event &E = T.Events[I];
@@ -91,6 +91,7 @@ std::string recordedKinds(const TraceIndex &Ctx, uint32_t Lane,
     Ranges |=
         K == EventKind::Annotation && !Ctx.is(E, model::NameClass::StepMarker);
     Api |= K == EventKind::Runtime || K == EventKind::Driver;
+    Os |= K == EventKind::OsRuntime;
   }
   std::vector<std::string> Has, Lacks;
   (Ops ? Has : Lacks).push_back("framework ops");
@@ -100,9 +101,11 @@ std::string recordedKinds(const TraceIndex &Ctx, uint32_t Lane,
                                          : "NVTX or annotation ranges");
   if (Api)
     Has.push_back("runtime API calls");
+  if (Os)
+    Has.push_back("OS runtime calls");
   Lacks.push_back("CPU samples");
   Missing = joinNames(Lacks, 4);
-  return Has.empty() ? "nothing" : joinNames(Has, 4);
+  return Has.empty() ? "nothing" : joinNames(Has, 5);
 }
 
 } // namespace

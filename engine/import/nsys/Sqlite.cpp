@@ -185,7 +185,8 @@ llvm::Error Database::sqliteError(int Rc, StringRef Table) const {
   case SQLITE_CORRUPT:
     What = llvm::formatv("the SQLite file is damaged ({0}): it may have been "
                          "cut short or overwritten; export it again from the "
-                         "report",
+                         "report (an Nsight Systems export) or record it "
+                         "again (a rocprofv3 database)",
                          Msg)
                .str();
     break;
