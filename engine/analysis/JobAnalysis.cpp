@@ -222,21 +222,21 @@ void findLateArrivals(JobAnalysis &J) {
   for (JobCollective &M : J.Collectives) {
     if (M.Present < 2)
       continue;
-    size_t Last = SIZE_MAX;
-    int64_t Second = NoTime;
+    size_t Last = SIZE_MAX, SecondSlot = SIZE_MAX;
     for (size_t Slot = 0; Slot < M.Start.size(); ++Slot) {
       if (M.Start[Slot] == NoTime)
         continue;
       if (Last == SIZE_MAX || M.Start[Slot] > M.Start[Last]) {
-        if (Last != SIZE_MAX)
-          Second = std::max(Second, M.Start[Last]);
+        SecondSlot = Last;
         Last = Slot;
-      } else {
-        Second = std::max(Second, M.Start[Slot]);
+      } else if (SecondSlot == SIZE_MAX ||
+                 M.Start[Slot] > M.Start[SecondSlot]) {
+        SecondSlot = Slot;
       }
     }
     M.Last = Last;
-    M.LateByNs = M.Start[Last] - Second;
+    M.LateByNs = M.Start[Last] - M.Start[SecondSlot];
+    M.Undecided = M.LateByNs <= J.clockUncertaintyNs(Last, SecondSlot);
     for (size_t Slot = 0; Slot < M.Start.size(); ++Slot)
       M.WaitNs += M.waitOf(Slot);
     std::vector<int64_t> Others;
@@ -245,8 +245,9 @@ void findLateArrivals(JobAnalysis &J) {
         Others.push_back(M.ComputeBefore[Slot]);
     if (M.ComputeBefore[Last] >= 0 && !Others.empty())
       M.ComputeExcessNs = M.ComputeBefore[Last] - support::median(Others);
-    // A tie is no late arrival: nobody waited for anybody.
-    if (M.LateByNs > 0)
+    // A tie is no late arrival: nobody waited for anybody; nor is an order
+    // the clocks cannot tell.
+    if (M.LateByNs > 0 && !M.Undecided)
       ++J.Ranks[Last].TimesLast;
   }
   // The step a collective belongs to, as the late rank saw it.
@@ -322,7 +323,114 @@ void findPace(JobAnalysis &J, const JobOptions &Opts) {
     J.Pacing = Pacing;
 }
 
+/// The cross-rank critical path (JobPath) over the steady collectives, in
+/// the order they began.
+void tracePath(JobAnalysis &J) {
+  JobPath &P = J.Path;
+  P.OwnedNs.assign(J.Ranks.size(), 0);
+  // Where each rank's own time on the path starts: its first steady step's
+  // start, then the end of each collective it leaves; and where it ends:
+  // its last steady step's end (both in the reference clock).
+  std::vector<int64_t> LeftAt(J.Ranks.size(), NoTime),
+      DoneAt(J.Ranks.size(), NoTime);
+  size_t LastOwner = SIZE_MAX; ///< the last arrival at the last collective
+  for (size_t Slot = 0; Slot < J.Ranks.size(); ++Slot) {
+    // A rank without aligned collectives is in no clock the path can use.
+    if (!J.Ranks[Slot].Aligned || J.Ranks[Slot].S.Collectives.empty())
+      continue;
+    for (const RankStep &St : J.Ranks[Slot].S.Steps)
+      if (St.Steady) {
+        const int64_t Off = J.Ranks[Slot].OffsetNs;
+        if (LeftAt[Slot] == NoTime)
+          LeftAt[Slot] = St.StartNs - Off;
+        DoneAt[Slot] = St.EndNs - Off;
+      }
+  }
+  for (const JobCollective &M : J.Collectives) {
+    if (M.Steady && M.Last != SIZE_MAX) {
+      const size_t L = M.Last;
+      const int64_t Arrival = M.Start[L];
+      int64_t End = Arrival;
+      for (size_t Slot = 0; Slot < M.Start.size(); ++Slot)
+        if (M.End[Slot] != NoTime)
+          End = std::max(End, M.End[Slot]);
+      ++P.Collectives;
+      LastOwner = L;
+      P.CommunicationNs += End - Arrival;
+      const bool Undecided = M.Undecided;
+      P.Undecided += Undecided;
+      if (LeftAt[L] != NoTime) {
+        const int64_t Own = std::max<int64_t>(0, Arrival - LeftAt[L]);
+        (Undecided ? P.UndecidedNs : P.OwnedNs[L]) += Own;
+      }
+    }
+    if (M.Steady)
+      for (size_t Slot = 0; Slot < M.Start.size(); ++Slot)
+        if (M.End[Slot] != NoTime)
+          LeftAt[Slot] = M.End[Slot];
+  }
+  // After the last collective the path ends with the rank whose steps end
+  // last: its own time since it left that collective. It stays with the
+  // rank it already runs through unless another ends later by more than
+  // the clocks' error.
+  size_t Tail = LastOwner != SIZE_MAX && DoneAt[LastOwner] != NoTime ? LastOwner
+                                                                     : SIZE_MAX;
+  for (size_t Slot = 0; Slot < DoneAt.size(); ++Slot)
+    if (DoneAt[Slot] != NoTime && LeftAt[Slot] != NoTime &&
+        (Tail == SIZE_MAX ||
+         DoneAt[Slot] > DoneAt[Tail] + J.clockUncertaintyNs(Slot, Tail)))
+      Tail = Slot;
+  if (Tail != SIZE_MAX && P.Collectives)
+    P.OwnedNs[Tail] += std::max<int64_t>(0, DoneAt[Tail] - LeftAt[Tail]);
+  P.TotalNs = P.CommunicationNs + P.UndecidedNs;
+  for (int64_t Ns : P.OwnedNs)
+    P.TotalNs += Ns;
+  size_t Best = SIZE_MAX;
+  for (size_t Slot = 0; Slot < P.OwnedNs.size(); ++Slot)
+    if (P.OwnedNs[Slot] > 0 &&
+        (Best == SIZE_MAX || P.OwnedNs[Slot] > P.OwnedNs[Best]))
+      Best = Slot;
+  if (Best != SIZE_MAX && P.OwnedNs[Best] > P.UndecidedNs)
+    P.Critical = Best;
+}
+
 } // namespace
+
+int64_t JobAnalysis::clockUncertaintyNs(size_t A, size_t B) const {
+  auto Spread = [&](size_t Slot) {
+    return Slot < Ranks.size() ? Ranks[Slot].OffsetSpreadNs : 0;
+  };
+  return 3 * std::max(Spread(A), Spread(B));
+}
+
+std::string JobAnalysis::describeCritical() const {
+  if (!Path.Collectives)
+    return "";
+  if (Path.Critical != SIZE_MAX)
+    return llvm::formatv("critical rank {0} ({1} of the job's path)",
+                         Ranks[Path.Critical].S.Rank,
+                         support::formatShare(Path.shareOf(Path.Critical)))
+        .str();
+  if (Path.UndecidedNs > 0)
+    return llvm::formatv("no critical rank: the clocks cannot tell who "
+                         "arrived last at {0} of {1} collectives (spread up "
+                         "to {2})",
+                         Path.Undecided, Path.Collectives,
+                         support::formatDuration(OffsetSpreadNs))
+        .str();
+  return "no critical rank: no rank's own time is on the job's path";
+}
+
+std::string JobAnalysis::othersOnPath(size_t Slot,
+                                      llvm::ArrayRef<size_t> AlsoLate) const {
+  std::vector<std::string> Parts;
+  for (size_t Other : AlsoLate)
+    if (Other != Slot)
+      Parts.push_back(llvm::formatv("{0} ({1})", rankName(Other),
+                                    support::formatShare(Path.shareOf(Other)))
+                          .str());
+  return llvm::join(Parts, ", ");
+}
 
 std::string JobCollective::describe() const {
   std::string What = Seq >= 0 ? llvm::formatv("{0} seq {1}", Kind, Seq).str()
@@ -342,10 +450,16 @@ size_t JobAnalysis::slotOf(int64_t Rank) const {
 std::string JobAnalysis::describeTarget() const {
   if (Slowest == SIZE_MAX)
     return "job step time unknown (no rank)";
-  return llvm::formatv("job step time {0} (the slowest of {1} rank{2}, {3})",
-                       support::formatDuration(StepNs), Ranks.size(),
-                       Ranks.size() == 1 ? "" : "s", rankName(Slowest))
-      .str();
+  std::string Out =
+      llvm::formatv("job step time {0} (the slowest of {1} rank{2}, {3})",
+                    support::formatDuration(StepNs), Ranks.size(),
+                    Ranks.size() == 1 ? "" : "s", rankName(Slowest))
+          .str();
+  // The slowest rank's step may be long only because it waited; the rank
+  // the job's path runs through is the one that delays it.
+  if (std::string Critical = describeCritical(); !Critical.empty())
+    Out += "; " + Critical;
+  return Out;
 }
 
 std::string JobAnalysis::describePace() const {
@@ -358,12 +472,24 @@ std::string JobAnalysis::describePace() const {
                          support::formatDuration(OthersWorkNs),
                          support::formatDuration(MostWorkNs))
         .str();
-  return llvm::formatv("{0} works {1} per step outside waits for other "
-                       "ranks; the median other rank {2}",
-                       rankName(Pacing),
-                       support::formatDuration(Ranks[Pacing].workPerStepNs()),
-                       support::formatDuration(OthersWorkNs))
-      .str();
+  std::string Out =
+      llvm::formatv("{0} works {1} per step outside waits for other "
+                    "ranks; the median other rank {2}",
+                    rankName(Pacing),
+                    support::formatDuration(Ranks[Pacing].workPerStepNs()),
+                    support::formatDuration(OthersWorkNs))
+          .str();
+  // The most work is not always where the job's path runs: a rank with
+  // less work but late launches can be the one the collectives wait for.
+  if (Path.Critical != SIZE_MAX && Path.Critical != Pacing)
+    Out += llvm::formatv("; but the collectives wait mostly for {0} ({1} of "
+                         "the job's path, {2} for {3})",
+                         rankName(Path.Critical),
+                         support::formatShare(Path.shareOf(Path.Critical)),
+                         support::formatShare(Path.shareOf(Pacing)),
+                         rankName(Pacing))
+               .str();
+  return Out;
 }
 
 std::string JobAnalysis::describeWindow() const {
@@ -388,6 +514,7 @@ JobAnalysis analysis::analyzeJob(std::vector<RankSummary> Ranks,
   matchCollectives(J);
   alignClocks(J, Opts);
   findLateArrivals(J);
+  tracePath(J);
   findPace(J, Opts);
   // Ranks that meet at collectives have about the same step time; of those
   // tied, the one that sets the pace is the slowest.

@@ -85,6 +85,10 @@ struct JobCollective {
   std::vector<int64_t> ComputeBefore;
   size_t Present = 0;
   size_t Last = SIZE_MAX; ///< slot of the rank that started last
+  /// The arrival order cannot be told from clock error: LateByNs is within
+  /// JobAnalysis::clockUncertaintyNs of the last and second-last ranks (or
+  /// a tie). Nobody is named late at it.
+  bool Undecided = false;
   /// The last start minus the second-last start: how much earlier the
   /// collective could have begun had the late rank come with the others.
   int64_t LateByNs = 0;
@@ -119,6 +123,35 @@ struct JobCollective {
   }
   /// "the 2nd AllReduce" / "AllReduce seq 17"
   std::string describe() const;
+};
+
+/// The job's critical path through its steady collectives (docs/
+/// multi-rank.md, "The rank that delays the job"): at each collective the
+/// path comes from the rank that arrived last; between two collectives it
+/// runs through that rank's own time since it left the previous one (its
+/// device work, launches, host work and waits, which its own report
+/// splits); inside a collective, from the last arrival to its end, it is
+/// communication. A rank that only waited owns none of it.
+struct JobPath {
+  /// Per JobAnalysis::Ranks slot: the path's time between collectives that
+  /// the rank owns.
+  std::vector<int64_t> OwnedNs;
+  /// Inside the collectives, from the last arrival to the end.
+  int64_t CommunicationNs = 0;
+  /// Between collectives whose last arrival the clocks cannot tell: the
+  /// arrival order is within three times the two ranks' clock spreads (or
+  /// a tie), so the path may run through either.
+  int64_t UndecidedNs = 0;
+  uint64_t Collectives = 0, Undecided = 0;
+  int64_t TotalNs = 0;
+  /// The slot that owns the largest part, when it owns more than the
+  /// undecided part: the rank that delays the job. SIZE_MAX: none.
+  size_t Critical = SIZE_MAX;
+  double shareOf(size_t Slot) const {
+    return TotalNs > 0 && Slot < OwnedNs.size()
+               ? double(OwnedNs[Slot]) / double(TotalNs)
+               : 0.0;
+  }
 };
 
 struct JobAnalysis {
@@ -166,7 +199,27 @@ struct JobAnalysis {
   int64_t MostWorkNs = 0, OthersWorkNs = 0;
   /// "rank 2 works 20 ms per step outside waits for other ranks; the median
   /// other rank 15 ms", or that no rank stands out; empty when !PaceKnown.
+  /// Said relative to the critical rank when that is another.
   std::string describePace() const;
+
+  /// The cross-rank critical path and the rank it runs through most.
+  JobPath Path;
+  /// Three times the larger clock spread of two ranks: a difference in
+  /// their arrival times within it cannot be told from clock error.
+  int64_t clockUncertaintyNs(size_t A, size_t B) const;
+  /// "critical rank 5 (62 % of the job's path)", or why none is named.
+  std::string describeCritical() const;
+  /// Whether a job rule may name rank \p Slot as delaying the job: only
+  /// the critical rank, once the path is known, so that every report
+  /// tells one story (a rank late at a few collectives off the path is
+  /// said in the critical rank's finding). Without steady collectives to
+  /// trace the path through, every rank may be named.
+  bool mayBlame(size_t Slot) const {
+    return Path.Collectives == 0 || Slot == Path.Critical;
+  }
+  /// The other ranks that \p Slot's own rule also found late, with their
+  /// parts of the path ("rank 0 (12.1 %), rank 3 (4.0 %)"); empty for none.
+  std::string othersOnPath(size_t Slot, llvm::ArrayRef<size_t> AlsoLate) const;
 
   /// The slot of rank \p Rank, or SIZE_MAX.
   size_t slotOf(int64_t Rank) const;

@@ -385,6 +385,18 @@ std::string report::jobJsonObject(const JobAnalysis &J,
     W.attribute("target_ns", R.TargetNs);
     W.attribute("pacing_rank",
                 J.Pacing == SIZE_MAX ? int64_t(-1) : J.Ranks[J.Pacing].S.Rank);
+    // The rank the job's critical path runs through most (-1: none), and
+    // the path's parts (docs/multi-rank.md).
+    W.attribute("critical_rank", J.Path.Critical == SIZE_MAX
+                                     ? int64_t(-1)
+                                     : J.Ranks[J.Path.Critical].S.Rank);
+    W.attributeObject("path", [&] {
+      W.attribute("total_ns", J.Path.TotalNs);
+      W.attribute("communication_ns", J.Path.CommunicationNs);
+      W.attribute("undecided_ns", J.Path.UndecidedNs);
+      W.attribute("collectives", int64_t(J.Path.Collectives));
+      W.attribute("undecided_collectives", int64_t(J.Path.Undecided));
+    });
     W.attribute("matched_by", J.MatchedBy);
     W.attribute("collectives_matched", int64_t(J.Collectives.size()));
     W.attribute("collectives_mismatched", int64_t(J.Mismatched));
@@ -434,6 +446,11 @@ std::string report::jobJsonObject(const JobAnalysis &J,
           W.attribute("clock_spread_ns", Rk.OffsetSpreadNs);
           W.attribute("clock_outliers", int64_t(Rk.OffsetOutliers));
           W.attribute("times_last", int64_t(Rk.TimesLast));
+          const size_t Slot = size_t(&Rk - J.Ranks.data());
+          W.attribute("path_ns", Slot < J.Path.OwnedNs.size()
+                                     ? J.Path.OwnedNs[Slot]
+                                     : int64_t(0));
+          W.attribute("path_share", J.Path.shareOf(Slot));
           W.attribute("top_idle_cause", Rk.S.topIdleCause());
           W.attributeArray("findings", [&] {
             for (const analysis::RankFinding &F : Rk.S.Findings)
@@ -458,6 +475,7 @@ std::string report::jobJsonObject(const JobAnalysis &J,
           W.attribute("late_rank", M.Last == SIZE_MAX ? int64_t(-1)
                                                       : J.Ranks[M.Last].S.Rank);
           W.attribute("late_by_ns", M.LateByNs);
+          W.attribute("undecided", M.Undecided);
           W.attribute("wait_ns", M.WaitNs);
         });
     });

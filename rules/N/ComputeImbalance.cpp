@@ -44,7 +44,7 @@ Outcome rules::runComputeImbalance(const JobAnalysis &J,
     if (M.Last == SIZE_MAX || !M.Steady || M.ComputeExcessNs == NoTime)
       continue;
     ++Judged;
-    if (M.LateByNs >= MinLate && M.lateFromCompute())
+    if (M.LateByNs >= MinLate && M.lateFromCompute() && !M.Undecided)
       ByRank[M.Last].push_back(&M);
   }
   if (!Judged)
@@ -53,6 +53,9 @@ Outcome rules::runComputeImbalance(const JobAnalysis &J,
         "ranks (older summaries have no compute_ns on their collective "
         "lines)");
   for (auto &[Slot, List] : ByRank) {
+    // Only the rank the job's path runs through (JobAnalysis::mayBlame).
+    if (!J.mayBlame(Slot))
+      continue;
     int64_t Sum = 0, Late = 0;
     const JobCollective *Worst = List.front();
     for (const JobCollective *M : List) {

@@ -89,11 +89,40 @@ Outcome rules::runLateRankAtCollective(const JobAnalysis &J,
         "order can be seen");
   const int64_t MinLate = int64_t(Opts.number("min-late"));
   std::map<size_t, std::vector<const JobCollective *>> ByRank;
-  for (const JobCollective &M : J.Collectives)
-    if (M.Last != SIZE_MAX && M.Steady && M.LateByNs >= MinLate &&
-        !M.lateFromCompute())
-      ByRank[M.Last].push_back(&M);
+  uint64_t Undecided = 0;
+  for (const JobCollective &M : J.Collectives) {
+    if (M.Last == SIZE_MAX || !M.Steady || M.LateByNs < MinLate ||
+        M.lateFromCompute())
+      continue;
+    // An arrival order within the clocks' error names nobody.
+    if (M.Undecided) {
+      ++Undecided;
+      continue;
+    }
+    ByRank[M.Last].push_back(&M);
+  }
+  // With the job's path known, only the rank it runs through is named; a
+  // path no rank owns names nobody.
+  if (J.Path.Collectives && J.Path.Critical == SIZE_MAX && !ByRank.empty())
+    return Outcome::cannotJudge(
+        "ranks arrived late, but " + J.describeCritical() +
+        ", so none of them can be said to delay the job");
+  std::vector<size_t> LateRanks;
+  for (const auto &[Slot, Late] : ByRank)
+    LateRanks.push_back(Slot);
+  if (ByRank.empty() && Undecided)
+    return Outcome::cannotJudge(
+        llvm::formatv("cannot judge: clocks: at {0} collective{1} a rank "
+                      "arrived at least {2} after the others, but by less "
+                      "than three times the clock alignment's spread (up to "
+                      "{3}), so the arrival order cannot be told from clock "
+                      "error",
+                      Undecided, Undecided == 1 ? "" : "s", dur(MinLate),
+                      dur(J.OffsetSpreadNs))
+            .str());
   for (auto &[Slot, Late] : ByRank) {
+    if (!J.mayBlame(Slot))
+      continue;
     std::vector<int64_t> By;
     int64_t Sum = 0, Wait = 0;
     const JobCollective *Worst = Late.front();
@@ -123,6 +152,26 @@ Outcome rules::runLateRankAtCollective(const JobAnalysis &J,
     Det.Window = J.describeWindow();
     Det.Collective = int64_t(Worst - J.Collectives.data());
     Det.ImpactNs = J.perStep(Sum);
+    // Said relative to the rank the job's path runs through.
+    const analysis::JobPath &P = J.Path;
+    if (P.Critical == Slot)
+      Det.ExtraEvidence.push_back(
+          llvm::formatv("{0} is the job's critical rank: {1} of the job's "
+                        "path is its own time before the collectives it "
+                        "reaches last",
+                        J.rankName(Slot), pct(P.shareOf(Slot)))
+              .str());
+    if (std::string Others = J.othersOnPath(Slot, LateRanks); !Others.empty())
+      Det.ExtraEvidence.push_back(
+          "also late at some collectives, with less of the job's path: " +
+          Others);
+    if (Undecided)
+      Det.ExtraEvidence.push_back(
+          llvm::formatv("{0} other late arrival{1} within the clocks' error "
+                        "(three times the spread, up to {2}) name nobody",
+                        Undecided, Undecided == 1 ? "" : "s",
+                        dur(J.OffsetSpreadNs))
+              .str());
     // The order is measured, after the clocks were aligned; what the late
     // rank did is its own summary's reading, not a proof of cause.
     Det.Confidence = R.OffsetOutliers ? 0.6 : 0.75;

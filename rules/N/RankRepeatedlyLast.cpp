@@ -51,12 +51,17 @@ Outcome rules::runRankRepeatedlyLast(const JobAnalysis &J,
   const int64_t MinLate = std::max<int64_t>(
       {int64_t(Opts.number("min-late")), J.OffsetSpreadNs + 1, int64_t(1)});
   for (size_t Slot = 0; Slot < J.Ranks.size(); ++Slot) {
+    // Only the rank the job's path runs through is named (JobAnalysis::
+    // mayBlame): a rank last at many collectives by little is not the one
+    // the job waits for.
+    if (!J.mayBlame(Slot))
+      continue;
     const analysis::JobRank &R = J.Ranks[Slot];
     // Last strictly (a tie is nobody's), in the steady steps.
     int64_t Sum = 0, Times = 0;
     const JobCollective *Worst = nullptr;
     for (const JobCollective &M : J.Collectives)
-      if (M.Last == Slot && M.Steady && M.LateByNs >= MinLate) {
+      if (M.Last == Slot && M.Steady && M.LateByNs >= MinLate && !M.Undecided) {
         Sum += M.LateByNs;
         ++Times;
         if (!Worst || M.LateByNs > Worst->LateByNs)

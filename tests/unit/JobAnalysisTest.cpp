@@ -352,3 +352,66 @@ TEST(SummaryFormat, ComputeBeforeRoundTripsAndMayBeAbsent) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(JobPath, TheDelayedRankOwnsThePathAndTheOthersNone) {
+  // Rank 2 runs 3 ms of host work before its compute in every step, clocks
+  // shifted by tens of ms: it reaches every all-reduce last, so the job's
+  // path runs through its own time: steps 2-4 (60 ms) but the 1 ms of
+  // communication after each arrival, 57 ms (95 %); ranks 0, 1 and 3 only
+  // wait and own nothing.
+  JobAnalysis J = analysis::analyzeJob(makeJob(4, 2, 3 * Ms));
+  ASSERT_NE(J.Path.Critical, SIZE_MAX);
+  EXPECT_EQ(J.rankName(J.Path.Critical), "rank 2");
+  EXPECT_EQ(J.Path.Undecided, 0u);
+  EXPECT_EQ(J.Path.TotalNs, 60 * Ms);
+  EXPECT_EQ(J.Path.CommunicationNs, 3 * Ms);
+  EXPECT_EQ(J.Path.OwnedNs[J.Path.Critical], 57 * Ms);
+  for (size_t Slot = 0; Slot < J.Ranks.size(); ++Slot)
+    if (Slot != J.Path.Critical) {
+      EXPECT_EQ(J.Path.OwnedNs[Slot], 0) << J.rankName(Slot);
+    }
+  EXPECT_NE(J.describeTarget().find("; critical rank 2 ("), std::string::npos)
+      << J.describeTarget();
+  EXPECT_TRUE(J.mayBlame(J.Path.Critical));
+  EXPECT_FALSE(J.mayBlame(J.slotOf(1)));
+}
+
+TEST(JobPath, AnOrderWithinTheClockErrorIsUndecided) {
+  // Every rank arrives together: each all-reduce's order is a tie, so
+  // nobody owns the path between them and no rank is critical.
+  JobAnalysis J = analysis::analyzeJob(makeJob(4, -1, 0));
+  EXPECT_EQ(J.Path.Critical, SIZE_MAX);
+  EXPECT_EQ(J.Path.Undecided, J.Path.Collectives);
+  EXPECT_NE(J.describeTarget().find("no critical rank: the clocks cannot "
+                                    "tell who arrived last"),
+            std::string::npos)
+      << J.describeTarget();
+  // A 1 ms lead with a rank whose clock spread is 1 ms: within three
+  // spreads, undecided too.
+  std::vector<RankSummary> Ranks = makeJob(4, 1, 1 * Ms);
+  JobAnalysis Sure = analysis::analyzeJob(Ranks);
+  ASSERT_NE(Sure.Path.Critical, SIZE_MAX);
+  EXPECT_EQ(Sure.rankName(Sure.Path.Critical), "rank 1");
+  for (size_t I = 0; I < Ranks[1].Collectives.size(); ++I)
+    Ranks[1].Collectives[I].EndNs += I % 2 ? 1 * Ms : -1 * Ms;
+  JobAnalysis Unsure = analysis::analyzeJob(Ranks);
+  EXPECT_GE(Unsure.Ranks[Unsure.slotOf(1)].OffsetSpreadNs, 1 * Ms);
+  EXPECT_EQ(Unsure.Path.Critical, SIZE_MAX) << Unsure.describeTarget();
+}
+
+TEST(JobPath, ThePaceLineSaysWhenTheMostWorkIsNotWhereThePathRuns) {
+  JobAnalysis J = analysis::analyzeJob(makeJob(4, 2, 3 * Ms));
+  // Here the same rank does both: the pace line says nothing more.
+  EXPECT_EQ(J.describePace().find("but the collectives wait"),
+            std::string::npos);
+  J.Path.Critical = J.slotOf(1);
+  J.Path.OwnedNs[J.slotOf(1)] = J.Path.TotalNs / 2;
+  EXPECT_NE(J.describePace().find("; but the collectives wait mostly for "
+                                  "rank 1"),
+            std::string::npos)
+      << J.describePace();
+}
+
+} // namespace
