@@ -481,7 +481,7 @@ std::string JobAnalysis::describePace() const {
           .str();
   // The most work is not always where the job's path runs: a rank with
   // less work but late launches can be the one the collectives wait for.
-  if (Path.Critical != SIZE_MAX && Path.Critical != Pacing)
+  if (Path.Critical != SIZE_MAX && Path.Critical != Pacing) {
     Out += llvm::formatv("; but the collectives wait mostly for {0} ({1} of "
                          "the job's path, {2} for {3})",
                          rankName(Path.Critical),
@@ -489,6 +489,10 @@ std::string JobAnalysis::describePace() const {
                          support::formatShare(Path.shareOf(Pacing)),
                          rankName(Pacing))
                .str();
+    // Why it arrives late, from its own summary.
+    if (std::string Why = Ranks[Path.Critical].S.topIdleCause(); !Why.empty())
+      Out += ": " + Why;
+  }
   return Out;
 }
 
