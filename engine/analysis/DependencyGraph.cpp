@@ -202,9 +202,8 @@ void DependencyGraph::buildHost(uint32_t LI) {
     addEdge(E.From + 1, E);
   };
   C.forEachHostStretch(LI, Span, [&](const HostStretch &S) {
-    if (Held && S.Cause == HostCause::Wait &&
-        Held->Cause == HostCause::Wait && Held->Wait == S.Wait &&
-        isModelledWait(AllWaits[S.Wait])) {
+    if (Held && S.Cause == HostCause::Wait && Held->Cause == HostCause::Wait &&
+        Held->Wait == S.Wait && isModelledWait(AllWaits[S.Wait])) {
       Held->Range.End = S.Range.End;
       return;
     }

@@ -20,10 +20,12 @@ using model::Interval;
 using NC = model::NameClass;
 
 const char *analysis::startupCategoryName(unsigned C) {
-  static const char *const Names[] = {
-      "context and module loading", "allocator calls",
-      "stream/event/handle creation", "compilation or autotuning",
-      "graph capture", "first-call set-up"};
+  static const char *const Names[] = {"context and module loading",
+                                      "allocator calls",
+                                      "stream/event/handle creation",
+                                      "compilation or autotuning",
+                                      "graph capture",
+                                      "first-call set-up"};
   return C < NumStartupCategories ? Names[C] : "";
 }
 
@@ -199,8 +201,8 @@ static llvm::DenseSet<uint32_t> contextCreatingCalls(const TraceIndex &Ctx) {
       if (It != P.All.end())
         P.All.erase(It);
     }
-    if (Others.empty() ||
-        First.Duration >= ModuleLoadLaunchRatio * support::medianInPlace(Others))
+    if (Others.empty() || First.Duration >= ModuleLoadLaunchRatio *
+                                                support::medianInPlace(Others))
       Out.insert(P.First);
   }
   return Out;
@@ -226,9 +228,8 @@ static llvm::DenseSet<uint32_t> slowFirstRuns(const TraceIndex &Ctx) {
         if (!Candidate(E))
           continue;
         auto [It, New] = First.try_emplace(E.Name, I);
-        if (!New && std::pair(E.Start, I) < std::pair(
-                                                T.Events[It->second].Start,
-                                                It->second))
+        if (!New && std::pair(E.Start, I) <
+                        std::pair(T.Events[It->second].Start, It->second))
           It->second = I;
       }
   llvm::DenseMap<model::StringId, std::vector<int64_t>> Later;
@@ -412,7 +413,9 @@ StartupWork analysis::findStartupWork(const TraceIndex &Ctx) {
         Cat = Compilation;
       }
       if (Cat && E.Duration > 0)
-        Found.push_back({I, *Cat, {E.Start, E.end()},
+        Found.push_back({I,
+                         *Cat,
+                         {E.Start, E.end()},
                          Context.contains(I) || Loading.contains(I)});
       else if (SlowFirst.contains(I))
         Found.push_back({I, FirstCall, {E.Start, E.end()}, /*ByLength=*/true});

@@ -59,8 +59,7 @@ int64_t largestInputElements(const model::Trace &T, const Event &Op) {
 /// or fused optimizers), not this one's.
 bool inOptimizer(const TraceIndex &Ctx, const Event &Op) {
   const model::Trace &T = Ctx.trace();
-  for (uint32_t P = T.indexOf(Op); P != model::NoIndex;
-       P = T.Events[P].Parent)
+  for (uint32_t P = T.indexOf(Op); P != model::NoIndex; P = T.Events[P].Parent)
     if (Ctx.is(T.Events[P], model::NameClass::OptimizerWork))
       return true;
   return false;

@@ -129,8 +129,8 @@ TEST(Startup, AFirstRunFarSlowerThanItsLaterRunsIsStartUpEveryStep) {
     M.step(K + 1, T0, T0 + 100 * Ms);
     const int64_t Len = K == 0 ? 68 * Ms : 5 * Ms;
     M.op("aten::cudnn_convolution", T0, T0 + Len);
-    M.launch(S, "conv_kernel", T0 + Len - 10 * Us, T0 + Len - 5 * Us,
-             T0 + Len, T0 + Len + 1 * Ms);
+    M.launch(S, "conv_kernel", T0 + Len - 10 * Us, T0 + Len - 5 * Us, T0 + Len,
+             T0 + Len + 1 * Ms);
   }
   model::Trace T = M.finish();
   TraceIndex Ctx(T);

@@ -25,13 +25,15 @@ model::Trace optimizerTrace(OptimizerVariant V) {
     int64_t T0 = K * 10 * Ms;
     M.step(K + 1, T0, T0 + 10 * Ms);
     M.launch(S, "wgrad_alg0_engine", T0 + 100 * Us, T0 + 110 * Us,
-             T0 + 110 * Us, T0 + (V == OptimizerVariant::Hidden ? 9000 : 5000) * Us);
+             T0 + 110 * Us,
+             T0 + (V == OptimizerVariant::Hidden ? 9000 : 5000) * Us);
     if (V != OptimizerVariant::Inference)
       M.op("autograd::engine::evaluate_function: MulBackward0", T0 + 90 * Us,
            T0 + 120 * Us);
     if (V != OptimizerVariant::NoRange && V != OptimizerVariant::Inference)
       M.add(M.Host, EventKind::Annotation, "Optimizer.step#Adam.step",
-            T0 + 5 * Ms, T0 + (V == OptimizerVariant::Foreach ? 5100 : 8000) * Us);
+            T0 + 5 * Ms,
+            T0 + (V == OptimizerVariant::Foreach ? 5100 : 8000) * Us);
     if (V == OptimizerVariant::Foreach) {
       for (int I = 0; I < 2; ++I) {
         int64_t B = T0 + 5 * Ms + I * 40 * Us;

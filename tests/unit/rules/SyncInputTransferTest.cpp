@@ -22,7 +22,8 @@ enum class InputVariant { Synced, NonBlocking, Pageable, PageableSynced };
 model::Trace transferTrace(InputVariant V, bool Directed = true) {
   TraceMaker M;
   uint32_t S = M.stream(0, 7);
-  bool Pageable = V == InputVariant::Pageable || V == InputVariant::PageableSynced;
+  bool Pageable =
+      V == InputVariant::Pageable || V == InputVariant::PageableSynced;
   bool Synced = V == InputVariant::Synced || V == InputVariant::PageableSynced;
   model::EventArgs A;
   if (Directed) {
