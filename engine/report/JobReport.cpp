@@ -450,7 +450,7 @@ std::string report::jobJsonObject(const JobAnalysis &J,
           W.attribute("path_ns", Slot < J.Path.OwnedNs.size()
                                      ? J.Path.OwnedNs[Slot]
                                      : int64_t(0));
-          W.attribute("path_share", J.Path.shareOf(Slot));
+          writeRounded(W, "path_share", J.Path.shareOf(Slot));
           W.attribute("top_idle_cause", Rk.S.topIdleCause());
           W.attributeArray("findings", [&] {
             for (const analysis::RankFinding &F : Rk.S.Findings)
