@@ -6,7 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "report/IdleSplit.h"
+#include "report/JsonSupport.h"
 #include "report/StatsReport.h"
+#include "rules/detectors/GemmRates.h"
 
 #include "llvm/Support/JSON.h"
 
@@ -273,6 +275,34 @@ static void writeImport(llvm::json::OStream &J, const Trace &T,
   });
 }
 
+/// The matrix products' achieved rates per op and argument set
+/// (docs/efficiency.md), most kernel time first.
+static void writeOpEfficiency(llvm::json::OStream &J, const Trace &T) {
+  J.attributeArray("op_efficiency", [&] {
+    for (const rules::detect::GemmRate &G : rules::detect::gemmRates(T))
+      J.object([&] {
+        J.attribute("op", G.Op);
+        J.attribute("category", "GEMM");
+        J.attributeObject("params", [&] {
+          J.attribute("B", G.B);
+          J.attribute("M", G.M);
+          J.attribute("N", G.N);
+          J.attribute("K", G.K);
+          J.attribute("bias", G.Bias);
+        });
+        J.attribute("dtype", G.Dtype);
+        J.attribute("calls", int64_t(G.Calls));
+        J.attribute("kernel_ns", G.KernelNsMedian);
+        J.attribute("kernel_ns_total", G.KernelNsTotal);
+        J.attribute("flops", int64_t(G.Flops));
+        J.attribute("bytes", int64_t(G.Bytes));
+        report::writeRounded(J, "tflops", G.TflopsMedian);
+        report::writeRounded(J, "tbps", G.TbpsMedian);
+        report::writeRounded(J, "flops_per_byte", G.flopsPerByte());
+      });
+  });
+}
+
 void report::writeStatsJson(llvm::raw_ostream &OS, const Trace &T,
                             const TraceStats &S, llvm::StringRef InputName) {
   llvm::json::OStream J(OS, /*IndentSize=*/2);
@@ -304,6 +334,7 @@ void report::writeStatsJson(llvm::raw_ostream &OS, const Trace &T,
                  S.NumDistinctOsRuntimeCalls, S.NumOsRuntimeCalls,
                  /*WithKind=*/false);
     writeCopies(J, S);
+    writeOpEfficiency(J, T);
     writeImport(J, T, S);
   });
   OS << "\n";

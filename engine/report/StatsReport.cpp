@@ -2,6 +2,7 @@
 #include "report/StatsReport.h"
 #include "analysis/Producer.h"
 #include "report/IdleSplit.h"
+#include "rules/detectors/GemmRates.h"
 #include "support/Format.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -423,6 +424,38 @@ static void writeImport(llvm::raw_ostream &OS, Painter &P, const Trace &T,
   }
 }
 
+/// The matrix products with recorded shapes, most kernel time first: what
+/// each achieved per call (docs/efficiency.md). Only when there are any.
+static void writeGemms(llvm::raw_ostream &OS, Painter &P, const Trace &T) {
+  std::vector<rules::detect::GemmRate> Rates = rules::detect::gemmRates(T);
+  if (Rates.empty())
+    return;
+  constexpr size_t Shown = 8;
+  P.label("gemms");
+  OS << llvm::formatv("achieved rates of the {0} matrix-product op and shape "
+                      "set{1} with recorded shapes{2} (docs/efficiency.md)\n",
+                      Rates.size(), Rates.size() == 1 ? "" : "s",
+                      Rates.size() > Shown ? ", the top 8 by kernel time" : "");
+  OS << llvm::formatv("  {0,-12} {1,6} {2,6} {3,6} {4,6}  {5,-14} {6,6}  "
+                      "{7,11}  {8,8}  {9,7}  {10,7}\n",
+                      "op", "B", "M", "N", "K", "dtype", "calls", "kernel/call",
+                      "TFLOP/s", "TB/s", "FLOP/B");
+  for (size_t I = 0; I < Rates.size() && I < Shown; ++I) {
+    const rules::detect::GemmRate &G = Rates[I];
+    // Without a known element type there are no bytes to rate.
+    const bool Bytes = G.Bytes > 0;
+    OS << llvm::formatv(
+        "  {0,-12} {1,6} {2,6} {3,6} {4,6}  {5,-14} {6,6}  {7,11}  {8,8}  "
+        "{9,7}  {10,7}\n",
+        sanitize(G.Op, 12), G.B, G.M, G.N, G.K,
+        sanitize(G.Dtype.empty() ? "-" : G.Dtype, 14), G.Calls,
+        formatDuration(G.KernelNsMedian),
+        llvm::formatv("{0:F1}", G.TflopsMedian).str(),
+        Bytes ? llvm::formatv("{0:F2}", G.TbpsMedian).str() : "-",
+        Bytes ? llvm::formatv("{0:F0}", G.flopsPerByte()).str() : "-");
+  }
+}
+
 void report::writeStatsText(llvm::raw_ostream &OS, const Trace &T,
                             const TraceStats &S, llvm::StringRef InputName,
                             bool Color) {
@@ -434,5 +467,6 @@ void report::writeStatsText(llvm::raw_ostream &OS, const Trace &T,
   writeDevices(OS, P, T, S);
   writeTop(OS, P, T, S);
   writeCopies(OS, P, S);
+  writeGemms(OS, P, T);
   writeImport(OS, P, T, S);
 }
