@@ -13,9 +13,14 @@ llvm::Error tracelint::cli::applyStepOption(model::Trace &T,
   // Without --step, a trace without step markers takes its repeated
   // NVTX/roctx ranges as steps when they look like iterations; "--step
   // none" keeps the whole window.
+  // The producer is asked only when ranges qualify: a trace with step
+  // markers (every PyTorch trace with prof.step()) pays for no pass.
   if (StepName.empty()) {
-    if (!analysis::speaksPyTorch(analysis::detectProducer(T).Kind))
-      model::chooseStepRanges(T);
+    std::string Ranges = model::iterationRanges(T);
+    if (!Ranges.empty() &&
+        !analysis::speaksPyTorch(analysis::detectProducer(T).Kind) &&
+        model::defineStepsFromRanges(T, Ranges))
+      T.StepRangesChosen = true;
     return llvm::Error::success();
   }
   if (StepName == "none" || model::defineStepsFromRanges(T, StepName))

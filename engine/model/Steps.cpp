@@ -63,7 +63,7 @@ struct Candidate {
 
 } // namespace
 
-std::string tracelint::model::chooseStepRanges(Trace &T) {
+std::string tracelint::model::iterationRanges(const Trace &T) {
   if (!T.Steps.empty())
     return "";
   const int64_t Window = T.WindowEnd - T.WindowStart;
@@ -113,11 +113,7 @@ std::string tracelint::model::chooseStepRanges(Trace &T) {
           return A.Covered > B.Covered;
         return A.Count < B.Count;
       });
-  std::string Name = T.Strings.get(Win.Name).str();
-  if (!defineStepsFromRanges(T, Name))
-    return "";
-  T.StepRangesChosen = true;
-  return Name;
+  return T.Strings.get(Win.Name).str();
 }
 
 std::vector<std::pair<std::string, size_t>>

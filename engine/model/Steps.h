@@ -6,7 +6,7 @@
 // Kineto trace. The selection is by exact name and works on the model, so it
 // is the same for every input format. A trace without step markers of a
 // program other than PyTorch gets its repeated NVTX or roctx ranges as
-// steps when they look like a loop's iterations (chooseStepRanges).
+// steps when they look like a loop's iterations (iterationRanges).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TRACELINT_MODEL_STEPS_H
@@ -32,17 +32,17 @@ namespace tracelint::model {
 size_t defineStepsFromRanges(Trace &T, llvm::StringRef Name);
 
 /// For a trace without step markers: the NVTX or roctx range name that
-/// marks its iterations, whose ranges then define the steps as --step would,
-/// with T.StepRangesChosen set. A name qualifies when, on its busiest host
-/// thread, at least three of its ranges follow one another without
-/// overlapping, three in four of them last between half and twice their
-/// median, and together they cover at least a quarter of the window; of
-/// those, the name whose ranges cover the most time wins (the loop body
-/// over a phase inside it), ties to the fewer ranges. Returns the name, or
-/// "" when none qualifies (T unchanged). Callers ask only for programs
-/// other than PyTorch, which marks its steps with prof.step() and whose
-/// other ranges (forward, a DataLoader's) are phases, not iterations.
-std::string chooseStepRanges(Trace &T);
+/// marks its iterations, for defineStepsFromRanges (the caller then sets
+/// T.StepRangesChosen). A name qualifies when, on its busiest host thread,
+/// at least three of its ranges follow one another without overlapping,
+/// three in four of them last between half and twice their median, and
+/// together they cover at least a quarter of the window; of those, the
+/// name whose ranges cover the most time wins (the loop body over a phase
+/// inside it), ties to the fewer ranges. "" when the trace has steps or no
+/// name qualifies. Callers ask only for programs other than PyTorch, which
+/// marks its steps with prof.step() and whose other ranges (forward, a
+/// DataLoader's) are phases, not iterations.
+std::string iterationRanges(const Trace &T);
 
 /// The most frequent annotation names on host threads with their counts, most
 /// frequent first (ties by name), at most \p Max of them: what to suggest when

@@ -84,12 +84,12 @@ TEST(StepsTest, RepeatedIterationRangesAreChosenAsSteps) {
     add(B, Main, EventKind::Annotation, "launch", I * 12, I * 12 + 1);
   Trace T = B.finish();
   ASSERT_EQ(T.StepsFrom, StepSource::None);
-  EXPECT_EQ(chooseStepRanges(T), "iteration");
-  EXPECT_EQ(T.Steps.size(), 6u);
-  EXPECT_TRUE(T.StepRangesChosen);
+  EXPECT_EQ(iterationRanges(T), "iteration");
+  EXPECT_TRUE(T.Steps.empty()) << "the caller defines the steps";
+  EXPECT_EQ(defineStepsFromRanges(T, "iteration"), 6u);
   EXPECT_EQ(T.StepRangeName, "iteration");
   // A trace with steps keeps them.
-  EXPECT_EQ(chooseStepRanges(T), "");
+  EXPECT_EQ(iterationRanges(T), "");
 }
 
 TEST(StepsTest, RangesThatDoNotLookLikeIterationsAreNotChosen) {
@@ -104,7 +104,7 @@ TEST(StepsTest, RangesThatDoNotLookLikeIterationsAreNotChosen) {
       At += D;
     }
     Trace T = B.finish();
-    EXPECT_EQ(chooseStepRanges(T), "");
+    EXPECT_EQ(iterationRanges(T), "");
     EXPECT_TRUE(T.Steps.empty());
   }
   {
@@ -115,7 +115,7 @@ TEST(StepsTest, RangesThatDoNotLookLikeIterationsAreNotChosen) {
       add(B, Main, EventKind::Annotation, "tick", I * 100, I * 100 + 5);
     add(B, Main, EventKind::Annotation, "setup", 0, 1000);
     Trace T = B.finish();
-    EXPECT_EQ(chooseStepRanges(T), "");
+    EXPECT_EQ(iterationRanges(T), "");
   }
   {
     // Two ranges are not a loop.
@@ -124,7 +124,7 @@ TEST(StepsTest, RangesThatDoNotLookLikeIterationsAreNotChosen) {
     add(B, Main, EventKind::Annotation, "iteration", 0, 100);
     add(B, Main, EventKind::Annotation, "iteration", 100, 200);
     Trace T = B.finish();
-    EXPECT_EQ(chooseStepRanges(T), "");
+    EXPECT_EQ(iterationRanges(T), "");
   }
 }
 
