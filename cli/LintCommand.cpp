@@ -145,15 +145,11 @@ cl::opt<ColorMode> Color(
                clEnumValN(ColorMode::Never, "never", "never")),
     cl::init(ColorMode::Auto), cl::sub(lintSubcommand()),
     cl::sub(captureSubcommand()), cl::cat(LintCategory));
-cl::opt<std::string> StepName(
-    "step",
-    cl::desc("Steps are the annotation ranges named exactly NAME (an NVTX "
-             "range, a record_function / user annotation) instead of "
-             "ProfilerStep#N"),
-    cl::value_desc("NAME"), cl::sub(lintSubcommand()),
-    cl::sub(captureSubcommand()), cl::sub(baselineSubcommand()),
-    cl::sub(diffSubcommand()), cl::sub(summarizeSubcommand()),
-    cl::cat(LintCategory));
+cl::opt<std::string>
+    StepName("step", cl::desc(StepOptionHelp), cl::value_desc("NAME"),
+             cl::sub(lintSubcommand()), cl::sub(captureSubcommand()),
+             cl::sub(baselineSubcommand()), cl::sub(diffSubcommand()),
+             cl::sub(summarizeSubcommand()), cl::cat(LintCategory));
 cl::opt<uint64_t>
     MaxEvents("max-events",
               cl::desc("Refuse traces with more events than N (0: no limit)"),

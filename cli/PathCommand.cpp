@@ -39,12 +39,9 @@ cl::opt<std::string> OutputPath("o", cl::desc("Write the report to FILE"),
                                 cl::value_desc("FILE"), cl::init("-"),
                                 cl::sub(pathSubcommand()),
                                 cl::cat(PathCategory));
-cl::opt<std::string> StepName(
-    "step",
-    cl::desc("Steps are the annotation ranges named exactly NAME (an NVTX "
-             "range, a record_function / user annotation) instead of "
-             "ProfilerStep#N"),
-    cl::value_desc("NAME"), cl::sub(pathSubcommand()), cl::cat(PathCategory));
+cl::opt<std::string> StepName("step", cl::desc(StepOptionHelp),
+                              cl::value_desc("NAME"), cl::sub(pathSubcommand()),
+                              cl::cat(PathCategory));
 cl::opt<int64_t> StepNumber(
     "step-number",
     cl::desc("Analyse the step numbered N (default: the median steady step)"),

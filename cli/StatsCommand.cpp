@@ -46,12 +46,10 @@ cl::opt<unsigned> TopN("top",
                                 "tables (default 10)"),
                        cl::init(10), cl::sub(statsSubcommand()),
                        cl::cat(StatsCategory));
-cl::opt<std::string> StepName(
-    "step",
-    cl::desc("Steps are the annotation ranges named exactly NAME (an NVTX "
-             "range, a record_function / user annotation) instead of "
-             "ProfilerStep#N"),
-    cl::value_desc("NAME"), cl::sub(statsSubcommand()), cl::cat(StatsCategory));
+cl::opt<std::string> StepName("step", cl::desc(StepOptionHelp),
+                              cl::value_desc("NAME"),
+                              cl::sub(statsSubcommand()),
+                              cl::cat(StatsCategory));
 cl::opt<std::string> ConfigPath(
     "config",
     cl::desc("Configuration file whose [names] table says what names are "
