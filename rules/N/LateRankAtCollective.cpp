@@ -112,7 +112,7 @@ Outcome rules::runLateRankAtCollective(const JobAnalysis &J,
     LateRanks.push_back(Slot);
   if (ByRank.empty() && Undecided)
     return Outcome::cannotJudge(
-        llvm::formatv("cannot judge: clocks: at {0} collective{1} a rank "
+        llvm::formatv("clocks: at {0} collective{1} a rank "
                       "arrived at least {2} after the others, but by less "
                       "than three times the clock alignment's spread (up to "
                       "{3}), so the arrival order cannot be told from clock "

@@ -64,6 +64,23 @@ TEST(LateRankAtCollective, ADelayUnderMinLateIsNotReported) {
   EXPECT_TRUE(Out.empty());
 }
 
+TEST(LateRankAtCollective, LatenessWithinTheClockErrorNamesNobody) {
+  // Rank 1 is 1 ms late at every all-reduce, but its collectives' ends
+  // jitter by 1 ms against the others', so its clock spread is 1 ms and
+  // three spreads (3 ms) cover the lead: N004 cannot judge, and says the
+  // clocks are why.
+  std::vector<analysis::RankSummary> Ranks = makeJob(4, 1, 1 * Ms);
+  for (size_t I = 0; I < Ranks[1].Collectives.size(); ++I)
+    Ranks[1].Collectives[I].EndNs += I % 2 ? 1 * Ms : -1 * Ms;
+  analysis::JobAnalysis J = analysis::analyzeJob(std::move(Ranks));
+  std::vector<rules::Detection> Out;
+  std::string Why = run("N004", J, Out);
+  EXPECT_TRUE(Out.empty());
+  EXPECT_EQ(Why.rfind("cannot judge: clocks: at 3 collectives", 0), 0u) << Why;
+  EXPECT_NE(Why.find("cannot be told from clock error"), std::string::npos)
+      << Why;
+}
+
 TEST(LateRankAtCollective, SameFindingsFromSummaries) {
   std::vector<analysis::RankSummary> Ranks = makeJob(4, 3, 3 * Ms);
   std::string Text;
