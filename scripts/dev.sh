@@ -32,6 +32,10 @@ PACKAGES=(
   # The HTML report's browser test (tests/lit/html/browser.test) and
   # scripts/render-report-picture.sh.
   chromium
+  # The Python package's tests (tests/python, docs/python.md): a real
+  # torch.profiler run (CPU only), to_dataframe(), and
+  # `pip install --no-build-isolation .` with Debian's build packages.
+  python3-torch python3-pandas python3-pip python3-setuptools python3-wheel
 )
 # Only `fuzz` needs these: clang 14 and its sanitizer and libFuzzer runtimes.
 FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)

@@ -1,8 +1,11 @@
-# cmake -DBUILD_DIR=... -DPREFIX=... -DHAVE_CAPTURE=ON|OFF -P InstallCheck.cmake
+# cmake -DBUILD_DIR=... -DPREFIX=... -DHAVE_CAPTURE=ON|OFF
+#       [-DPACKAGE_PYTHON=... -DPYTHON_DIR=... -DTRACE=...] -P InstallCheck.cmake
 #
 # Installs the build into a fresh PREFIX and checks the installed tracelint:
-# it runs, and where capture is built, `capture` hands the program the
-# capture library installed under PREFIX/lib/tracelint.
+# it runs, where capture is built `capture` hands the program the capture
+# library installed under PREFIX/lib/tracelint, and the Python package
+# installed under PREFIX/PYTHON_DIR imports and runs PREFIX/bin/tracelint
+# (not $TRACELINT, not PATH) on TRACE.
 file(REMOVE_RECURSE "${PREFIX}")
 execute_process(COMMAND ${CMAKE_COMMAND} --install "${BUILD_DIR}"
                         --prefix "${PREFIX}"
@@ -39,5 +42,23 @@ if(HAVE_CAPTURE)
   endif()
 elseif(EXISTS "${lib}")
   message(FATAL_ERROR "a capture library was installed without capture")
+endif()
+if(PACKAGE_PYTHON)
+  set(package "${PREFIX}/${PYTHON_DIR}")
+  if(NOT EXISTS "${package}/tracelint/__init__.py")
+    message(FATAL_ERROR "the Python package was not installed in ${package}")
+  endif()
+  # TRACELINT names another executable: the binary beside the package wins.
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env
+                          "PYTHONPATH=${package}" TRACELINT=/bin/true
+                          PYTHONDONTWRITEBYTECODE=1
+                          "${PACKAGE_PYTHON}" -c
+      "import sys, tracelint; print(tracelint.find_binary()); print(tracelint.lint(sys.argv[1]).steps)"
+      "${TRACE}"
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR NOT out STREQUAL "${bin}\n3\n")
+    message(FATAL_ERROR "the installed Python package did not run ${bin} "
+                        "on ${TRACE} (exit ${rc}):\n${out}${err}")
+  endif()
 endif()
 message(STATUS "installed layout under ${PREFIX} works")

@@ -351,6 +351,11 @@ bool numericId(std::string_view S, int64_t &Out, bool &IsStream) {
   return true;
 }
 
+/// The process name that PyTorch's legacy exporter (torch.autograd.profiler's
+/// export_chrome_trace, the only one in builds without Kineto) gives every
+/// CPU row; it writes no categories and no OS pid.
+constexpr std::string_view LegacyCpuProcess = "CPU functions";
+
 /// One spelling of a key, and the field it names.
 template <size_t N> struct Spelling {
   const char (&Text)[N];
@@ -795,6 +800,7 @@ void derive(RawEvent &R, DecodeCache &C) {
   R.LaneTidNum = TidNum;
   if (PidNum && TidNum)
     R.LaneId = C.lane(Pid, Tid);
+  R.LegacyCpu = !PidNum && TidNum && R.PidStr == LegacyCpuProcess;
 
   switch (R.Ph) {
   case 'X':
@@ -815,6 +821,12 @@ void derive(RawEvent &R, DecodeCache &C) {
     Kind = EventKind::Counter;
   else if (R.Ph != 'X' && R.Ph != 'B')
     Kind = Kind == EventKind::Other ? EventKind::Marker : Kind;
+  // The legacy exporter writes ops, record_function ranges and steps alike
+  // without a category: its ranges are ops, as the 2020-2021 Kineto era
+  // wrote them ("Operator"); ProfilerStep#N is classified by its name.
+  if (R.LegacyCpu && R.Cat.empty() && Kind == EventKind::Other &&
+      (R.Ph == 'X' || R.Ph == 'B'))
+    Kind = EventKind::Op;
   R.Kind = Kind;
 
   R.WantArgs =
@@ -989,6 +1001,8 @@ model::StringId KinetoEventDecoder::intern(uint32_t Id, std::string_view S,
 }
 
 uint32_t KinetoEventDecoder::laneFor(RawEvent &R, unsigned Cache) {
+  if (R.LegacyCpu)
+    return B.namedProcessThread(ref(R.PidStr), R.LaneTid);
   if (R.LanePidNum && R.LaneTidNum) {
     if (R.LaneId == DecodeCache::None)
       return B.lane(R.LanePid, R.LaneTid);
@@ -1016,6 +1030,8 @@ void KinetoEventDecoder::commit(RawEvent &R, unsigned Cache) {
     SawCapitalised = true;
   else if (R.CatFlags & LowercaseCategory)
     SawLowercase = true;
+  else if (R.LegacyCpu && R.Cat.empty() && R.Ph == 'X')
+    SawLegacyExport = true;
   StringRef Name = ref(R.Name);
   // An annotated trace lints to the findings of the original: the
   // annotations make no lane, event or flow.
@@ -1225,5 +1241,7 @@ void KinetoEventDecoder::finish() {
     P.Era = "2020-2021 Kineto (capitalised categories)";
   else if (SawLowercase)
     P.Era = "2022+ Kineto (lower-case categories)";
+  else if (SawLegacyExport)
+    P.Era = "PyTorch legacy exporter without Kineto: CPU ops, no categories";
   Rocprof->finish();
 }

@@ -134,6 +134,9 @@ struct RawEvent {
   bool LanePidNum = false, LaneTidNum = false;
   int64_t LanePid = 0, LaneTid = 0;
   uint32_t LaneId = DecodeCache::None;
+  /// The row is the legacy PyTorch exporter's (pid "CPU functions"): a
+  /// host thread, whose uncategorised ranges are ops (docs/import.md).
+  bool LegacyCpu = false;
   uint8_t CatFlags = 0;
   /// For the phases that make model events: the kind after the phase is
   /// applied, whether it runs on a device, and whether its category is known.
@@ -219,6 +222,8 @@ private:
   /// named (rocprof names them next), so the count waits until then.
   std::string EmptyOpener;
   bool SawCapitalised = false, SawLowercase = false;
+  /// Uncategorised ranges of the legacy exporter's "CPU functions" were read.
+  bool SawLegacyExport = false;
   /// Per DecodeCache: its string and lane ids -> the model's (NoIndex until
   /// first committed).
   struct CacheMap {

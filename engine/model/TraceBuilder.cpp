@@ -53,6 +53,18 @@ uint32_t TraceBuilder::namedLane(llvm::StringRef Pid, llvm::StringRef Tid) {
   return Idx;
 }
 
+uint32_t TraceBuilder::namedProcessThread(llvm::StringRef Process,
+                                          int64_t Tid) {
+  StringId P = T.Strings.intern(Process);
+  // The same key for every thread of the process, below any real pid.
+  uint32_t Idx = lane(NamedLaneBase + P, Tid);
+  Lane &L = T.Lanes[Idx];
+  // Written back as it was read (report/Annotate.cpp), named as recorded.
+  L.RawPid = P;
+  L.Process = P;
+  return Idx;
+}
+
 void TraceBuilder::setDeviceLane(uint32_t LaneIdx, int32_t Device,
                                  int64_t Stream) {
   Lane &L = T.Lanes[LaneIdx];

@@ -32,6 +32,10 @@ public:
   uint32_t lane(int64_t Pid, int64_t Tid);
   /// The lane of a pid/tid written as non-numeric strings ("Spans", "").
   uint32_t namedLane(llvm::StringRef Pid, llvm::StringRef Tid);
+  /// The host thread \p Tid of a process that the trace names by a string
+  /// rather than an OS pid (the legacy PyTorch exporter's "CPU functions"):
+  /// a host thread whose process is that name, kept apart from numeric pids.
+  uint32_t namedProcessThread(llvm::StringRef Process, int64_t Tid);
   /// Declares a lane to be a device stream.
   void setDeviceLane(uint32_t LaneIdx, int32_t Device, int64_t Stream);
   void setLaneName(uint32_t LaneIdx, llvm::StringRef Name);
