@@ -560,7 +560,8 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
   int Exit = ExitOk;
   report::TextOptions TextOpts = textOptions();
   const report::HtmlOptions HtmlOpts = htmlOptions();
-  std::vector<std::string> Reports; // text reports, JSON objects, HTML parts
+  std::vector<std::string> Reports; // text reports, JSON objects
+  std::vector<report::HtmlSection> HtmlSections;
   std::vector<report::InputError> Errors;
   std::vector<report::LintOutcome> Outcomes;
   rules::Baseline Recorded;
@@ -596,7 +597,8 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
     if (OutputFormat == Format::Json) {
       Reports.push_back(report::lintJsonObject(L, 4));
     } else if (OutputFormat == Format::Html) {
-      Reports.push_back(report::lintHtmlSection(L, *In.Ctx, HtmlOpts));
+      HtmlSections.push_back(report::lintHtmlSection(L, *In.Ctx, HtmlOpts,
+                                                     HtmlSections.size() + 1));
     } else if (OutputFormat == Format::Text) {
       std::string Text;
       llvm::raw_string_ostream OS(Text);
@@ -637,7 +639,7 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
       report::writeLintMarkdown(OS, Outcomes, Errors, WOpts);
       return;
     case Format::Html:
-      report::writeLintHtmlDocument(OS, Reports, Errors, HtmlOpts);
+      report::writeLintHtmlDocument(OS, HtmlSections, Errors, HtmlOpts);
       return;
     case Format::Text:
       break;

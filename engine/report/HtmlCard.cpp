@@ -47,12 +47,11 @@ void list(HtmlBuilder &H, llvm::StringRef Title,
 } // namespace
 
 void report::writeFindingCard(HtmlBuilder &H, size_t Number,
-                              const rules::Finding &F, llvm::StringRef Of,
-                              bool LongNames,
+                              llvm::StringRef Anchor, const rules::Finding &F,
+                              llvm::StringRef Of, bool LongNames,
                               llvm::function_ref<void()> Picture) {
   llvm::StringRef Sev = rules::severityName(F.Sev);
-  H.open("div", {{"class", ("card sev-" + Sev).str()},
-                 {"id", "finding-" + std::to_string(Number)}});
+  H.open("div", {{"class", ("card sev-" + Sev).str()}, {"id", Anchor.str()}});
   H.open("h3");
   H.text(std::to_string(Number) + ". ");
   H.element("span", F.Code, {{"class", "code"}});

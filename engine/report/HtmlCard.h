@@ -25,12 +25,13 @@ namespace tracelint::report {
 /// unless \p LongNames, the full text in the hover title.
 void writeShown(HtmlBuilder &H, llvm::StringRef Text, bool LongNames);
 
-/// The card of finding number \p Number (1-based). \p Of names what the
+/// The card of finding number \p Number (1-based), with the id \p Anchor
+/// (unique on the page: the index links to it). \p Of names what the
 /// impact is a share of ("step", "window", "job step"); \p Picture writes
 /// the evidence picture under the hypothesis.
-void writeFindingCard(HtmlBuilder &H, size_t Number, const rules::Finding &F,
-                      llvm::StringRef Of, bool LongNames,
-                      llvm::function_ref<void()> Picture);
+void writeFindingCard(HtmlBuilder &H, size_t Number, llvm::StringRef Anchor,
+                      const rules::Finding &F, llvm::StringRef Of,
+                      bool LongNames, llvm::function_ref<void()> Picture);
 
 /// The rules that could not judge the input, and why ("could not judge
 /// (N rules)"); nothing when none.

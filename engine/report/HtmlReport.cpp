@@ -4,6 +4,7 @@
 #include "report/HtmlCard.h"
 #include "report/HtmlTimeline.h"
 #include "report/IdleSplit.h"
+#include "report/ShortNames.h"
 #include "support/Format.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -36,6 +37,18 @@ svg text{font:11px system-ui,sans-serif;fill:#334}
 .ctx{opacity:.45}.linked rect{stroke:#222;stroke-width:1}
 .flag rect{stroke:#d0021b;stroke-width:2}
 .links line{stroke:#d0021b;stroke-width:1.2}
+.merged rect{stroke:#445;stroke-width:.6;stroke-dasharray:2 1}
+.idle rect{fill:#f2c1ba}.idle.during rect{fill:#d0021b}
+.steps line{stroke:#556;stroke-width:1;stroke-dasharray:3 3}
+line.split{stroke:#c5cad3}
+nav.index{background:#fff;border:1px solid #d8dce3;border-radius:6px;padding:6px 14px 10px}
+nav.index h2{margin:4px 0 6px}nav.index h3{font-size:14px;margin:10px 0 4px}
+table.findings{border-collapse:collapse;font-size:13px}
+table.findings th,table.findings td{padding:2px 8px;border-bottom:1px solid #e3e6eb;text-align:left;vertical-align:top}
+table.findings td.code{font-family:monospace}table.findings td.impact{white-space:nowrap}
+table.findings tr.sev-warning td:first-child{border-left:4px solid #d89a00}
+table.findings tr.sev-error td:first-child{border-left:4px solid #c62828}
+table.findings tr.sev-info td:first-child{border-left:4px solid #8a94a6}
 .sw-wait rect{fill:#e8a39c}.sw-coll rect{fill:#3c8fb0}.sw-late rect{stroke:#d0021b;stroke-width:2}
 .sw-arrive line{stroke:#d0021b;stroke-width:1.5;stroke-dasharray:4 3}
 table.ranks{border-collapse:collapse;background:#fff;font-size:13px}
@@ -59,11 +72,14 @@ constexpr llvm::StringLiteral Swatches = R"css(
 class Section {
 public:
   Section(HtmlBuilder &H, const LintedTrace &L, const analysis::TraceIndex &Ctx,
-          const HtmlOptions &O)
-      : H(H), L(L), Ctx(Ctx), O(O), Locate(Ctx) {}
+          const HtmlOptions &O, std::string Anchor)
+      : H(H), L(L), Ctx(Ctx), O(O), Locate(Ctx), Anchor(std::move(Anchor)) {}
+
+  /// The index entries of the cards written.
+  std::vector<HtmlIndexEntry> Index;
 
   void write() {
-    H.open("section", {{"class", "input"}});
+    H.open("section", {{"class", "input"}, {"id", Anchor}});
     H.element("h2", "tracelint lint: " + L.Input);
     writeFacts();
     const auto &Fs = L.Result.Findings;
@@ -180,11 +196,13 @@ private:
   }
 
   void writeCard(size_t Rank, const Finding &F) {
-    writeFindingCard(H, Rank + 1, F,
-                     L.Result.Target.Kind == analysis::TargetKind::MedianStep
-                         ? "step"
-                         : "window",
-                     O.LongNames, [&] { writeTimeline(F); });
+    llvm::StringRef Of =
+        L.Result.Target.Kind == analysis::TargetKind::MedianStep ? "step"
+                                                                 : "window";
+    std::string Id = Anchor + "-finding-" + std::to_string(Rank + 1);
+    writeFindingCard(H, Rank + 1, Id, F, Of, O.LongNames,
+                     [&] { writeTimeline(F); });
+    Index.push_back(htmlIndexEntry(F, Rank + 1, std::move(Id), Of));
   }
 
   void writeTimeline(const Finding &F) {
@@ -205,13 +223,29 @@ private:
                   {{"class", "note"}});
       return;
     }
-    TimelineSelection S = selectTimeline(Ctx, Flagged, O.MaxNeighbours);
+    TimelineSelection S = selectTimeline(Ctx, Flagged, O.Timeline);
     writeTimelineSvg(H, Ctx, S);
     std::vector<std::string> Notes;
     Notes.push_back(llvm::formatv("{0} to {1}; flagged events outlined in red",
                                   formatOffset(S.Begin - L.Trace.WindowStart),
                                   formatOffset(S.End - L.Trace.WindowStart))
                         .str());
+    if (!S.Devices.empty())
+      Notes.push_back("device idle time in light red, red while the flagged "
+                      "host events run, drawn within " +
+                      describeIdleClip(S, L.Trace.WindowStart));
+    if (S.Merged)
+      Notes.push_back(llvm::formatv("{0} short events merged into {1} "
+                                    "box{2} (dashed)",
+                                    S.Merged, S.Clusters.size(),
+                                    S.Clusters.size() == 1 ? "" : "es")
+                          .str());
+    if (S.StreamsLeftOut)
+      Notes.push_back(llvm::formatv("{0} more stream{1} busy in this window "
+                                    "not drawn",
+                                    S.StreamsLeftOut,
+                                    S.StreamsLeftOut == 1 ? "" : "s")
+                          .str());
     if (S.LeftOut)
       Notes.push_back(llvm::formatv("{0} more event{1} in this window not "
                                     "drawn",
@@ -229,18 +263,98 @@ private:
   const analysis::TraceIndex &Ctx;
   const HtmlOptions &O;
   ExampleLocator Locate;
+  const std::string Anchor;
 };
+
+/// The findings index at the top of the page: per section, a row per
+/// finding linking to its card.
+void writeIndex(HtmlBuilder &H, llvm::ArrayRef<HtmlSection> Sections,
+                llvm::ArrayRef<InputError> Errors, bool LongNames) {
+  H.open("nav", {{"class", "index"}, {"aria-label", "findings"}});
+  H.element("h2", "findings");
+  const bool Headings = Sections.size() + Errors.size() > 1;
+  for (const HtmlSection &S : Sections) {
+    if (Headings) {
+      H.open("h3");
+      H.element("a", S.Heading, {{"href", "#" + S.Anchor}});
+      H.close();
+    }
+    if (S.Index.empty()) {
+      H.element("p", "No findings.", {{"class", "note"}});
+      continue;
+    }
+    H.open("table", {{"class", "findings"}});
+    H.open("tr");
+    for (const char *Head : {"#", "code", "rule", "impact", "hypothesis"})
+      H.element("th", Head);
+    H.close();
+    for (const HtmlIndexEntry &E : S.Index) {
+      const std::string Link = "#" + E.Anchor;
+      H.open("tr", {{"class", "sev-" + E.Severity}});
+      H.open("td");
+      H.element("a", std::to_string(E.Number), {{"href", Link}});
+      H.close();
+      H.open("td", {{"class", "code"}});
+      H.element("a", E.Code, {{"href", Link}});
+      H.close();
+      H.element("td", E.Name);
+      H.element("td",
+                formatDuration(E.ImpactNs) + " (" + formatShare(E.ImpactShare) +
+                    " of " + E.Of + ")",
+                {{"class", "impact"}});
+      std::string Shown =
+          LongNames ? E.Hypothesis : shortenNamesIn(E.Hypothesis);
+      H.open("td");
+      H.element("span", sanitize(Shown, 140), {{"title", E.Hypothesis}});
+      H.close();
+      H.close();
+    }
+    H.close();
+  }
+  for (size_t I = 0; I < Errors.size(); ++I) {
+    H.open("p");
+    H.element("a", Errors[I].Input,
+              {{"href", "#input-error-" + std::to_string(I + 1)}});
+    H.text(": could not be read");
+    H.close();
+  }
+  H.close();
+}
 
 } // namespace
 
-std::string report::lintHtmlSection(const LintedTrace &L,
+HtmlIndexEntry report::htmlIndexEntry(const Finding &F, size_t Number,
+                                      std::string Anchor, llvm::StringRef Of) {
+  HtmlIndexEntry E;
+  E.Anchor = std::move(Anchor);
+  E.Number = Number;
+  E.Code = F.Code;
+  E.Name = F.Name;
+  E.Severity = rules::severityName(F.Sev).str();
+  E.ImpactNs = F.ImpactNs;
+  E.ImpactShare = F.ImpactShare;
+  E.Of = Of.str();
+  E.Hypothesis = F.Hypothesis;
+  return E;
+}
+
+HtmlSection report::lintHtmlSection(const LintedTrace &L,
                                     const analysis::TraceIndex &Ctx,
-                                    const HtmlOptions &Opts) {
-  return htmlSection([&](HtmlBuilder &H) { Section(H, L, Ctx, Opts).write(); });
+                                    const HtmlOptions &Opts,
+                                    size_t SectionNumber) {
+  HtmlSection Out;
+  Out.Heading = L.Input;
+  Out.Anchor = "input-" + std::to_string(SectionNumber);
+  Out.Body = htmlSection([&](HtmlBuilder &H) {
+    Section S(H, L, Ctx, Opts, Out.Anchor);
+    S.write();
+    Out.Index = std::move(S.Index);
+  });
+  return Out;
 }
 
 void report::writeLintHtmlDocument(llvm::raw_ostream &OS,
-                                   llvm::ArrayRef<std::string> Sections,
+                                   llvm::ArrayRef<HtmlSection> Sections,
                                    llvm::ArrayRef<InputError> Errors,
                                    const HtmlOptions &Opts) {
   HtmlBuilder H(OS);
@@ -266,10 +380,13 @@ void report::writeLintHtmlDocument(llvm::raw_ostream &OS,
             "refY=\"3\" markerWidth=\"6\" markerHeight=\"6\" "
             "orient=\"auto\"><path d=\"M0,0L6,3L0,6z\" fill=\"#d0021b\"/>"
             "</marker></defs></svg>\n");
-  for (const std::string &S : Sections)
-    OS << S;
-  for (const InputError &E : Errors) {
-    H.open("section", {{"class", "input error"}});
+  writeIndex(H, Sections, Errors, Opts.LongNames);
+  for (const HtmlSection &S : Sections)
+    OS << S.Body;
+  for (size_t I = 0; I < Errors.size(); ++I) {
+    const InputError &E = Errors[I];
+    H.open("section", {{"class", "input error"},
+                       {"id", "input-error-" + std::to_string(I + 1)}});
     H.element("h2", "tracelint lint: " + E.Input);
     H.element("p", "could not be read: " + E.Message);
     H.close();

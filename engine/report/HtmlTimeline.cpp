@@ -3,12 +3,14 @@
 #include "report/ShortNames.h"
 #include "support/Format.h"
 
-#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 using namespace tracelint;
 using namespace tracelint::report;
@@ -76,112 +78,10 @@ uint32_t ExampleLocator::find(const rules::ExampleEvent &E) const {
 
 namespace {
 
-bool drawable(const model::Event &E) {
-  return E.Duration > 0 && E.Kind != EventKind::Counter &&
-         E.Kind != EventKind::Marker;
-}
-
-/// Host threads first, then device streams in (device, stream) order.
-bool laneBefore(const model::Trace &T, uint32_t A, uint32_t B) {
-  const model::Lane &X = T.Lanes[A], &Y = T.Lanes[B];
-  bool DevX = X.Kind == model::LaneKind::DeviceStream;
-  bool DevY = Y.Kind == model::LaneKind::DeviceStream;
-  if (DevX != DevY)
-    return !DevX;
-  if (DevX && (X.Device != Y.Device || X.Stream != Y.Stream))
-    return std::make_pair(X.Device, X.Stream) <
-           std::make_pair(Y.Device, Y.Stream);
-  return A < B;
-}
-
-} // namespace
-
-TimelineSelection report::selectTimeline(const analysis::TraceIndex &Ctx,
-                                         llvm::ArrayRef<uint32_t> Flagged,
-                                         size_t MaxNeighbours) {
-  const model::Trace &T = Ctx.trace();
-  TimelineSelection S;
-  llvm::DenseSet<uint32_t> Drawn, Lanes;
-  auto Add = [&](uint32_t I, TimelineRole R) {
-    if (I == NoIndex || !Drawn.insert(I).second)
-      return;
-    S.Events.push_back({I, R});
-    Lanes.insert(T.Events[I].Lane);
-  };
-  for (uint32_t I : Flagged)
-    Add(I, TimelineRole::Flagged);
-  if (S.Events.empty())
-    return S;
-  // The launch links of the flagged events, both ways.
-  for (uint32_t I : Flagged) {
-    const model::Event &E = T.Events[I];
-    if (model::isDeviceWork(E.Kind)) {
-      uint32_t L = T.launchOf(E);
-      if (L != NoIndex) {
-        Add(L, TimelineRole::Linked);
-        S.Links.push_back({L, I});
-      }
-      continue;
-    }
-    // At most a few device events per host call (a graph launch has many).
-    for (uint32_t D : T.deviceWorkOf(E).take_front(4)) {
-      Add(D, TimelineRole::Linked);
-      S.Links.push_back({I, D});
-    }
-  }
-  int64_t Lo = INT64_MAX, Hi = INT64_MIN;
-  for (const TimelineEvent &D : S.Events) {
-    Lo = std::min(Lo, T.Events[D.Event].Start);
-    Hi = std::max(Hi, T.Events[D.Event].end());
-  }
-  int64_t Pad = std::max<int64_t>((Hi - Lo) / 8, 1000);
-  S.Begin = std::max(T.WindowStart, Lo - Pad);
-  S.End = std::min(std::max(T.WindowEnd, Hi), Hi + Pad);
-
-  S.Lanes.assign(Lanes.begin(), Lanes.end());
-  llvm::sort(S.Lanes,
-             [&](uint32_t A, uint32_t B) { return laneBefore(T, A, B); });
-
-  // Neighbours: what else overlaps the window on these lanes. An event that
-  // starts before the window is found through the enclosing chain of the
-  // last one that does.
-  std::vector<uint32_t> Candidates;
-  for (uint32_t L : S.Lanes) {
-    auto Events = T.events(T.Lanes[L]);
-    auto First = llvm::partition_point(
-        Events, [&](const model::Event &X) { return X.Start < S.Begin; });
-    if (First != Events.begin()) {
-      for (uint32_t P = T.indexOf(*std::prev(First)); P != NoIndex;
-           P = T.Events[P].Parent)
-        if (T.Events[P].end() > S.Begin)
-          Candidates.push_back(P);
-    }
-    for (auto I = First; I != Events.end() && I->Start < S.End; ++I)
-      Candidates.push_back(T.indexOf(*I));
-  }
-  llvm::erase_if(Candidates, [&](uint32_t I) {
-    return Drawn.contains(I) || !drawable(T.Events[I]);
-  });
-  llvm::sort(Candidates);
-  Candidates.erase(std::unique(Candidates.begin(), Candidates.end()),
-                   Candidates.end());
-  llvm::sort(Candidates, [&](uint32_t A, uint32_t B) {
-    if (T.Events[A].Duration != T.Events[B].Duration)
-      return T.Events[A].Duration > T.Events[B].Duration;
-    return A < B;
-  });
-  size_t Keep = std::min(Candidates.size(), MaxNeighbours);
-  S.LeftOut = Candidates.size() - Keep;
-  for (size_t I = 0; I < Keep; ++I)
-    Add(Candidates[I], TimelineRole::Neighbour);
-  return S;
-}
-
-namespace {
-
 constexpr double SvgWidth = 1000, LabelWidth = 170, AxisHeight = 22,
                  SubRow = 14, RowGap = 6;
-constexpr unsigned MaxDepthRows = 4;
+static_assert(SvgWidth - LabelWidth - 20 == TimelinePlotWidth,
+              "the selection merges events by the plot's width");
 
 llvm::StringLiteral kindClass(EventKind K) {
   switch (K) {
@@ -219,6 +119,92 @@ llvm::StringLiteral roleClass(TimelineRole R) {
   return "ctx";
 }
 
+/// What a cluster's members are, for its hover title.
+llvm::StringLiteral membersNoun(const model::Trace &T,
+                                const TimelineCluster &C) {
+  if (C.MixedKinds)
+    return "events";
+  switch (T.Events[C.First].Kind) {
+  case EventKind::Kernel:
+    return "kernels";
+  case EventKind::Memcpy:
+    return "copies";
+  case EventKind::Memset:
+    return "memsets";
+  case EventKind::Runtime:
+  case EventKind::Driver:
+    return "runtime calls";
+  case EventKind::Op:
+    return "ops";
+  case EventKind::Python:
+    return "Python frames";
+  case EventKind::Annotation:
+    return "ranges";
+  case EventKind::Collective:
+    return "collectives";
+  default:
+    return "events";
+  }
+}
+
+/// Where each row is: the lanes (each as deep as its deepest drawn event,
+/// capped) and, under each device's last stream, its idle row.
+struct RowLayout {
+  llvm::DenseMap<uint32_t, double> LaneY;
+  std::vector<std::pair<int32_t, double>> IdleY;
+  double DeviceTop = -1; ///< the first device row, or -1 without one
+  double Height = 0;
+
+  RowLayout(const model::Trace &T, const TimelineSelection &S) {
+    llvm::DenseMap<uint32_t, unsigned> Depths;
+    auto Deepen = [&](uint32_t Lane, unsigned Depth) {
+      unsigned &D = Depths[Lane];
+      D = std::max(D, std::min(Depth, TimelineMaxDepthRows - 1));
+    };
+    for (const TimelineEvent &D : S.Events)
+      Deepen(T.Events[D.Event].Lane, T.Events[D.Event].Depth);
+    for (const TimelineCluster &C : S.Clusters)
+      Deepen(C.Lane, C.Depth);
+    double Y = AxisHeight + 4;
+    for (size_t I = 0; I < S.Lanes.size(); ++I) {
+      const model::Lane &L = T.Lanes[S.Lanes[I]];
+      const bool Stream = L.Kind == model::LaneKind::DeviceStream;
+      if (Stream && DeviceTop < 0) {
+        if (I)
+          Y += RowGap; // apart from the host rows, under a rule
+        DeviceTop = Y;
+      }
+      LaneY[S.Lanes[I]] = Y;
+      Y += SubRow * (Depths[S.Lanes[I]] + 1) + RowGap;
+      const bool LastOfDevice =
+          Stream && (I + 1 == S.Lanes.size() ||
+                     T.Lanes[S.Lanes[I + 1]].Device != L.Device);
+      if (LastOfDevice && llvm::is_contained(S.Devices, L.Device)) {
+        IdleY.push_back({L.Device, Y});
+        Y += SubRow + RowGap;
+      }
+    }
+    Height = Y + 2;
+  }
+
+  double idleY(int32_t Device) const {
+    for (const auto &[D, Y] : IdleY)
+      if (D == Device)
+        return Y;
+    return 0;
+  }
+};
+
+/// "step 3", "steps 3-4", or "the trace's span" when no step holds them.
+std::string stepsText(const TimelineSelection &S) {
+  if (S.FirstStep < 0)
+    return "the trace's span";
+  if (S.FirstStep == S.LastStep)
+    return "step " + std::to_string(S.FirstStep);
+  return "steps " + std::to_string(S.FirstStep) + "-" +
+         std::to_string(S.LastStep);
+}
+
 } // namespace
 
 void report::writeTimeAxis(HtmlBuilder &H, const TimeAxis &Axis,
@@ -239,96 +225,235 @@ void report::writeTimeAxis(HtmlBuilder &H, const TimeAxis &Axis,
   H.close();
 }
 
-void report::writeTimelineSvg(HtmlBuilder &H, const analysis::TraceIndex &Ctx,
-                              const TimelineSelection &S) {
-  const model::Trace &T = Ctx.trace();
-  if (S.Events.empty())
-    return;
-  // Row layout: each lane is as deep as its deepest drawn event (capped).
-  llvm::DenseMap<uint32_t, unsigned> Depths;
-  for (const TimelineEvent &D : S.Events) {
-    const model::Event &E = T.Events[D.Event];
-    unsigned &Depth = Depths[E.Lane];
-    Depth = std::max(Depth, std::min<unsigned>(E.Depth, MaxDepthRows - 1));
-  }
-  llvm::DenseMap<uint32_t, double> RowY;
-  double Y = AxisHeight + 4;
-  for (uint32_t L : S.Lanes) {
-    RowY[L] = Y;
-    Y += SubRow * (Depths[L] + 1) + RowGap;
-  }
-  double Height = Y + 2;
-  TimeAxis Axis{S.Begin, S.End, LabelWidth + 10, SvgWidth - LabelWidth - 20};
-  auto EventY = [&](const model::Event &E) {
-    return RowY[E.Lane] +
-           SubRow * std::min<unsigned>(E.Depth, MaxDepthRows - 1);
-  };
+std::string report::describeIdleClip(const TimelineSelection &S,
+                                     int64_t WindowStart) {
+  return llvm::formatv("{0} ({1} to {2})", stepsText(S),
+                       support::formatOffset(S.IdleClip.Begin - WindowStart),
+                       support::formatOffset(S.IdleClip.End - WindowStart))
+      .str();
+}
 
-  H.open("svg",
-         {{"class", "timeline"},
-          {"viewBox", "0 0 " + svgNumber(SvgWidth) + " " + svgNumber(Height)},
-          {"width", svgNumber(SvgWidth)},
-          {"height", svgNumber(Height)},
-          {"role", "img"}});
-  // The time axis: +s offsets from the trace's first event.
-  writeTimeAxis(H, Axis, AxisHeight, Height, [&](int64_t Tick) {
-    return support::formatOffset(Tick - T.WindowStart);
-  });
-  // Lane labels.
-  H.open("g", {{"class", "lanes"}});
-  for (uint32_t L : S.Lanes) {
-    std::string Full = Ctx.describeLane(T.Lanes[L]);
-    H.open("text", {{"x", "4"}, {"y", svgNumber(RowY[L] + SubRow - 3)}});
+namespace {
+
+/// Writes one card's picture; the rows are laid out first.
+class TimelineWriter {
+public:
+  TimelineWriter(HtmlBuilder &H, const analysis::TraceIndex &Ctx,
+                 const TimelineSelection &S)
+      : H(H), Ctx(Ctx), T(Ctx.trace()), S(S),
+        Rows(T, S), Axis{S.Begin, S.End, LabelWidth + 10, TimelinePlotWidth} {}
+
+  void write() {
+    H.open("svg", {{"class", "timeline"},
+                   {"viewBox", "0 0 " + svgNumber(SvgWidth) + " " +
+                                   svgNumber(Rows.Height)},
+                   {"width", svgNumber(SvgWidth)},
+                   {"height", svgNumber(Rows.Height)},
+                   {"role", "img"}});
+    // The time axis: +s offsets from the trace's first event.
+    writeTimeAxis(H, Axis, AxisHeight, Rows.Height, [&](int64_t Tick) {
+      return support::formatOffset(Tick - T.WindowStart);
+    });
+    if (Rows.DeviceTop > AxisHeight + 4) {
+      double Y = Rows.DeviceTop - RowGap;
+      H.empty("line", {{"class", "split"},
+                       {"x1", "0"},
+                       {"x2", svgNumber(SvgWidth)},
+                       {"y1", svgNumber(Y)},
+                       {"y2", svgNumber(Y)}});
+    }
+    writeLabels();
+    writeStepEdges();
+    writeIdle();
+    writeEvents();
+    writeLinks();
+    H.close(); // svg
+  }
+
+private:
+  double eventY(const model::Event &E) const {
+    return Rows.LaneY.lookup(E.Lane) +
+           SubRow * std::min<unsigned>(E.Depth, TimelineMaxDepthRows - 1);
+  }
+
+  std::string offset(int64_t At) const {
+    return support::formatOffset(At - T.WindowStart);
+  }
+
+  void label(double Y, const std::string &Shown, const std::string &Full) {
+    H.open("text", {{"x", "4"}, {"y", svgNumber(Y + SubRow - 3)}});
     H.element("title", Full);
-    H.text(support::sanitize(Full, 26));
+    H.text(support::sanitize(Shown, 26));
     H.close();
   }
-  H.close();
-  // Events: neighbours first so that the flagged ones are drawn on top.
-  std::vector<TimelineEvent> Order(S.Events);
-  std::stable_sort(Order.begin(), Order.end(),
-                   [](const TimelineEvent &A, const TimelineEvent &B) {
-                     return A.Role > B.Role;
-                   });
-  H.open("g", {{"class", "events"}});
-  for (const TimelineEvent &D : Order) {
-    const model::Event &E = T.Events[D.Event];
-    double X0 = Axis.x(E.Start), X1 = Axis.x(E.end());
-    double W = std::max(X1 - X0, D.Role == TimelineRole::Neighbour ? 0.5 : 2.0);
-    llvm::StringRef Name = T.name(E);
-    std::string Title =
-        llvm::formatv("{0} on {1} at {2}, {3}", support::sanitize(Name),
-                      Ctx.describeLane(T.laneOf(E)),
-                      support::formatOffset(E.Start - T.WindowStart),
-                      support::formatDuration(E.Duration))
-            .str();
-    H.open("g",
-           {{"class", (kindClass(E.Kind) + " " + roleClass(D.Role)).str()}});
-    H.element("title", Title);
-    double EY = EventY(E);
-    H.empty("rect", {{"x", svgNumber(X0)},
-                     {"y", svgNumber(EY)},
-                     {"width", svgNumber(W)},
-                     {"height", svgNumber(SubRow - 2)}});
-    // A label where the box is wide enough to hold some of it.
-    if (W >= 40) {
-      size_t Chars = size_t((W - 4) / 6.5);
-      H.element("text", support::sanitize(shortName(Name), Chars),
-                {{"x", svgNumber(X0 + 2)}, {"y", svgNumber(EY + SubRow - 5)}});
+
+  void writeLabels() {
+    H.open("g", {{"class", "lanes"}});
+    for (uint32_t L : S.Lanes) {
+      std::string Full = Ctx.describeLane(T.Lanes[L]);
+      label(Rows.LaneY.lookup(L), Full, Full);
+    }
+    for (const auto &[D, Y] : Rows.IdleY) {
+      int64_t Idle = Ctx.deviceBusy(D).idleWithin(S.IdleClip);
+      label(Y, llvm::formatv("device {0} idle", D).str(),
+            llvm::formatv("device {0} idle {1} of the {2} drawn within {3}", D,
+                          support::formatDuration(Idle),
+                          support::formatDuration(S.IdleClip.length()),
+                          describeIdleClip(S, T.WindowStart))
+                .str());
     }
     H.close();
   }
-  H.close();
-  // Launch -> device work links.
-  H.open("g", {{"class", "links"}});
-  for (const TimelineLink &K : S.Links) {
-    const model::Event &A = T.Events[K.Launch], &B = T.Events[K.Device];
-    H.empty("line", {{"x1", svgNumber(Axis.x(A.Start + A.Duration / 2))},
-                     {"y1", svgNumber(EventY(A) + SubRow - 2)},
-                     {"x2", svgNumber(Axis.x(B.Start))},
-                     {"y2", svgNumber(EventY(B))},
-                     {"marker-end", "url(#tl-arrow)"}});
+
+  /// One dashed line per instant where steps start or end.
+  void writeStepEdges() {
+    if (S.StepEdges.empty())
+      return;
+    std::map<int64_t, std::vector<std::string>> At;
+    for (const TimelineStepEdge &E : S.StepEdges)
+      At[E.At].push_back(
+          llvm::formatv("step {0} {1}", E.Number, E.Start ? "starts" : "ends"));
+    H.open("g", {{"class", "steps"}});
+    for (const auto &[Time, What] : At) {
+      double X = Axis.x(Time);
+      H.open("g");
+      H.element("title", llvm::join(What, ", ") + " at " + offset(Time));
+      H.empty("line", {{"x1", svgNumber(X)},
+                       {"x2", svgNumber(X)},
+                       {"y1", svgNumber(AxisHeight - 2)},
+                       {"y2", svgNumber(Rows.Height)}});
+      H.close();
+    }
+    H.close();
   }
-  H.close();
-  H.close(); // svg
+
+  /// What the idle stretches inside a flagged host event are idle during.
+  std::string flaggedHostName() const {
+    std::string Name;
+    for (const TimelineEvent &D : S.Events) {
+      const model::Event &E = T.Events[D.Event];
+      if (D.Role != TimelineRole::Flagged ||
+          T.laneOf(E).Kind == model::LaneKind::DeviceStream)
+        continue;
+      if (!Name.empty())
+        return "the flagged events run";
+      Name = support::sanitize(T.name(E), 120) + " runs";
+    }
+    return Name;
+  }
+
+  void writeIdle() {
+    if (S.Idle.empty())
+      return;
+    const std::string During = flaggedHostName();
+    H.open("g", {{"class", "idle-rows"}});
+    for (const TimelineIdle &I : S.Idle) {
+      double X0 = Axis.x(I.Range.Begin), X1 = Axis.x(I.Range.End);
+      H.open("g", {{"class", I.During ? "idle during" : "idle"}});
+      std::string Title =
+          llvm::formatv("device {0} idle {1}, {2} to {3}", I.Device,
+                        support::formatDuration(I.Range.length()),
+                        offset(I.Range.Begin), offset(I.Range.End))
+              .str();
+      if (I.During && !During.empty())
+        Title += ", while " + During;
+      H.element("title", Title);
+      H.empty("rect", {{"x", svgNumber(X0)},
+                       {"y", svgNumber(Rows.idleY(I.Device))},
+                       {"width", svgNumber(std::max(X1 - X0, 1.0))},
+                       {"height", svgNumber(SubRow - 2)}});
+      H.close();
+    }
+    H.close();
+  }
+
+  void box(llvm::StringRef Class, const std::string &Title, double X0, double W,
+           double Y, llvm::StringRef Name) {
+    H.open("g", {{"class", Class.str()}});
+    H.element("title", Title);
+    H.empty("rect", {{"x", svgNumber(X0)},
+                     {"y", svgNumber(Y)},
+                     {"width", svgNumber(W)},
+                     {"height", svgNumber(SubRow - 2)}});
+    // A label where the box is wide enough to hold some of it.
+    if (W >= 40 && !Name.empty()) {
+      size_t Chars = size_t((W - 4) / 6.5);
+      H.element("text", support::sanitize(shortName(Name), Chars),
+                {{"x", svgNumber(X0 + 2)}, {"y", svgNumber(Y + SubRow - 5)}});
+    }
+    H.close();
+  }
+
+  void writeEvents() {
+    H.open("g", {{"class", "events"}});
+    // Merged neighbours first, then single ones, then the flagged ones on
+    // top.
+    for (const TimelineCluster &C : S.Clusters) {
+      const model::Event &First = T.Events[C.First];
+      double X0 = Axis.x(C.Begin), X1 = Axis.x(C.End);
+      std::string Title =
+          llvm::formatv("{0} {1} on {2}, merged (each too short to draw "
+                        "here): {3} to {4}, {5} of work",
+                        C.Count, membersNoun(T, C),
+                        Ctx.describeLane(T.Lanes[C.Lane]), offset(C.Begin),
+                        offset(C.End), support::formatDuration(C.BusyNs))
+              .str();
+      llvm::StringRef Kind =
+          C.MixedKinds ? llvm::StringRef("k-other") : kindClass(First.Kind);
+      box((Kind + " ctx merged").str(), Title, X0, std::max(X1 - X0, 1.0),
+          Rows.LaneY.lookup(C.Lane) + SubRow * C.Depth, "");
+    }
+    std::vector<TimelineEvent> Order(S.Events);
+    std::stable_sort(Order.begin(), Order.end(),
+                     [](const TimelineEvent &A, const TimelineEvent &B) {
+                       return A.Role > B.Role;
+                     });
+    for (const TimelineEvent &D : Order) {
+      const model::Event &E = T.Events[D.Event];
+      double X0 = Axis.x(E.Start), X1 = Axis.x(E.end());
+      double W =
+          std::max(X1 - X0, D.Role == TimelineRole::Neighbour ? 0.5 : 2.0);
+      llvm::StringRef Name = T.name(E);
+      std::string Title =
+          llvm::formatv("{0} on {1} at {2}, {3}", support::sanitize(Name),
+                        Ctx.describeLane(T.laneOf(E)), offset(E.Start),
+                        support::formatDuration(E.Duration))
+              .str();
+      box((kindClass(E.Kind) + " " + roleClass(D.Role)).str(), Title, X0, W,
+          eventY(E), Name);
+    }
+    H.close();
+  }
+
+  /// Launch -> device work links.
+  void writeLinks() {
+    if (S.Links.empty())
+      return;
+    H.open("g", {{"class", "links"}});
+    for (const TimelineLink &K : S.Links) {
+      const model::Event &A = T.Events[K.Launch], &B = T.Events[K.Device];
+      H.empty("line", {{"x1", svgNumber(Axis.x(A.Start + A.Duration / 2))},
+                       {"y1", svgNumber(eventY(A) + SubRow - 2)},
+                       {"x2", svgNumber(Axis.x(B.Start))},
+                       {"y2", svgNumber(eventY(B))},
+                       {"marker-end", "url(#tl-arrow)"}});
+    }
+    H.close();
+  }
+
+  HtmlBuilder &H;
+  const analysis::TraceIndex &Ctx;
+  const model::Trace &T;
+  const TimelineSelection &S;
+  RowLayout Rows;
+  TimeAxis Axis;
+};
+
+} // namespace
+
+void report::writeTimelineSvg(HtmlBuilder &H, const analysis::TraceIndex &Ctx,
+                              const TimelineSelection &S) {
+  if (S.Events.empty())
+    return;
+  TimelineWriter(H, Ctx, S).write();
 }

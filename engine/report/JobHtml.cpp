@@ -24,8 +24,11 @@ public:
              const rules::JobLintResult &R, const HtmlOptions &O)
       : H(H), J(J), R(R), O(O) {}
 
+  /// The index entries of the job's cards.
+  std::vector<HtmlIndexEntry> Index;
+
   void write() {
-    H.open("section", {{"class", "input job"}});
+    H.open("section", {{"class", "input job"}, {"id", "job"}});
     H.element("h2", llvm::formatv("tracelint lint --job: {0} rank{1} of {2}",
                                   J.Ranks.size(),
                                   J.Ranks.size() == 1 ? "" : "s", J.WorldSize)
@@ -70,10 +73,12 @@ private:
   }
 
   void writeCard(size_t I, const rules::Finding &F) {
-    writeFindingCard(H, I + 1, F, "job step", O.LongNames, [&] {
+    std::string Id = "job-finding-" + std::to_string(I + 1);
+    writeFindingCard(H, I + 1, Id, F, "job step", O.LongNames, [&] {
       if (F.Collective >= 0 && size_t(F.Collective) < J.Collectives.size())
         writeCollectiveSwimlane(H, J, J.Collectives[F.Collective], MaxLanes);
     });
+    Index.push_back(htmlIndexEntry(F, I + 1, std::move(Id), "job step"));
   }
 
   void writeRanks() {
@@ -140,9 +145,18 @@ private:
 
 } // namespace
 
-std::string report::jobHtmlSection(const JobAnalysis &J,
+HtmlSection report::jobHtmlSection(const JobAnalysis &J,
                                    const rules::JobLintResult &R,
                                    const HtmlOptions &Opts) {
-  return htmlSection(
-      [&](HtmlBuilder &H) { JobSection(H, J, R, Opts).write(); });
+  HtmlSection Out;
+  Out.Heading = llvm::formatv("the job ({0} rank{1})", J.Ranks.size(),
+                              J.Ranks.size() == 1 ? "" : "s")
+                    .str();
+  Out.Anchor = "job";
+  Out.Body = htmlSection([&](HtmlBuilder &H) {
+    JobSection S(H, J, R, Opts);
+    S.write();
+    Out.Index = std::move(S.Index);
+  });
+  return Out;
 }

@@ -20,8 +20,9 @@
 
 namespace tracelint::report {
 
-/// The job's section of the page (writeLintHtmlDocument writes the rest).
-std::string jobHtmlSection(const analysis::JobAnalysis &Job,
+/// The job's section of the page (writeLintHtmlDocument writes the rest);
+/// the index lists the job's findings.
+HtmlSection jobHtmlSection(const analysis::JobAnalysis &Job,
                            const rules::JobLintResult &R,
                            const HtmlOptions &Opts);
 

@@ -28,7 +28,7 @@ std::string jobPage(analysis::JobAnalysis &J, rules::JobLintResult &R) {
   auto Cat = rules::Catalogue::builtin();
   EXPECT_TRUE(bool(Cat));
   R = rules::runJobRules(J, *Cat, rules::Config());
-  return report::jobHtmlSection(J, R, report::HtmlOptions());
+  return report::jobHtmlSection(J, R, report::HtmlOptions()).Body;
 }
 
 TEST(JobHtml, ManyRanksDrawTheLateRankAndTheLongestWaits) {
@@ -58,9 +58,26 @@ TEST(JobHtml, AFindingWithoutACollectiveHasNoPicture) {
   ASSERT_FALSE(R.Findings.empty());
   for (rules::Finding &F : R.Findings)
     F.Collective = -1;
-  std::string Page = report::jobHtmlSection(J, R, report::HtmlOptions());
+  std::string Page = report::jobHtmlSection(J, R, report::HtmlOptions()).Body;
   EXPECT_EQ(occurrences(Page, "class=\"card "), R.Findings.size());
   EXPECT_EQ(Page.find("swimlane"), std::string::npos);
+}
+
+TEST(JobHtml, TheIndexListsEveryJobFindingByItsCard) {
+  analysis::JobAnalysis J = analysis::analyzeJob(makeJob(4, 2, 5 * Ms));
+  rules::JobLintResult R;
+  jobPage(J, R);
+  ASSERT_FALSE(R.Findings.empty());
+  report::HtmlSection S = report::jobHtmlSection(J, R, report::HtmlOptions());
+  EXPECT_EQ(S.Anchor, "job");
+  ASSERT_EQ(S.Index.size(), R.Findings.size());
+  for (size_t I = 0; I < S.Index.size(); ++I) {
+    EXPECT_EQ(S.Index[I].Code, R.Findings[I].Code);
+    EXPECT_EQ(S.Index[I].Of, "job step");
+    EXPECT_NE(S.Body.find("id=\"" + S.Index[I].Anchor + "\""),
+              std::string::npos)
+        << S.Index[I].Anchor;
+  }
 }
 
 TEST(JobHtml, NoJobFindingsIsSaid) {
