@@ -53,7 +53,8 @@ cl::opt<std::string> StepName("step", cl::desc(StepOptionHelp),
 cl::opt<std::string> ConfigPath(
     "config",
     cl::desc("Configuration file whose [names] table says what names are "
-             "(default: tracelint.toml found upward, as lint finds it)"),
+             "and whose [devices] tables give device peaks (default: "
+             "tracelint.toml found upward, as lint finds it)"),
     cl::value_desc("FILE"), cl::sub(statsSubcommand()), cl::cat(StatsCategory));
 cl::opt<bool> Isolated("isolated", cl::desc("Ignore every configuration file"),
                        cl::sub(statsSubcommand()), cl::cat(StatsCategory));
@@ -88,12 +89,14 @@ int tracelint::cli::runStats() {
     reportError(llvm::toString(Opts.takeError()));
     return ExitUsage;
   }
-  auto Names = loadNameClasses(ConfigPath, Isolated);
-  if (!Names) {
-    reportError(llvm::toString(Names.takeError()));
+  // The configuration as lint reads it: [names] and [devices].
+  auto Setup = loadRuleSetup(ConfigPath, Isolated, {});
+  if (!Setup) {
+    reportError(llvm::toString(Setup.takeError()));
     return ExitUsage;
   }
-  Opts->Names = *Names;
+  const rules::Config &Cfg = Setup->Cfg;
+  Opts->Names = Cfg.Names;
   auto Trace = import::importTraceFile(Input, *Opts);
   if (!Trace) {
     reportError(llvm::toString(Trace.takeError()));
@@ -105,15 +108,15 @@ int tracelint::cli::runStats() {
   }
   analysis::StatsOptions SOpts;
   SOpts.TopN = TopN;
-  analysis::TraceIndex Ctx(*Trace, *Names);
+  analysis::TraceIndex Ctx(*Trace, Cfg.Names);
   analysis::TraceStats S = analysis::computeStats(Ctx, SOpts);
   bool UseColor = useColor(Color, OutputPath);
   auto Write = OutputFormat == Format::Json ? writeJsonOutput : writeOutput;
   llvm::Error E = Write(OutputPath, [&](llvm::raw_ostream &OS) {
     if (OutputFormat == Format::Json)
-      report::writeStatsJson(OS, *Trace, S, Input);
+      report::writeStatsJson(OS, *Trace, S, Input, Cfg.DevicePeaks);
     else
-      report::writeStatsText(OS, *Trace, S, Input, UseColor);
+      report::writeStatsText(OS, *Trace, S, Input, UseColor, Cfg.DevicePeaks);
   });
   if (E) {
     reportError(llvm::toString(std::move(E)));

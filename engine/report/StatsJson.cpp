@@ -5,6 +5,7 @@
 // not record are left out rather than written as zero.
 //
 //===----------------------------------------------------------------------===//
+#include "report/DevicePeaksReport.h"
 #include "report/IdleSplit.h"
 #include "report/JsonSupport.h"
 #include "report/StatsReport.h"
@@ -119,7 +120,9 @@ static void writeSteps(llvm::json::OStream &J, const TraceStats &S) {
   });
 }
 
-static void writeDevices(llvm::json::OStream &J, const TraceStats &S) {
+static void
+writeDevices(llvm::json::OStream &J, const Trace &T, const TraceStats &S,
+             llvm::ArrayRef<rules::detect::DevicePeaks> PeakOverrides) {
   J.attribute("device_activity", S.hasDeviceActivity() ? "present" : "absent");
   J.attribute("launch_calls", count(S.NumLaunchCalls));
   if (!S.hasDeviceActivity()) {
@@ -166,6 +169,8 @@ static void writeDevices(llvm::json::OStream &J, const TraceStats &S) {
             if (D.StepBusyShare)
               J.attribute("busy_share", *D.StepBusyShare);
           });
+        // The roofs its ops' rates are judged against.
+        report::writePeaksJson(J, T, D.Device, PeakOverrides);
       });
   });
 }
@@ -303,8 +308,10 @@ static void writeOpEfficiency(llvm::json::OStream &J, const Trace &T) {
   });
 }
 
-void report::writeStatsJson(llvm::raw_ostream &OS, const Trace &T,
-                            const TraceStats &S, llvm::StringRef InputName) {
+void report::writeStatsJson(
+    llvm::raw_ostream &OS, const Trace &T, const TraceStats &S,
+    llvm::StringRef InputName,
+    llvm::ArrayRef<rules::detect::DevicePeaks> PeakOverrides) {
   llvm::json::OStream J(OS, /*IndentSize=*/2);
   J.object([&] {
     J.attribute("version", StatsJsonVersion);
@@ -322,7 +329,7 @@ void report::writeStatsJson(llvm::raw_ostream &OS, const Trace &T,
       J.attribute("events", count(S.NumEvents));
     });
     writeSteps(J, S);
-    writeDevices(J, S);
+    writeDevices(J, T, S, PeakOverrides);
     writeNames(J, T, "top_kernels", S.TopKernels, S.NumDistinctKernels,
                S.NumKernels, /*WithKind=*/false);
     writeNames(J, T, "top_runtime_calls", S.TopRuntimeCalls,

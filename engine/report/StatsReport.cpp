@@ -1,6 +1,7 @@
 //===- report/StatsReport.cpp - Text form of `tracelint stats` ------------===//
 #include "report/StatsReport.h"
 #include "analysis/Producer.h"
+#include "report/DevicePeaksReport.h"
 #include "report/IdleSplit.h"
 #include "rules/detectors/GemmRates.h"
 #include "support/Format.h"
@@ -166,8 +167,10 @@ static void writeWindowAndSteps(llvm::raw_ostream &OS, Painter &P,
      << ")\n";
 }
 
-static void writeDevices(llvm::raw_ostream &OS, Painter &P, const Trace &T,
-                         const TraceStats &S) {
+static void
+writeDevices(llvm::raw_ostream &OS, Painter &P, const Trace &T,
+             const TraceStats &S,
+             llvm::ArrayRef<rules::detect::DevicePeaks> PeakOverrides) {
   P.label("devices");
   if (!S.hasDeviceActivity()) {
     P.warn("device activity was not recorded; device busy and idle time "
@@ -221,6 +224,8 @@ static void writeDevices(llvm::raw_ostream &OS, Painter &P, const Trace &T,
     if (S.Idle.Device == D.Device)
       if (std::string Split = idleSplitText(S.Idle); !Split.empty())
         OS << "    in lint's target: " << Split << "\n";
+    // The roofs its ops' rates are judged against (docs/device-peaks.md).
+    OS << "    " << sanitize(peaksLine(T, D.Device, PeakOverrides)) << "\n";
   }
   if (S.NumDeviceWorkOffStreams)
     OS << Indent << S.NumDeviceWorkOffStreams
@@ -456,15 +461,16 @@ static void writeGemms(llvm::raw_ostream &OS, Painter &P, const Trace &T) {
   }
 }
 
-void report::writeStatsText(llvm::raw_ostream &OS, const Trace &T,
-                            const TraceStats &S, llvm::StringRef InputName,
-                            bool Color) {
+void report::writeStatsText(
+    llvm::raw_ostream &OS, const Trace &T, const TraceStats &S,
+    llvm::StringRef InputName, bool Color,
+    llvm::ArrayRef<rules::detect::DevicePeaks> PeakOverrides) {
   Painter P(OS, Color);
   P.paint("tracelint stats", Painter::Bold);
   OS << ": " << sanitize(InputName) << "\n";
   writeProducer(OS, P, T, S);
   writeWindowAndSteps(OS, P, S);
-  writeDevices(OS, P, T, S);
+  writeDevices(OS, P, T, S, PeakOverrides);
   writeTop(OS, P, T, S);
   writeCopies(OS, P, S);
   writeGemms(OS, P, T);

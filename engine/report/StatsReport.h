@@ -11,6 +11,9 @@
 
 #include "analysis/Stats.h"
 #include "model/Trace.h"
+#include "rules/detectors/DevicePeaks.h"
+
+#include "llvm/ADT/ArrayRef.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
@@ -26,15 +29,20 @@ namespace tracelint::report {
 constexpr size_t MaxNameColumns = 80;
 
 /// Text report. ANSI colour only when \p Color is true (the caller decides,
-/// e.g. from isatty); every string from the trace is sanitized.
-void writeStatsText(llvm::raw_ostream &OS, const model::Trace &T,
-                    const analysis::TraceStats &S, llvm::StringRef InputName,
-                    bool Color);
+/// e.g. from isatty); every string from the trace is sanitized. Each device
+/// shows its peaks (tracelint.toml's [devices] tables, \p PeakOverrides,
+/// before the built-in table).
+void writeStatsText(
+    llvm::raw_ostream &OS, const model::Trace &T, const analysis::TraceStats &S,
+    llvm::StringRef InputName, bool Color,
+    llvm::ArrayRef<rules::detect::DevicePeaks> PeakOverrides = {});
 
 /// JSON report: integer ns fields end in `_ns`, shares are fractions in
 /// [0, 1], and keys come in a fixed order.
-void writeStatsJson(llvm::raw_ostream &OS, const model::Trace &T,
-                    const analysis::TraceStats &S, llvm::StringRef InputName);
+void writeStatsJson(
+    llvm::raw_ostream &OS, const model::Trace &T, const analysis::TraceStats &S,
+    llvm::StringRef InputName,
+    llvm::ArrayRef<rules::detect::DevicePeaks> PeakOverrides = {});
 
 /// The "producer" object and the "hardware" array of a JSON report (also
 /// used by the lint report); \p S gives the program that produced it.

@@ -17,6 +17,9 @@
 #include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/Path.h"
 
+#include <algorithm>
+#include <cmath>
+
 using namespace tracelint;
 using namespace tracelint::rules;
 using namespace tracelint::rules::toml_support;
@@ -114,6 +117,8 @@ private:
   llvm::Error readRuleSettings(const toml::table &T);
   llvm::Error readPerTraceIgnores(const toml::node &N);
   llvm::Error readNames(const toml::node &N);
+  llvm::Error readDevices(const toml::node &N);
+  llvm::Error readDevice(llvm::StringRef Name, const toml::table &T);
   llvm::Error readNamePatterns(const toml::node &N, model::NameClass C,
                                bool Exclude);
   llvm::Error readOptionValue(const toml::node &N, const OptionSpec &O,
@@ -361,6 +366,116 @@ llvm::Error ConfigReader::readNames(const toml::node &N) {
   return llvm::Error::success();
 }
 
+/// The keys of a [devices."NAME"] table: "memory-tbps", "source", and per
+/// dtype class "CLASS-tflops" (matrix units) and "vector-CLASS-tflops".
+static std::vector<std::string> deviceKeys() {
+  std::vector<std::string> Keys = {"memory-tbps"};
+  for (llvm::StringRef C : detect::dtypeClasses())
+    Keys.push_back((C + "-tflops").str());
+  for (llvm::StringRef C : detect::dtypeClasses())
+    Keys.push_back(("vector-" + C + "-tflops").str());
+  Keys.push_back("source");
+  return Keys;
+}
+
+llvm::Error ConfigReader::readDevice(llvm::StringRef Name,
+                                     const toml::table &T) {
+  const std::string Table = "[devices.\"" + Name.str() + "\"]";
+  detect::DevicePeaks P;
+  P.Name = Name.str();
+  P.FromConfig = true;
+  P.Source = llvm::formatv("{0}, {1}", Path, Table).str();
+  bool AnyFigure = false;
+  for (auto &&[K, V] : T) {
+    llvm::StringRef Key(K.str().data(), K.str().size());
+    if (Key == "source") {
+      auto S = getString(V, "source", Path);
+      if (!S)
+        return S.takeError();
+      P.Source = llvm::formatv("{0} ({1}, {2})", *S, Path, Table).str();
+      continue;
+    }
+    // memory-tbps, CLASS-tflops (matrix units) or vector-CLASS-tflops.
+    const bool Memory = Key == "memory-tbps";
+    std::map<std::string, double> *Into = nullptr;
+    llvm::StringRef Class = Key;
+    if (!Memory && Class.consume_back("-tflops")) {
+      const bool Vector = Class.consume_front("vector-");
+      if (llvm::is_contained(detect::dtypeClasses(), Class))
+        Into = Vector ? &P.VectorTflops : &P.MatrixTflops;
+    }
+    if (!Memory && !Into) {
+      std::vector<std::string> Keys = deviceKeys();
+      // tracelint.toml's keys are kebab-case; say so to a snake_case one.
+      std::string Dashed = Key.str();
+      std::replace(Dashed.begin(), Dashed.end(), '_', '-');
+      std::string Hint;
+      if (Dashed != Key && llvm::is_contained(Keys, Dashed))
+        Hint = " (did you mean '" + Dashed + "'?)";
+      return errorAt(Path, K.source(),
+                     llvm::formatv("unknown key '{0}' in {1}{2}; allowed "
+                                   "keys: {3}",
+                                   Key, Table, Hint, llvm::join(Keys, ", ")));
+    }
+    double X;
+    if (const auto *I = V.as_integer())
+      X = double(I->get());
+    else if (const auto *F = V.as_floating_point())
+      X = F->get();
+    else
+      return fail(V, llvm::formatv("'{0}' in {1} must be a number ({2}), not "
+                                   "{3}",
+                                   Key, Table,
+                                   Memory ? "decimal TB/s" : "dense TFLOP/s",
+                                   typeName(V)));
+    if (!std::isfinite(X) || X <= 0)
+      return fail(V, llvm::formatv("'{0}' in {1} must be a number above 0", Key,
+                                   Table));
+    AnyFigure = true;
+    if (Memory)
+      P.MemoryTBps = X;
+    else
+      (*Into)[Class.str()] = X;
+  }
+  if (!AnyFigure)
+    return fail(T, llvm::formatv("{0} gives no figure: set memory-tbps or a "
+                                 "CLASS-tflops key (docs/device-peaks.md)",
+                                 Table));
+  Cfg.DevicePeaks.push_back(std::move(P));
+  return llvm::Error::success();
+}
+
+llvm::Error ConfigReader::readDevices(const toml::node &N) {
+  const toml::table *T = N.as_table();
+  if (!T)
+    return fail(N, llvm::formatv("'devices' must be a table of "
+                                 "[devices.\"NAME\"] tables, not {0}",
+                                 typeName(N)));
+  for (auto &&[K, V] : *T) {
+    llvm::StringRef Name(K.str().data(), K.str().size());
+    if (Name.trim().empty())
+      return errorAt(Path, K.source(),
+                     "a [devices.\"NAME\"] table needs a device name");
+    // Names match devices without regard to case, so two that differ
+    // only in case would be one part given twice.
+    for (const detect::DevicePeaks &Seen : Cfg.DevicePeaks)
+      if (Seen.Name.size() == Name.size() && Name.equals_insensitive(Seen.Name))
+        return errorAt(Path, K.source(),
+                       llvm::formatv("[devices.\"{0}\"] repeats "
+                                     "[devices.\"{1}\"] (device names are "
+                                     "compared without regard to case)",
+                                     Name, Seen.Name));
+    const toml::table *Sub = V.as_table();
+    if (!Sub)
+      return fail(V, llvm::formatv("[devices.\"{0}\"] must be a table of "
+                                   "figures, not {1}",
+                                   Name, typeName(V)));
+    if (llvm::Error E = readDevice(Name, *Sub))
+      return E;
+  }
+  return llvm::Error::success();
+}
+
 llvm::Expected<Config> ConfigReader::read(llvm::StringRef Text) {
   auto Parsed = toml_support::parse(Text, Path);
   if (!Parsed)
@@ -368,7 +483,8 @@ llvm::Expected<Config> ConfigReader::read(llvm::StringRef Text) {
   const toml::table &Top = *Parsed;
   static const llvm::StringRef TopKeys[] = {
       "select", "ignore",    "extend-select",     "rules",
-      "rule",   "rule-dirs", "per-trace-ignores", "names"};
+      "rule",   "rule-dirs", "per-trace-ignores", "names",
+      "devices"};
   if (llvm::Error E = checkKeys(Top, TopKeys, "tracelint.toml", Path))
     return E;
   Cfg.Path = Path.str();
@@ -438,6 +554,9 @@ llvm::Expected<Config> ConfigReader::read(llvm::StringRef Text) {
       return E;
   if (const toml::node *N = Top.get("names"))
     if (llvm::Error E = readNames(*N))
+      return E;
+  if (const toml::node *N = Top.get("devices"))
+    if (llvm::Error E = readDevices(*N))
       return E;
   return Cfg;
 }

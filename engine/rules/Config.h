@@ -13,6 +13,7 @@
 #include "model/NameClasses.h"
 #include "rules/Catalogue.h"
 #include "rules/RuleSpec.h"
+#include "rules/detectors/DevicePeaks.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -54,6 +55,10 @@ struct Config {
   model::NameClassChanges NameChanges;
   std::shared_ptr<const model::NameClassifier> Names =
       model::NameClassifier::builtin();
+  /// The [devices."NAME"] tables: peaks of parts the built-in table does not
+  /// know, or figures that replace its own (docs/device-peaks.md), by
+  /// name.
+  std::vector<detect::DevicePeaks> DevicePeaks;
   /// Command-line selectors, a second layer over the file's (ruff-like: a
   /// command-line --select starts a new selection; --ignore alone removes
   /// rules from the file's selection).

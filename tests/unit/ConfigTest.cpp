@@ -213,7 +213,7 @@ TEST(Config, ErrorsNameFileLineAndColumn) {
   EXPECT_EQ(parseError("select = [\"S\"]\nselct = [\"M\"]\n", C),
             "tracelint.toml:2:1: unknown key 'selct' in tracelint.toml; "
             "allowed keys: select, ignore, extend-select, rules, rule, "
-            "rule-dirs, per-trace-ignores, names");
+            "rule-dirs, per-trace-ignores, names, devices");
   EXPECT_EQ(parseError("select = [\"S\", \"S999\"]\n", C),
             "tracelint.toml:1:16: in 'select': unknown rule code 'S999' "
             "(`tracelint rules` lists the catalogue)");
@@ -255,6 +255,80 @@ TEST(Config, ErrorsNameFileLineAndColumn) {
             "'ignore'");
   std::string Syntax = parseError("select = [\"S\"\n", C);
   EXPECT_TRUE(llvm::StringRef(Syntax).startswith("tracelint.toml:")) << Syntax;
+}
+
+TEST(Config, DevicePeaks) {
+  Catalogue C = makeCatalogue();
+  Config Cfg = parseOk(R"(
+[devices."NVIDIA RTX 6000 Ada Generation"]
+memory-tbps = 0.96
+bf16-tflops = 364.2
+fp32-tflops = 91
+vector-fp32-tflops = 91.1
+source = "my own measurement"
+
+[devices."Foo GPU"]
+memory-tbps = 1
+)",
+                       C);
+  ASSERT_EQ(Cfg.DevicePeaks.size(), 2u);
+  const detect::DevicePeaks *Ada = nullptr;
+  for (const detect::DevicePeaks &P : Cfg.DevicePeaks)
+    if (P.Name == "NVIDIA RTX 6000 Ada Generation")
+      Ada = &P;
+  ASSERT_TRUE(Ada);
+  EXPECT_DOUBLE_EQ(Ada->MemoryTBps, 0.96);
+  EXPECT_EQ(Ada->MatrixTflops,
+            (std::map<std::string, double>{{"bf16", 364.2}, {"fp32", 91}}));
+  EXPECT_EQ(Ada->VectorTflops, (std::map<std::string, double>{{"fp32", 91.1}}));
+  EXPECT_TRUE(Ada->FromConfig);
+  EXPECT_EQ(Ada->Source, "my own measurement (tracelint.toml, "
+                         "[devices.\"NVIDIA RTX 6000 Ada Generation\"])");
+  EXPECT_TRUE(parseOk("", C).DevicePeaks.empty());
+}
+
+TEST(Config, DevicePeaksErrors) {
+  Catalogue C = makeCatalogue();
+  EXPECT_EQ(parseError("[devices.\"Foo\"]\nmemory_tbps = 1\n", C),
+            "tracelint.toml:2:1: unknown key 'memory_tbps' in "
+            "[devices.\"Foo\"] (did you mean 'memory-tbps'?); allowed keys: "
+            "memory-tbps, fp64-tflops, fp32-tflops, tf32-tflops, "
+            "bf16-tflops, fp16-tflops, fp8-tflops, int8-tflops, "
+            "vector-fp64-tflops, vector-fp32-tflops, vector-tf32-tflops, "
+            "vector-bf16-tflops, vector-fp16-tflops, vector-fp8-tflops, "
+            "vector-int8-tflops, source");
+  EXPECT_EQ(parseError("[devices.\"Foo\"]\nfp4-tflops = 1\n", C).substr(0, 56),
+            "tracelint.toml:2:1: unknown key 'fp4-tflops' in [devices");
+  EXPECT_EQ(parseError("[devices.\"Foo\"]\nbf16-tflops = \"fast\"\n", C),
+            "tracelint.toml:2:15: 'bf16-tflops' in [devices.\"Foo\"] must be "
+            "a number (dense TFLOP/s), not a string");
+  EXPECT_EQ(parseError("[devices.\"Foo\"]\nmemory-tbps = -2\n", C),
+            "tracelint.toml:2:15: 'memory-tbps' in [devices.\"Foo\"] must be "
+            "a number above 0");
+  EXPECT_EQ(parseError("[devices.\"Foo\"]\nmemory-tbps = nan\n", C),
+            "tracelint.toml:2:15: 'memory-tbps' in [devices.\"Foo\"] must be "
+            "a number above 0");
+  EXPECT_EQ(parseError("[devices.\"Foo\"]\nsource = 3\n", C),
+            "tracelint.toml:2:10: 'source' must be a string, not an "
+            "integer");
+  EXPECT_EQ(parseError("[devices.\"Foo\"]\nsource = \"x\"\n", C),
+            "tracelint.toml:1:1: [devices.\"Foo\"] gives no figure: set "
+            "memory-tbps or a CLASS-tflops key (docs/device-peaks.md)");
+  EXPECT_EQ(parseError("devices = 3\n", C),
+            "tracelint.toml:1:11: 'devices' must be a table of "
+            "[devices.\"NAME\"] tables, not an integer");
+  EXPECT_EQ(parseError("[devices]\nFoo = 3\n", C),
+            "tracelint.toml:2:7: [devices.\"Foo\"] must be a table of "
+            "figures, not an integer");
+  EXPECT_EQ(parseError("[devices.\"Foo\"]\nmemory-tbps = 1\n"
+                       "[devices.\"foo\"]\nmemory-tbps = 2\n",
+                       C),
+            "tracelint.toml:3:10: [devices.\"foo\"] repeats "
+            "[devices.\"Foo\"] (device names are compared without regard to "
+            "case)");
+  EXPECT_EQ(parseError("[devices.\"\"]\nmemory-tbps = 1\n", C),
+            "tracelint.toml:1:10: a [devices.\"NAME\"] table needs a device "
+            "name");
 }
 
 TEST(Config, InlineRulesCanBeSelectedAndConfigured) {
