@@ -424,6 +424,11 @@ static void writeImport(llvm::raw_ostream &OS, Painter &P, const Trace &T,
   }
 }
 
+/// \p S and spaces to \p Width columns.
+static std::string padded(llvm::StringRef S, size_t Width) {
+  return S.str() + std::string(Width > S.size() ? Width - S.size() : 0, ' ');
+}
+
 /// The op calls with recorded shapes whose work tracelint counts, most
 /// kernel time first: what each op and argument set achieved per call
 /// (docs/efficiency.md). Only when there are any.
@@ -451,12 +456,11 @@ static void writeOps(llvm::raw_ostream &OS, Painter &P, const Trace &T) {
                  llvm::StringRef Calls, llvm::StringRef Kernel,
                  llvm::StringRef Tflops, llvm::StringRef Tbps,
                  llvm::StringRef PerByte) {
-    OS << llvm::formatv(
-        "  {0,-13} {1}  {2}  {3,-14} {4,6}  {5,11}  {6,8}  "
-        "{7,7}  {8,7}\n",
-        Category, Op.str() + std::string(OpWidth - Op.size(), ' '),
-        Shape.str() + std::string(ShapeWidth - Shape.size(), ' '), Dtype, Calls,
-        Kernel, Tflops, Tbps, PerByte);
+    OS << llvm::formatv("  {0,-13} {1}  {2}  {3,-14} {4,6}  {5,11}  {6,8}  "
+                        "{7,7}  {8,7}\n",
+                        Category, padded(Op, OpWidth),
+                        padded(Shape, ShapeWidth), Dtype, Calls, Kernel, Tflops,
+                        Tbps, PerByte);
   };
   Row("category", "op", "shape", "dtype", "calls", "kernel/call", "TFLOP/s",
       "TB/s", "FLOP/B");
