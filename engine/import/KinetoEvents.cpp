@@ -114,6 +114,7 @@ enum KeyBit : unsigned {
   AOutMsg,
   AAllocated,
   ACollective,
+  AConcreteInputs,
   AProcessGroup,
   ARegisters,
   AOccupancy,
@@ -434,7 +435,8 @@ template <bool InArgs> KeyBit fieldOf(std::string_view K) {
                  Spelling{"Out msg nelems", AOutMsg});
   case 15:
     return match(K, Spelling{"Total Allocated", AAllocated},
-                 Spelling{"Collective name", ACollective});
+                 Spelling{"Collective name", ACollective},
+                 Spelling{"Concrete Inputs", AConcreteInputs});
   case 18:
     return match(K, Spelling{"Process Group Name", AProcessGroup});
   case 20:
@@ -529,6 +531,9 @@ LLVM_ATTRIBUTE_NOINLINE bool decodeArgs(object Args, RawEvent &R) {
       break;
     case AInputType:
       RawArray(R.InputTypes);
+      break;
+    case AConcreteInputs:
+      RawArray(R.ConcreteInputs);
       break;
     case ASize:
     case ABytes:
@@ -777,6 +782,13 @@ uint8_t computeClass(StringRef Cat, StringRef Name,
 
 StringRef ref(std::string_view S) { return StringRef(S.data(), S.size()); }
 
+/// True when a "Concrete Inputs" array records a value: an op whose
+/// arguments are all tensors writes ["", ""], which says nothing and is not
+/// kept (most ops of a trace).
+bool namesAValue(std::string_view ConcreteInputs) {
+  return ConcreteInputs.find_first_not_of("[]\", ") != std::string_view::npos;
+}
+
 // Everything the committer needs that follows from the event alone.
 void derive(RawEvent &R, DecodeCache &C) {
   R.CatId = C.string(R.Cat);
@@ -883,6 +895,8 @@ void derive(RawEvent &R, DecodeCache &C) {
     R.TypesId = C.string(R.InputTypes);
   if (!R.Collective.empty())
     R.CollectiveId = C.string(R.Collective);
+  else if (Kind == EventKind::Op && namesAValue(R.ConcreteInputs))
+    R.ConcreteId = C.string(R.ConcreteInputs);
   if (!R.ProcessGroup.empty())
     R.GroupId = C.string(R.ProcessGroup);
 }
@@ -1154,6 +1168,8 @@ void KinetoEventDecoder::commit(RawEvent &R, unsigned Cache) {
       R.A.InputTypes = intern(R.TypesId, R.InputTypes, Cache);
     if (!R.Collective.empty())
       R.A.Detail = intern(R.CollectiveId, R.Collective, Cache);
+    else if (R.ConcreteId != DecodeCache::None)
+      R.A.Detail = intern(R.ConcreteId, R.ConcreteInputs, Cache);
     if (!R.ProcessGroup.empty())
       R.A.Group = intern(R.GroupId, R.ProcessGroup, Cache);
   }

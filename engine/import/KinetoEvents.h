@@ -102,6 +102,9 @@ struct RawEvent {
   int64_t Correlation = 0, ExternalId = 0;
   model::EventArgs A;
   std::string_view ArgName, InputDims, InputTypes, Collective, CopyKindArg;
+  /// An op's "Concrete Inputs": the values of its scalar arguments, as a
+  /// JSON array of strings ("" for a tensor).
+  std::string_view ConcreteInputs;
   /// A collective kernel's "Process Group Name".
   std::string_view ProcessGroup;
   /// A collective kernel's message size (the larger of "In msg nelems" and
@@ -129,6 +132,7 @@ struct RawEvent {
   uint32_t CatId = DecodeCache::None, NameId = DecodeCache::None;
   uint32_t DimsId = DecodeCache::None, TypesId = DecodeCache::None;
   uint32_t CollectiveId = DecodeCache::None, GroupId = DecodeCache::None;
+  uint32_t ConcreteId = DecodeCache::None;
   /// The lane: numeric (pid, tid) once strings such as "stream 7" are read
   /// as numbers, with its cache id; otherwise named by the texts.
   bool LanePidNum = false, LaneTidNum = false;

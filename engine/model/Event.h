@@ -135,7 +135,11 @@ struct EventArgs {
   float Occupancy = -1;             ///< est. achieved occupancy %, -1 = unknown
   StringId InputDims = EmptyString; ///< raw "Input Dims" text
   StringId InputTypes = EmptyString; ///< raw "Input type" text
-  StringId Detail = EmptyString;     ///< sync kind text, collective name, ...
+  /// Text whose meaning depends on the event's kind: a sync's kind, a
+  /// collective's name, or for a Kineto op that names no collective its
+  /// raw "Concrete Inputs" (the values of its scalar arguments; kept only
+  /// when one is recorded). Sharing the field keeps EventArgs compact.
+  StringId Detail = EmptyString;
   /// A collective's process group ("Process Group Name"): ranks match
   /// their collectives within one group.
   StringId Group = EmptyString;

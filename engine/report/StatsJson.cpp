@@ -9,8 +9,9 @@
 #include "report/IdleSplit.h"
 #include "report/JsonSupport.h"
 #include "report/StatsReport.h"
-#include "rules/detectors/GemmRates.h"
+#include "rules/detectors/OpRates.h"
 
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
 #include <cmath>
@@ -280,30 +281,48 @@ static void writeImport(llvm::json::OStream &J, const Trace &T,
   });
 }
 
-/// The matrix products' achieved rates per op and argument set
-/// (docs/efficiency.md), most kernel time first.
+/// Writes the JSON array \p Text (an argument list as the trace records
+/// it) under \p Key, on one line; nothing when it is empty or not JSON.
+static void writeRecorded(llvm::json::OStream &J, llvm::StringRef Key,
+                          llvm::StringRef Text) {
+  if (Text.empty())
+    return;
+  llvm::Expected<llvm::json::Value> V = llvm::json::parse(Text);
+  if (!V) {
+    llvm::consumeError(V.takeError());
+    return;
+  }
+  J.attributeBegin(Key);
+  J.rawValue(llvm::formatv("{0}", *V).str());
+  J.attributeEnd();
+}
+
+/// The achieved rates per op and argument set (docs/efficiency.md), most
+/// kernel time first.
 static void writeOpEfficiency(llvm::json::OStream &J, const Trace &T) {
   J.attributeArray("op_efficiency", [&] {
-    for (const rules::detect::GemmRate &G : rules::detect::gemmRates(T))
+    for (const rules::detect::OpRate &R : rules::detect::opRates(T))
       J.object([&] {
-        J.attribute("op", G.Op);
-        J.attribute("category", "GEMM");
+        J.attribute("op", R.Op);
+        J.attribute("category", rules::detect::categoryName(R.Category));
         J.attributeObject("params", [&] {
-          J.attribute("B", G.B);
-          J.attribute("M", G.M);
-          J.attribute("N", G.N);
-          J.attribute("K", G.K);
-          J.attribute("bias", G.Bias);
+          for (const auto &[Key, Value] : R.Params)
+            J.attribute(Key, Value);
         });
-        J.attribute("dtype", G.Dtype);
-        J.attribute("calls", int64_t(G.Calls));
-        J.attribute("kernel_ns", G.KernelNsMedian);
-        J.attribute("kernel_ns_total", G.KernelNsTotal);
-        J.attribute("flops", int64_t(G.Flops));
-        J.attribute("bytes", int64_t(G.Bytes));
-        report::writeRounded(J, "tflops", G.TflopsMedian);
-        report::writeRounded(J, "tbps", G.TbpsMedian);
-        report::writeRounded(J, "flops_per_byte", G.flopsPerByte());
+        J.attribute("shape", R.shapeText());
+        J.attribute("dtype", R.Dtype);
+        J.attribute("matrix_units", R.MatrixUnits);
+        J.attribute("calls", int64_t(R.Calls));
+        J.attribute("kernel_ns", R.KernelNsMedian);
+        J.attribute("kernel_ns_total", R.KernelNsTotal);
+        J.attribute("flops", int64_t(R.Flops));
+        J.attribute("bytes", int64_t(R.Bytes));
+        report::writeRounded(J, "tflops", R.TflopsMedian);
+        report::writeRounded(J, "tbps", R.TbpsMedian);
+        report::writeRounded(J, "flops_per_byte", R.flopsPerByte());
+        writeRecorded(J, "input_dims", R.InputDims);
+        writeRecorded(J, "input_types", R.InputTypes);
+        writeRecorded(J, "concrete_inputs", R.ConcreteInputs);
       });
   });
 }

@@ -3,7 +3,7 @@
 #include "analysis/Producer.h"
 #include "report/DevicePeaksReport.h"
 #include "report/IdleSplit.h"
-#include "rules/detectors/GemmRates.h"
+#include "rules/detectors/OpRates.h"
 #include "support/Format.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -429,35 +429,56 @@ static void writeImport(llvm::raw_ostream &OS, Painter &P, const Trace &T,
   }
 }
 
-/// The matrix products with recorded shapes, most kernel time first: what
-/// each achieved per call (docs/efficiency.md). Only when there are any.
-static void writeGemms(llvm::raw_ostream &OS, Painter &P, const Trace &T) {
-  std::vector<rules::detect::GemmRate> Rates = rules::detect::gemmRates(T);
+/// \p S and spaces to \p Width columns.
+static std::string padded(llvm::StringRef S, size_t Width) {
+  return S.str() + std::string(Width > S.size() ? Width - S.size() : 0, ' ');
+}
+
+/// The op calls with recorded shapes whose work tracelint counts, most
+/// kernel time first: what each op and argument set achieved per call
+/// (docs/efficiency.md). Only when there are any.
+static void writeOps(llvm::raw_ostream &OS, Painter &P, const Trace &T) {
+  std::vector<rules::detect::OpRate> Rates = rules::detect::opRates(T);
   if (Rates.empty())
     return;
-  constexpr size_t Shown = 8;
-  P.label("gemms");
-  OS << llvm::formatv("achieved rates of the {0} matrix-product op and shape "
-                      "set{1} with recorded shapes{2} (docs/efficiency.md)\n",
+  constexpr size_t Shown = 10, MaxOp = 44, MaxShape = 48;
+  const size_t N = std::min(Rates.size(), Shown);
+  std::vector<std::string> Shapes;
+  size_t OpWidth = 2, ShapeWidth = 5;
+  for (size_t I = 0; I < N; ++I) {
+    Shapes.push_back(sanitize(Rates[I].shapeText(), MaxShape));
+    OpWidth = std::max(OpWidth, sanitize(Rates[I].Op, MaxOp).size());
+    ShapeWidth = std::max(ShapeWidth, Shapes.back().size());
+  }
+  P.label("ops");
+  OS << llvm::formatv("achieved rates of the {0} op and argument set{1} with "
+                      "recorded shapes{2} (docs/efficiency.md)\n",
                       Rates.size(), Rates.size() == 1 ? "" : "s",
-                      Rates.size() > Shown ? ", the top 8 by kernel time" : "");
-  OS << llvm::formatv("  {0,-12} {1,6} {2,6} {3,6} {4,6}  {5,-14} {6,6}  "
-                      "{7,11}  {8,8}  {9,7}  {10,7}\n",
-                      "op", "B", "M", "N", "K", "dtype", "calls", "kernel/call",
-                      "TFLOP/s", "TB/s", "FLOP/B");
-  for (size_t I = 0; I < Rates.size() && I < Shown; ++I) {
-    const rules::detect::GemmRate &G = Rates[I];
+                      Rates.size() > Shown ? ", the top 10 by kernel time"
+                                           : ", by kernel time");
+  auto Row = [&](llvm::StringRef Category, llvm::StringRef Op,
+                 llvm::StringRef Shape, llvm::StringRef Dtype,
+                 llvm::StringRef Calls, llvm::StringRef Kernel,
+                 llvm::StringRef Tflops, llvm::StringRef Tbps,
+                 llvm::StringRef PerByte) {
+    OS << llvm::formatv("  {0,-13} {1}  {2}  {3,-14} {4,6}  {5,11}  {6,8}  "
+                        "{7,7}  {8,7}\n",
+                        Category, padded(Op, OpWidth),
+                        padded(Shape, ShapeWidth), Dtype, Calls, Kernel, Tflops,
+                        Tbps, PerByte);
+  };
+  Row("category", "op", "shape", "dtype", "calls", "kernel/call", "TFLOP/s",
+      "TB/s", "FLOP/B");
+  for (size_t I = 0; I < N; ++I) {
+    const rules::detect::OpRate &R = Rates[I];
     // Without a known element type there are no bytes to rate.
-    const bool Bytes = G.Bytes > 0;
-    OS << llvm::formatv(
-        "  {0,-12} {1,6} {2,6} {3,6} {4,6}  {5,-14} {6,6}  {7,11}  {8,8}  "
-        "{9,7}  {10,7}\n",
-        sanitize(G.Op, 12), G.B, G.M, G.N, G.K,
-        sanitize(G.Dtype.empty() ? "-" : G.Dtype, 14), G.Calls,
-        formatDuration(G.KernelNsMedian),
-        llvm::formatv("{0:F1}", G.TflopsMedian).str(),
-        Bytes ? llvm::formatv("{0:F2}", G.TbpsMedian).str() : "-",
-        Bytes ? llvm::formatv("{0:F0}", G.flopsPerByte()).str() : "-");
+    const bool Bytes = R.Bytes > 0;
+    Row(rules::detect::categoryName(R.Category), sanitize(R.Op, MaxOp),
+        Shapes[I], sanitize(R.Dtype.empty() ? "-" : R.Dtype, 14),
+        std::to_string(R.Calls), formatDuration(R.KernelNsMedian),
+        llvm::formatv("{0:F1}", R.TflopsMedian).str(),
+        Bytes ? llvm::formatv("{0:F2}", R.TbpsMedian).str() : "-",
+        Bytes ? llvm::formatv("{0:F1}", R.flopsPerByte()).str() : "-");
   }
 }
 
@@ -473,6 +494,6 @@ void report::writeStatsText(
   writeDevices(OS, P, T, S, PeakOverrides);
   writeTop(OS, P, T, S);
   writeCopies(OS, P, S);
-  writeGemms(OS, P, T);
+  writeOps(OS, P, T);
   writeImport(OS, P, T, S);
 }
