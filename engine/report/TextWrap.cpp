@@ -130,7 +130,7 @@ std::string report::cutToWidth(llvm::StringRef Text, size_t Columns) {
   if (Head.empty())
     Head = Text;
   Head = Head.take_front(bytesForColumns(Head, Columns - 1));
-  return (Head + Ellipsis).str();
+  return Head.str() + Ellipsis.str();
 }
 
 void report::writeWrapped(llvm::raw_ostream &OS, llvm::StringRef Lead,
@@ -162,9 +162,10 @@ void report::writeWrapped(llvm::raw_ostream &OS, llvm::StringRef Lead,
   llvm::StringRef Words = Lead.ltrim(' ');
   size_t Pad = Lead.size() - Words.size();
   std::string Merged = Words.str();
-  if (!Text.empty())
-    Merged += (Merged.empty() || Merged.back() == ' ' ? "" : " ") + Text.str();
-  size_t Start = std::min(Used + Pad, Width - MinText);
+  if (!Text.empty() && !Merged.empty() && Merged.back() != ' ')
+    Merged += ' ';
+  Merged.append(Text.data(), Text.size());
+  size_t Start = std::min(Used + Pad, Width > MinText ? Width - MinText : 0);
   std::vector<std::string> Lines =
       wrapText(Merged, Width - Hang, Width - Start,
                MaxLineWidth - std::max(Start, Hang));
