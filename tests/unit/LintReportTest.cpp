@@ -319,9 +319,10 @@ TEST(LintReport, NoLineIsWiderThanTheWidth) {
       llvm::StringRef(Out).split(Lines, '\n');
       for (llvm::StringRef L : Lines) {
         EXPECT_LE(support::displayWidth(L), MaxLineWidth) << L.str();
-        if (L.trim().contains(' '))
+        if (L.trim().contains(' ')) {
           EXPECT_LE(support::displayWidth(L), std::min<size_t>(Width, 240))
               << L.str();
+        }
       }
       EXPECT_EQ(Out.find("CUDAFunctor_add") != std::string::npos, Long);
     }

@@ -52,9 +52,10 @@ TEST(TextWrapTest, NeverSplitsAWordWithoutABreakPlace) {
     for (const std::string &L :
          wrapText(Reason, Width, Width / 2, MaxLineWidth)) {
       EXPECT_EQ(L.find("ProfilerActivity.CUD "), std::string::npos) << L;
-      if (L.find("ProfilerActivity.CU") != std::string::npos)
+      if (L.find("ProfilerActivity.CU") != std::string::npos) {
         EXPECT_NE(L.find("ProfilerActivity.CUDA"), std::string::npos)
             << Width << ": " << L;
+      }
     }
   // Wider than the line: alone on a line of its own, whole.
   auto Lines = wrapText("record ProfilerActivity.CUDA now", 12,
