@@ -188,12 +188,13 @@ cl::opt<std::string> ImpactTolerance(
              "(default 100%: it doubled)"),
     cl::value_desc("SHARE"), cl::init("100%"), cl::sub(lintSubcommand()),
     cl::cat(LintCategory));
-cl::opt<unsigned> Top(
-    "top",
-    cl::desc("Text: show the N highest-ranked findings as cards and one line "
-             "for each other finding (default 5; 0: every finding a card)"),
-    cl::value_desc("N"), cl::init(5), cl::sub(lintSubcommand()),
-    cl::sub(captureSubcommand()), cl::cat(LintCategory));
+cl::opt<unsigned>
+    Top("top",
+        cl::desc("Text: show the N highest-ranked findings as cards below the "
+                 "ranked list of every finding (default 3; 0: every finding a "
+                 "card)"),
+        cl::value_desc("N"), cl::init(3), cl::sub(lintSubcommand()),
+        cl::sub(captureSubcommand()), cl::cat(LintCategory));
 cl::opt<rules::Severity> MinSeverity(
     "min-severity",
     cl::desc("Text: show only findings of this severity or higher (the "

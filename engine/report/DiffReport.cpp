@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "report/DiffReport.h"
 #include "report/ShortNames.h"
+#include "report/TextWrap.h"
 #include "support/Escape.h"
 #include "support/Format.h"
 
@@ -147,7 +148,8 @@ void report::writeDiffText(llvm::raw_ostream &OS, const DiffResult &R,
     if (List.empty())
       OS << "  none\n";
     for (const rules::Finding &F : List) {
-      std::vector<std::string> Lines = wrapText(sanitize(findingLine(F)), 96);
+      std::vector<std::string> Lines = wrapText(
+          sanitize(findingLine(F)), 96, std::string::npos, MaxLineWidth - 4);
       for (size_t I = 0; I < Lines.size(); ++I)
         OS << (I ? "    " : "  - ") << Lines[I] << "\n";
     }

@@ -4,6 +4,7 @@
 #include "report/JsonSupport.h"
 #include "report/ShortNames.h"
 #include "report/TextStyle.h"
+#include "report/TextWrap.h"
 #include "rules/RuleSpec.h"
 #include "support/Format.h"
 #include "support/Statistics.h"

@@ -4,6 +4,7 @@
 #include "report/SameClaim.h"
 #include "report/ShortNames.h"
 #include "report/TextStyle.h"
+#include "report/TextWrap.h"
 #include "support/Format.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -78,16 +79,35 @@ public:
                size_t Hang = std::string::npos, size_t Used = 0) {
     writeWrapped(OS, Lead, Text, std::min(O.Width, MaxLineWidth), Hang, Used);
   }
-  /// \p Lead and \p Text on one line, \p Text cut to fit.
-  void cut(llvm::StringRef Lead, llvm::StringRef Text) {
+  /// \p Lead and \p Text on one line, \p Text cut after a word to fit.
+  /// \p Used: columns already written on the line.
+  void cut(llvm::StringRef Lead, llvm::StringRef Text, size_t Used = 0) {
     if (!O.Width) {
       OS << Lead << Text << "\n";
       return;
     }
     size_t Width = std::min(O.Width, MaxLineWidth);
-    size_t LeadW = displayWidth(Lead);
-    OS << Lead << sanitize(Text, LeadW + 20 > Width ? 20 : Width - LeadW)
+    size_t LeadW = Used + displayWidth(Lead);
+    OS << Lead << cutToWidth(Text, LeadW + 20 > Width ? 20 : Width - LeadW)
        << "\n";
+  }
+  /// \p Text wrapped at the label column, each line painted \p Style.
+  void painted(Painter &P, llvm::StringRef Text, const char *Style) {
+    if (!O.Width) {
+      P.paint(Text, Style);
+      OS << "\n";
+      return;
+    }
+    size_t Width = std::min(O.Width, MaxLineWidth);
+    std::vector<std::string> Parts =
+        wrapText(Text, Width - Indent.size(), std::string::npos,
+                 MaxLineWidth - Indent.size());
+    for (size_t I = 0; I < Parts.size(); ++I) {
+      if (I)
+        OS << Indent;
+      P.paint(Parts[I], Style);
+      OS << "\n";
+    }
   }
 
 private:
@@ -116,15 +136,16 @@ std::string copyDominanceLine(const analysis::TraceStats &S) {
       .str();
 }
 
+/// The input's path, whole so that it can be copied: cut at 200 columns,
+/// the line stays under MaxLineWidth.
 void writeInputLine(llvm::raw_ostream &OS, Painter &P, const LintedTrace &L) {
   P.paint("tracelint lint", Bold);
   OS << ": " << sanitize(L.Input, 200) << "\n";
 }
 
-void writeProducerLine(llvm::raw_ostream &OS, Painter &P,
-                       const LintedTrace &L) {
+void writeProducerLine(Painter &P, Lines &Out, const LintedTrace &L) {
   P.label("producer");
-  OS << producerLine(L.Trace) << "\n";
+  Out.wrapped("", producerLine(L.Trace), Indent.size(), Indent.size());
 }
 
 void writeTargetLine(Painter &P, Lines &Out, const LintedTrace &L) {
@@ -138,19 +159,17 @@ void writeTargetLine(Painter &P, Lines &Out, const LintedTrace &L) {
   Out.wrapped("", Out.show(Text), Indent.size(), Indent.size());
 }
 
-void writeDeviceLines(llvm::raw_ostream &OS, Painter &P, Lines &Out,
-                      const LintedTrace &L) {
+void writeDeviceLines(Painter &P, Lines &Out, const LintedTrace &L) {
   const model::Trace &T = L.Trace;
   P.label("devices");
   const analysis::TraceStats &S = L.Stats;
   if (!S.hasDeviceActivity()) {
-    P.paint("device activity was not recorded; device busy and idle time "
-            "cannot be judged",
-            Yellow);
+    std::string Text = "device activity was not recorded; device busy and "
+                       "idle time cannot be judged";
     if (S.NumLaunchCalls)
-      OS << " (" << plural(S.NumLaunchCalls, "launch call")
-         << " without device events)";
-    OS << "\n";
+      Text += " (" + plural(S.NumLaunchCalls, "launch call") +
+              " without device events)";
+    Out.painted(P, Text, Yellow);
     return;
   }
   bool First = true;
@@ -195,9 +214,9 @@ void writeTimesLine(Painter &P, Lines &Out, const LintedTrace &L) {
 void writeHeader(llvm::raw_ostream &OS, Painter &P, Lines &Out,
                  const LintedTrace &L) {
   writeInputLine(OS, P, L);
-  writeProducerLine(OS, P, L);
+  writeProducerLine(P, Out, L);
   writeTargetLine(P, Out, L);
-  writeDeviceLines(OS, P, Out, L);
+  writeDeviceLines(P, Out, L);
   writeCopiesLine(P, Out, L);
   writeQualityLines(P, Out, L);
   writeTimesLine(P, Out, L);
@@ -242,30 +261,38 @@ std::string exampleText(const Lines &Out, const rules::ExampleEvent &E) {
          formatOffset(E.OffsetNs) + ", " + formatDuration(E.DurationNs);
 }
 
-/// How many of a list a default card shows; --verbose shows all.
-constexpr size_t CardEvidence = 2, CardExamples = 2;
-
-/// \p Title and at most \p Max of \p Items; the title counts the others
-/// ("evidence (steps 2-5; 3 more with --verbose):").
+/// \p Title and every one of \p Items, one per line (--verbose).
 void writeList(Lines &Out, llvm::StringRef Pad, llvm::StringRef Title,
-               llvm::StringRef Where, llvm::ArrayRef<std::string> Items,
-               size_t Max, bool Names) {
+               llvm::ArrayRef<std::string> Items, bool Names) {
   if (Items.empty())
     return;
-  size_t N = std::min(Items.size(), Max);
+  Out.wrapped((Pad + Title + ":").str(), "");
+  std::string Lead = (Pad + "  - ").str();
+  for (const std::string &Item : Items)
+    Out.wrapped(Lead, Names ? Out.show(Item) : sanitize(Item));
+}
+
+/// The first of \p Items on its title's line: "evidence (step 3; 2 more
+/// with --verbose): ...". A default card shows one line of each list: the
+/// rules put the measurement that carries the finding first, and the lines
+/// after it mostly restate the bound that `expect:` gives.
+void writeFirst(Lines &Out, llvm::StringRef Pad, llvm::StringRef Title,
+                llvm::StringRef Where, llvm::ArrayRef<std::string> Items,
+                bool Names) {
+  if (Items.empty())
+    return;
   std::vector<std::string> Notes;
   if (!Where.empty())
     Notes.push_back(Out.show(Where));
-  if (N < Items.size())
+  if (Items.size() > 1)
     Notes.push_back(
-        llvm::formatv("{0} more with --verbose", Items.size() - N).str());
-  std::string Head = Title.str();
+        llvm::formatv("{0} more with --verbose", Items.size() - 1).str());
+  std::string Lead = (Pad + Title).str();
   if (!Notes.empty())
-    Head += " (" + llvm::join(Notes, "; ") + ")";
-  Out.wrapped((Pad + Head + ":").str(), "");
-  std::string Lead = (Pad + "  - ").str();
-  for (size_t I = 0; I < N; ++I)
-    Out.wrapped(Lead, Names ? Out.show(Items[I]) : sanitize(Items[I]));
+    Lead += " (" + llvm::join(Notes, "; ") + ")";
+  Out.wrapped(Lead + ": ",
+              Names ? Out.show(Items.front()) : sanitize(Items.front()),
+              Pad.size() + 2);
 }
 
 /// The findings the card of \p Lead folds in: one line each.
@@ -285,10 +312,10 @@ void writeFolded(Lines &Out, const LintedTrace &L, llvm::ArrayRef<size_t> Leads,
   }
 }
 
-/// A finding's card. By default: the hypothesis, evidence (at most
-/// CardEvidence lines, headed by where it comes from), the change and its
-/// predicted gain, the examples, the findings folded in, the fingerprint.
-/// --verbose: every section, as the rule wrote it.
+/// A finding's card. By default: the hypothesis, the first line of the
+/// evidence (headed by where it comes from), the change and its predicted
+/// gain, the first example, the findings folded in. --verbose: every
+/// section, as the rule wrote it, and the fingerprint.
 void writeCard(llvm::raw_ostream &OS, Painter &P, Lines &Out,
                const LintedTrace &L, const TextOptions &O, size_t Rank,
                llvm::ArrayRef<size_t> Leads, llvm::ArrayRef<size_t> Shown) {
@@ -304,28 +331,23 @@ void writeCard(llvm::raw_ostream &OS, Painter &P, Lines &Out,
   // read as a contradiction.
   if (!F.RestNote.empty())
     Out.wrapped(Pad + "bound: ", Out.show(F.RestNote));
-  const size_t All = std::string::npos;
   std::vector<std::string> Examples;
   for (const rules::ExampleEvent &E : F.Examples)
     Examples.push_back(exampleText(Out, E));
   if (!O.Verbose) {
-    writeList(Out, Pad, "evidence", F.Window, F.Evidence, CardEvidence, true);
+    writeFirst(Out, Pad, "evidence", F.Window, F.Evidence, true);
     if (!F.Next.Change.empty())
       Out.wrapped(Pad + "experiment: ", Out.show(F.Next.Change));
     if (!F.Next.PredictMetric.empty())
       Out.wrapped(Pad + "expect:     ", Out.show(F.Next.PredictMetric));
-    if (Examples.size() == 1)
-      Out.wrapped(Pad + "example: ", Examples.front());
-    else
-      writeList(Out, Pad, "examples", "", Examples, CardExamples, false);
+    writeFirst(Out, Pad, "example", "", Examples, false);
     writeFolded(Out, L, Leads, Rank, Shown);
-    OS << Pad << "fingerprint " << F.Fingerprint << "\n";
     return;
   }
   if (!F.Window.empty())
     Out.wrapped(Pad + "where: ", Out.show(F.Window));
-  writeList(Out, Pad, "evidence", "", F.Evidence, All, true);
-  writeList(Out, Pad, "could also be", "", F.Alternatives, All, true);
+  writeList(Out, Pad, "evidence", F.Evidence, true);
+  writeList(Out, Pad, "could also be", F.Alternatives, true);
   Out.wrapped(Pad + "next experiment:", "");
   auto Step = [&](llvm::StringRef Label, const std::string &Text) {
     if (!Text.empty())
@@ -337,9 +359,57 @@ void writeCard(llvm::raw_ostream &OS, Painter &P, Lines &Out,
   Step("expect in metric:", F.Next.PredictMetric);
   Step("verify:", F.Next.Verify);
   Step("refuted if:", F.Next.RefutedIf);
-  writeList(Out, Pad, "examples", "", Examples, All, false);
-  writeList(Out, Pad, "confidence", "", F.ConfidenceNotes, All, true);
+  writeList(Out, Pad, "examples", Examples, false);
+  writeList(Out, Pad, "confidence", F.ConfidenceNotes, true);
   OS << Pad << "fingerprint " << F.Fingerprint << "\n";
+}
+
+/// The ranked list that leads the findings: one line per finding shown, in
+/// rank order, with its impact and the change to try (a folded finding
+/// names its card, a note says it is one), so that the first screen
+/// answers what to try first. Only for two findings or more: one finding
+/// is its card.
+void writeRanked(llvm::raw_ostream &OS, Painter &P, Lines &Out,
+                 const LintedTrace &L, llvm::ArrayRef<size_t> Leads,
+                 llvm::ArrayRef<size_t> Shown, size_t NumCards,
+                 llvm::ArrayRef<size_t> Rest) {
+  if (Shown.size() < 2)
+    return;
+  const auto &Fs = L.Result.Findings;
+  OS << "\n";
+  P.paint("ranked", Bold);
+  OS << " (the most each could shorten the " << targetWord(L)
+     << ", then the change to try):\n";
+  for (size_t I : Shown) {
+    const Finding &F = Fs[I];
+    std::string Number = "  " + std::to_string(I + 1) + ". ";
+    OS << Number;
+    P.paint(F.Code, Bold);
+    std::string Lead = " [" + F.Name + "] ";
+    if (F.BaselineMark)
+      Lead += "(" + rules::baselineStateWords(*F.BaselineMark).str() + ") ";
+    Lead += F.ImpactNs ? formatDuration(F.ImpactNs) + " (" +
+                             formatShare(F.ImpactShare) + "): "
+                       : std::string("0: ");
+    std::string What;
+    if (Leads[I] != I && llvm::is_contained(Shown, Leads[I]))
+      What = llvm::formatv("the same {0} as {1}", F.Claims, Leads[I] + 1);
+    else if (F.ImpactNs == 0)
+      What = "a note, seen with no impact (below)";
+    else
+      What = Out.show(F.Next.Change.empty() ? F.Hypothesis : F.Next.Change);
+    Out.cut(Lead, What, Number.size() + F.Code.size());
+  }
+  if (Rest.empty())
+    return;
+  std::vector<int64_t> Ranks;
+  for (size_t I : Rest)
+    Ranks.push_back(int64_t(I + 1));
+  Out.wrapped("  ",
+              llvm::formatv("--top {0} adds the cards of {1}",
+                            NumCards + Rest.size(), formatRanges(Ranks))
+                  .str(),
+              4);
 }
 
 /// Why a finding with no impact does not delay completion.
@@ -418,28 +488,9 @@ void report::writeLintText(llvm::raw_ostream &OS, const LintedTrace &L,
     else
       Rest.push_back(I);
   }
+  writeRanked(OS, P, Out, L, Leads, Shown, Cards.size(), Rest);
   for (size_t I : Cards)
     writeCard(OS, P, Out, L, O, I, Leads, Shown);
-  if (!Rest.empty()) {
-    OS << "\n";
-    P.paint("more findings", Bold);
-    OS << " (" << Rest.size() << "; their cards: --top "
-       << Cards.size() + Rest.size() << "):\n";
-    for (size_t I : Rest) {
-      Out.cut(llvm::formatv(
-                  "  {0}. {1} [{2}] {3}{4}, impact up to {5}: ", I + 1,
-                  Fs[I].Code, Fs[I].Name, rules::severityName(Fs[I].Sev),
-                  Fs[I].BaselineMark
-                      ? ", " + rules::baselineStateWords(*Fs[I].BaselineMark)
-                      : llvm::StringRef(),
-                  formatDuration(Fs[I].ImpactNs))
-                  .str(),
-              Out.show(Fs[I].Hypothesis));
-      // The findings folded into a line are listed under it, as under a
-      // card: every finding the summary counts is in the text.
-      writeFolded(Out, L, Leads, I, Shown);
-    }
-  }
   if (!Notes.empty()) {
     OS << "\n";
     P.paint("notes", Bold);
@@ -462,8 +513,7 @@ void report::writeLintText(llvm::raw_ostream &OS, const LintedTrace &L,
                   : std::string())
               .str(),
           Out.show(Fs[I].Hypothesis) +
-              "; impact 0: " + zeroImpactReason(Fs[I]) + Folded +
-              ". (fingerprint " + Fs[I].Fingerprint + ")",
+              "; impact 0: " + zeroImpactReason(Fs[I]) + Folded,
           6);
     }
   }
@@ -493,19 +543,16 @@ void report::writeLintText(llvm::raw_ostream &OS, const LintedTrace &L,
             R.Skipped[J].Reason == R.Skipped[I].Reason &&
             (J == I || !O.Verbose)) {
           Done[J] = true;
-          Codes.push_back(R.Skipped[J].Code + " [" + R.Skipped[J].Name + "]");
+          Codes.push_back(R.Skipped[J].Code + NoBreakSpace.str() + "[" +
+                          R.Skipped[J].Name + "]");
         }
       // By default one line per reason (the heading says what kind);
-      // --verbose gives each rule its whole reason.
-      std::string Lead = "  " + llvm::join(Codes, ", ") + ": ";
+      // --verbose gives each rule its whole reason. The codes wrap with the
+      // reason: a reason shared by many rules has a long list of them.
+      std::string Reason = sanitize(R.Skipped[I].Reason);
       if (O.Verbose)
-        Out.wrapped(
-            Lead,
-            sanitize(
-                (rules::skipKindName(K) + ": " + R.Skipped[I].Reason).str()),
-            4);
-      else
-        Out.wrapped(Lead, sanitize(R.Skipped[I].Reason), 4);
+        Reason = (rules::skipKindName(K) + ": " + Reason).str();
+      Out.wrapped("  ", llvm::join(Codes, ", ") + ": " + Reason, 4);
     }
   }
   unsigned Count[3] = {0, 0, 0};

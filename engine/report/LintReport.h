@@ -14,6 +14,7 @@
 
 #include "analysis/Stats.h"
 #include "model/Trace.h"
+#include "report/TextWrap.h"
 #include "rules/Catalogue.h"
 #include "rules/Engine.h"
 
@@ -42,11 +43,6 @@ struct InputError {
   std::string Message;
 };
 
-/// No line of a text report is wider than this, whatever the terminal.
-constexpr size_t MaxLineWidth = 240;
-/// Where long lines wrap when the report does not go to a terminal.
-constexpr size_t DefaultWidth = 100;
-
 /// How much of the text report to show (docs/reading-reports.md).
 struct TextOptions {
   /// Bold codes, yellow warnings, red errors.
@@ -60,15 +56,18 @@ struct TextOptions {
   /// Lines wrap at this many columns (at most MaxLineWidth); 0: never
   /// (one line per text, for scripts and tests that match whole lines).
   size_t Width = DefaultWidth;
-  /// Findings shown as cards; the others take one line each. 0: all.
-  size_t Top = 5;
+  /// Findings shown as cards; every finding has its line in the ranked
+  /// list above them. 0: all.
+  size_t Top = 3;
   /// Findings under this severity are counted, not shown.
   rules::Severity MinSeverity = rules::Severity::Info;
 };
 
-/// Text report of one trace: the header, the findings with an impact as
-/// cards (one card per host wait or copy, SameClaim.h), the zero-impact
-/// findings as notes, the rules that could not judge, and a summary.
+/// Text report of one trace: the header, the ranked list (one line per
+/// finding: its impact and the change to try), the highest-ranked findings
+/// with an impact as cards (one card per host wait or copy, SameClaim.h),
+/// the zero-impact findings as notes, the rules that could not judge, and a
+/// summary.
 void writeLintText(llvm::raw_ostream &OS, const LintedTrace &L,
                    const TextOptions &Opts);
 /// The default report, with colour only when \p Color is set.

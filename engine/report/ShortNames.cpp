@@ -276,60 +276,6 @@ std::string report::shortenNamesIn(llvm::StringRef Text) {
   return Out;
 }
 
-std::vector<std::string> report::wrapText(llvm::StringRef Text, size_t Width) {
-  Width = std::max<size_t>(Width, 8);
-  std::vector<std::string> Lines;
-  std::string Cur;
-  size_t CurW = 0;
-  llvm::SmallVector<llvm::StringRef, 32> Words;
-  Text.split(Words, ' ', -1, /*KeepEmpty=*/false);
-  for (llvm::StringRef W : Words) {
-    size_t WW = support::displayWidth(W);
-    if (CurW && CurW + 1 + WW <= Width) {
-      Cur += " " + W.str();
-      CurW += 1 + WW;
-      continue;
-    }
-    if (CurW)
-      Lines.push_back(std::move(Cur));
-    // A word wider than the line is cut where the line ends.
-    while (WW > Width) {
-      size_t B = bytesForColumns(W, Width);
-      Lines.push_back(W.take_front(B).str());
-      W = W.drop_front(B);
-      WW -= Width;
-    }
-    Cur = W.str();
-    CurW = WW;
-  }
-  if (CurW || Lines.empty())
-    Lines.push_back(std::move(Cur));
-  return Lines;
-}
-
 std::string report::namesAsShown(llvm::StringRef Text, bool LongNames) {
   return LongNames ? Text.str() : shortenNamesIn(Text);
-}
-
-void report::writeWrapped(llvm::raw_ostream &OS, llvm::StringRef Lead,
-                          llvm::StringRef Text, size_t Width, size_t Hang,
-                          size_t Used) {
-  if (!Width) { // --width 0: one line per text, for scripts and tests
-    OS << Lead << Text << "\n";
-    return;
-  }
-  size_t LeadW = Used + support::displayWidth(Lead);
-  if (Hang == std::string::npos)
-    Hang = LeadW;
-  // A lead wider than the line starts the text on a line of its own.
-  size_t First = LeadW + 20 > Width ? 20 : Width - LeadW;
-  std::vector<std::string> Parts = wrapText(Text, First);
-  OS << Lead << Parts.front() << "\n";
-  if (Parts.size() == 1)
-    return;
-  std::string Rest =
-      llvm::join(llvm::ArrayRef<std::string>(Parts).drop_front(), " ");
-  size_t Avail = Hang + 20 > Width ? 20 : Width - Hang;
-  for (const std::string &P : wrapText(Rest, Avail))
-    OS << std::string(Hang, ' ') << P << "\n";
 }

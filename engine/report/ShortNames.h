@@ -12,10 +12,8 @@
 #define TRACELINT_REPORT_SHORTNAMES_H
 
 #include "llvm/ADT/StringRef.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <string>
-#include <vector>
 
 namespace tracelint::report {
 
@@ -38,19 +36,6 @@ std::string shortenNamesIn(llvm::StringRef Text);
 /// \p Text as the reports show it: shortenNamesIn(), unless the user asked
 /// for names as the trace writes them (`--long-names`).
 std::string namesAsShown(llvm::StringRef Text, bool LongNames);
-
-/// \p Text cut into lines of at most \p Width columns at spaces; a word
-/// wider than a line is cut where it reaches the end. \p Text is sanitized
-/// (one column per code point).
-std::vector<std::string> wrapText(llvm::StringRef Text, size_t Width);
-
-/// Writes \p Lead, then \p Text wrapped to \p Width columns (0: one line,
-/// unwrapped, for scripts and tests), continuation lines indented by
-/// \p Hang columns (npos: to the text's column). \p Used: columns already
-/// written on the line before \p Lead. Both are already sanitized.
-void writeWrapped(llvm::raw_ostream &OS, llvm::StringRef Lead,
-                  llvm::StringRef Text, size_t Width,
-                  size_t Hang = std::string::npos, size_t Used = 0);
 
 } // namespace tracelint::report
 

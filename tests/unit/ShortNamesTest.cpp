@@ -1,4 +1,5 @@
-//===- ShortNamesTest.cpp - Short kernel names and wrapped lines ----------===//
+//===- ShortNamesTest.cpp - Short kernel names
+//-----------------------------===//
 #include "report/ShortNames.h"
 #include "support/Format.h"
 
@@ -157,26 +158,6 @@ TEST(ShortNamesTest, NamesInsideSentences) {
   for (const char *S : {"the wait(s) took 3 ms; 2 < 5 and 7 > 3",
                         "x < y, a->b, step #3 (of 5)", "no names here."})
     EXPECT_EQ(shortenNamesIn(S), S);
-}
-
-TEST(ShortNamesTest, WrapBreaksAtSpacesAndCutsLongWords) {
-  auto Lines = wrapText("one two three four five six", 9);
-  ASSERT_EQ(Lines.size(), 4u);
-  EXPECT_EQ(Lines[0], "one two");
-  EXPECT_EQ(Lines[1], "three");
-  EXPECT_EQ(Lines[2], "four five");
-  EXPECT_EQ(Lines[3], "six");
-  // A word wider than the line is cut; every line fits.
-  Lines = wrapText("a " + std::string(25, 'w') + " b", 10);
-  for (const std::string &L : Lines)
-    EXPECT_LE(support::displayWidth(L), 10u) << L;
-  EXPECT_EQ(Lines.front(), "a");
-  EXPECT_EQ(Lines.back(), "wwwww b");
-  // Multi-byte characters count once and are never split.
-  Lines = wrapText("éééééééééééééééééééé", 8);
-  ASSERT_EQ(Lines.size(), 3u);
-  EXPECT_EQ(Lines[0], "éééééééé");
-  EXPECT_EQ(wrapText("", 10), std::vector<std::string>{""});
 }
 
 } // namespace

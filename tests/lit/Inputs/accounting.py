@@ -10,7 +10,7 @@
   - no finding that claims at least 25 % of the target at confidence 0.4 or
     more is info (severity follows impact);
   - every finding the summary counts appears in the default text report
-    (as a card, a folded line, a "more findings" line or a note).
+    (its line in the ranked list, and a card, a folded line or a note).
 
     accounting.py TRACELINT TRACE...
 
