@@ -302,7 +302,7 @@ ProducerInfo analysis::detectProducer(const model::Trace &T) {
     Note(P.StepMarkers, "ProfilerStep# range");
     Note(P.TorchRanges, "torch range");
     if (P.TorchMetadata)
-      Seen.push_back("torch.profiler options in the metadata");
+      Seen.emplace_back("torch.profiler options in the metadata");
   } else if (P.OmpKernels || P.OmpCalls) {
     P.Kind = ProducerKind::OpenMpOffload;
     Note(P.OmpKernels, "OpenMP offload kernel");
@@ -329,7 +329,7 @@ ProducerInfo analysis::detectProducer(const model::Trace &T) {
     P.Kind = ProducerKind::Cuda;
     Note(P.RuntimeCalls, "runtime call");
     Note(P.DeviceWork, "device event");
-    Seen.push_back("no Python or ATen events");
+    Seen.emplace_back("no Python or ATen events");
   }
   P.Plat = decidePlatform(T, P);
   P.Signals = Seen.empty() ? std::string("no framework, runtime or device "

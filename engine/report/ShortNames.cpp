@@ -286,7 +286,7 @@ std::vector<std::string> report::wrapText(llvm::StringRef Text, size_t Width) {
   for (llvm::StringRef W : Words) {
     size_t WW = support::displayWidth(W);
     if (CurW && CurW + 1 + WW <= Width) {
-      Cur += " " + W.str();
+      (Cur += ' ') += W;
       CurW += 1 + WW;
       continue;
     }

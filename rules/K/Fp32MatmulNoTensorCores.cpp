@@ -330,7 +330,7 @@ Outcome rules::runFp32MatmulNoTensorCores(const TraceIndex &Ctx,
     // TF32 is already on for some products: the SIMT ones are shapes or
     // layouts the libraries chose not to run on tensor cores.
     Det.Confidence = 0.4;
-    Det.ConfidenceNotes.push_back(
+    Det.ConfidenceNotes.emplace_back(
         "TF32 tensor-core matrix products also run in this trace, so TF32 is "
         "already allowed; the SIMT kernels may be shapes or alignments the "
         "library keeps off tensor cores");

@@ -276,7 +276,7 @@ Outcome rules::runMaterializedCopies(const TraceIndex &Ctx,
   // case; a bare copy_ or to() may be a conversion the program needs.
   Det.Confidence = Top.Materializing ? 0.7 : C.HasOps ? 0.5 : 0.4;
   if (!Top.Materializing)
-    Det.ConfidenceNotes.push_back(
+    Det.ConfidenceNotes.emplace_back(
         "the top copies come from copy_/to without a reshape or contiguous "
         "above them: they may be conversions the program needs");
   Out.push_back(std::move(Det));
