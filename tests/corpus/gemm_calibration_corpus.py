@@ -9,8 +9,9 @@ call (within 0.1 %) and a median TFLOP/s within 5 % (docs/efficiency.md).
 
     gemm_calibration_corpus.py TRACELINT [SHARED]
 
-SHARED defaults to the folder beside the checkout. Exits 77 (skipped) when
-the traces or the reference figures are absent.
+SHARED defaults to the folder beside the checkout, whose traces/ folder
+$TRACELINT_TRACES replaces. Exits 77 (skipped) when the traces or the
+reference figures are absent.
 """
 
 import csv
@@ -34,7 +35,10 @@ def main():
     tracelint = sys.argv[1]
     shared = (sys.argv[2] if len(sys.argv) > 2 else
               os.path.join(HERE, "..", "..", "..", "shared"))
-    traces = os.path.join(shared, "traces", "tracelens-hf-inference-mi300")
+    traces_root = os.path.join(shared, "traces")
+    if len(sys.argv) <= 2:
+        traces_root = os.environ.get("TRACELINT_TRACES", traces_root)
+    traces = os.path.join(traces_root, "tracelens-hf-inference-mi300")
     figures = os.path.join(shared, "research", "tracelens-perf-mi300")
     if not os.path.isdir(traces) or not os.path.isdir(figures):
         print(f"gemm-calibration-corpus: no traces or figures in {shared}: "
