@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "analysis/Producer.h"
 
+#include "support/Count.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -144,7 +145,7 @@ uint8_t classify(llvm::StringRef N, EventKind K) {
 }
 
 std::string plural(uint64_t N, llvm::StringRef Noun) {
-  return llvm::formatv("{0} {1}{2}", N, Noun, N == 1 ? "" : "s").str();
+  return support::formatCount(int64_t(N), Noun);
 }
 
 } // namespace

@@ -15,6 +15,7 @@
 #include "rules/BuiltinDetectors.h"
 #include "rules/detectors/DetectorSupport.h"
 
+#include "support/Count.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -217,10 +218,11 @@ void addCopyEvidence(
     Detection &Det) {
   addSiteEvidence(
       Det, Ranked, 1, 5, [&](const std::string &Path, const PathGroup &G) {
-        return llvm::formatv("also {0}: {1} copies, {2} of device time ({3} "
-                             "of busy)",
-                             Path, G.Count, dur(G.DeviceNs),
-                             pct(double(G.DeviceNs) / double(F.BusyNs)))
+        return llvm::formatv(
+                   "also {0}: {1}, {2} of device time ({3} "
+                   "of busy)",
+                   Path, support::formatCount(G.Count, "copy", "copies"),
+                   dur(G.DeviceNs), pct(double(G.DeviceNs) / double(F.BusyNs)))
             .str();
       });
   if (C.Unattributed)
