@@ -192,10 +192,11 @@ std::string whyNoDeviceMemory(const MemoryEvents &M, const std::string &Note) {
 std::string retryNote(const std::vector<Retry> &Retries) {
   if (Retries.empty())
     return "";
-  return llvm::formatv("; it shows {0} allocation(s) retried after freeing "
-                       "the cache, the caching allocator's recovery from a "
-                       "failed allocation",
-                       Retries.size())
+  return llvm::formatv(
+             "; it shows {0} retried after freeing the cache, "
+             "the caching allocator's recovery from a failed "
+             "allocation",
+             support::formatCount(int64_t(Retries.size()), "allocation"))
       .str();
 }
 
