@@ -65,6 +65,57 @@ std::string tracelint::capture::injectionLoadProblem(llvm::StringRef Path) {
   return Why ? Why : "the loader gave no reason";
 }
 
+std::string
+tracelint::capture::cudaDeviceProblem(llvm::StringRef DriverLibrary) {
+  // Never dlclose'd, as above: the driver keeps state once initialised.
+  void *Driver = dlopen(DriverLibrary.str().c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!Driver) {
+    const char *Why = dlerror();
+    return "no CUDA driver was found (" +
+           std::string(Why ? Why : DriverLibrary.str() + " does not load") +
+           ")";
+  }
+  // The driver API's own signatures (cuda.h), without its headers: this
+  // library builds without the CUDA toolkit.
+  using InitFn = int (*)(unsigned);
+  using CountFn = int (*)(int *);
+  using ErrorNameFn = int (*)(int, const char **);
+  auto Init = reinterpret_cast<InitFn>(dlsym(Driver, "cuInit"));
+  auto Count = reinterpret_cast<CountFn>(dlsym(Driver, "cuDeviceGetCount"));
+  auto ErrorName =
+      reinterpret_cast<ErrorNameFn>(dlsym(Driver, "cuGetErrorName"));
+  if (!Init || !Count)
+    return DriverLibrary.str() + " is not a CUDA driver (no cuInit)";
+  constexpr int StubLibrary = 34, NoDevice = 100; // CUresult, cuda.h
+  auto Named = [&](int Code) -> std::string {
+    const char *Name = nullptr;
+    if (ErrorName && ErrorName(Code, &Name) == 0 && Name)
+      return Name;
+    // The stub's cuGetErrorName fails too: name the codes that matter here.
+    if (Code == StubLibrary)
+      return "CUDA_ERROR_STUB_LIBRARY";
+    if (Code == NoDevice)
+      return "CUDA_ERROR_NO_DEVICE";
+    return "CUDA error " + std::to_string(Code);
+  };
+  if (int Rc = Init(0)) {
+    if (Rc == NoDevice)
+      return "the CUDA driver found no device (cuInit: " + Named(Rc) + ")";
+    if (Rc == StubLibrary)
+      return "only the CUDA toolkit's stub libcuda was found, not a driver "
+             "(cuInit: " +
+             Named(Rc) + ")";
+    return "the CUDA driver did not start (cuInit: " + Named(Rc) + ")";
+  }
+  int Devices = 0;
+  if (int Rc = Count(&Devices))
+    return "the CUDA driver cannot count its devices (cuDeviceGetCount: " +
+           Named(Rc) + ")";
+  if (Devices == 0)
+    return "the CUDA driver found no device";
+  return {};
+}
+
 bool tracelint::capture::isOnlyCuptiMissing(llvm::StringRef LoaderMessage) {
   // glibc: "libcupti.so.13: cannot open shared object file: No such file or
   // directory".

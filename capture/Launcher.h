@@ -42,6 +42,13 @@ std::string injectionLoadProblem(llvm::StringRef Path);
 /// libcupti (PyTorch does) supplies it to the library.
 bool isOnlyCuptiMissing(llvm::StringRef LoaderMessage);
 
+/// Why no program on this machine can use a CUDA device, or "" when the
+/// CUDA driver \p DriverLibrary loads, initialises and reports a device.
+/// Asked after a capture that wrote no trace, to say why: the launcher
+/// itself never runs CUDA otherwise. "no CUDA driver was found (...)", "the
+/// CUDA driver found no device (cuInit: CUDA_ERROR_NO_DEVICE)", ...
+std::string cudaDeviceProblem(llvm::StringRef DriverLibrary = "libcuda.so.1");
+
 struct ChildEnvironment {
   std::vector<std::string> Entries; ///< KEY=VALUE
   /// Notes for the user (a variable that was replaced).

@@ -1,11 +1,13 @@
 //===- cli/AnnotateOutput.cpp - `lint --annotate OUT.json[.gz]` -----------===//
 #include "AnnotateOutput.h"
 #include "Output.h"
+#include "TraceInput.h"
 
 #include "import/ByteSource.h"
 #include "import/EventSplitter.h"
 #include "report/Annotate.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -23,9 +25,20 @@ llvm::Error failure(const llvm::Twine &Message) {
                                  Message.str().c_str());
 }
 
-/// The whole decompressed input.
-llvm::Expected<std::string> readAll(llvm::StringRef Path) {
-  auto Opened = import::openSource(Path);
+/// The file \p Arg, or for "-" standard input as the lint read it.
+llvm::Expected<import::OpenedSource> openInput(llvm::StringRef Arg) {
+  if (!isStdinArg(Arg))
+    return import::openSource(Arg);
+  auto Bytes = stdinBytes(0);
+  if (!Bytes)
+    return Bytes.takeError();
+  return import::openMemorySource(StdinName, *Bytes);
+}
+
+/// The whole decompressed input \p Arg.
+llvm::Expected<std::string> readAll(llvm::StringRef Arg) {
+  llvm::StringRef Path = inputName(Arg);
+  auto Opened = openInput(Arg);
   if (!Opened)
     return Opened.takeError();
   if (!Opened->Regular)
@@ -174,7 +187,22 @@ llvm::Expected<std::string> gzip(llvm::StringRef Data) {
 
 } // namespace
 
+llvm::Error cli::checkAnnotateTarget(llvm::StringRef OutPath,
+                                     llvm::StringRef InputArg) {
+  if (isStdinArg(InputArg) || isStdinArg(OutPath))
+    return llvm::Error::success();
+  // Same device and inode: a hard or symbolic link, "./t.json" for "t.json".
+  bool Same = false;
+  if (llvm::sys::fs::equivalent(OutPath, InputArg, Same) || !Same)
+    return llvm::Error::success();
+  return failure("--annotate " + OutPath + ": this is the input trace " +
+                 InputArg +
+                 " itself, which the annotated copy would replace; write it "
+                 "to another file (such as NAME.annotated.json)");
+}
+
 llvm::Error cli::writeAnnotatedTrace(llvm::StringRef OutPath,
+                                     llvm::StringRef InputArg,
                                      const report::LintedTrace &L,
                                      const analysis::TraceIndex &Ctx) {
   const model::Trace &T = Ctx.trace();
@@ -190,7 +218,7 @@ llvm::Error cli::writeAnnotatedTrace(llvm::StringRef OutPath,
 
   std::string Doc;
   if (T.Source.Format != "nsys-sqlite") {
-    auto Original = readAll(L.Input);
+    auto Original = readAll(InputArg);
     if (!Original)
       return Original.takeError();
     auto Spliced = splice(L.Input, *Original, Inner);

@@ -10,6 +10,7 @@
 #include "Commands.h"
 #include "LintSupport.h"
 #include "Output.h"
+#include "TraceInput.h"
 
 #include "rules/Baseline.h"
 
@@ -30,7 +31,8 @@ namespace {
 
 cl::OptionCategory BaselineCategory("baseline options");
 
-cl::list<std::string> Inputs(cl::Positional, cl::desc("TRACE..."),
+cl::list<std::string> Inputs(cl::Positional,
+                             cl::desc("TRACE... ('-': standard input)"),
                              cl::OneOrMore, cl::sub(baselineSubcommand()),
                              cl::cat(BaselineCategory));
 cl::opt<std::string>
@@ -41,6 +43,10 @@ cl::opt<std::string>
 } // namespace
 
 int tracelint::cli::runBaseline() {
+  if (llvm::Error E = checkStdinOnce(Inputs)) {
+    reportError(llvm::toString(std::move(E)));
+    return ExitUsage;
+  }
   auto Setup = setupRulesFromOptions();
   if (!Setup) {
     reportError(llvm::toString(Setup.takeError()));

@@ -104,6 +104,13 @@ cl::opt<std::string> LibraryPath(
              "TRACELINT_CAPTURE_LIBRARY)"),
     cl::value_desc("PATH"), cl::Hidden, cl::sub(captureSubcommand()),
     cl::cat(CaptureCategory));
+cl::opt<std::string> CudaDriver(
+    "cuda-driver",
+    cl::desc("The CUDA driver library asked, when no trace was written, "
+             "whether this machine has a driver and a device (default "
+             "libcuda.so.1)"),
+    cl::value_desc("PATH"), cl::init("libcuda.so.1"), cl::Hidden,
+    cl::sub(captureSubcommand()), cl::cat(CaptureCategory));
 
 /// A usage problem in the capture options, or "".
 std::string checkOptions() {
@@ -128,6 +135,42 @@ std::string checkOptions() {
 }
 
 void noteSignal(int) {}
+
+#ifdef TRACELINT_HAVE_CAPTURE
+/// Creates \p Dir with its missing parents and returns the folders it
+/// created, deepest first, so that a run that writes nothing can leave the
+/// file system as it found it.
+llvm::Expected<std::vector<std::string>> createFolders(llvm::StringRef Dir) {
+  std::vector<std::string> Created;
+  for (llvm::StringRef P = Dir; !P.empty() && !llvm::sys::fs::exists(P);
+       P = llvm::sys::path::parent_path(P))
+    Created.push_back(P.str());
+  if (std::error_code EC = llvm::sys::fs::create_directories(Dir))
+    return llvm::createStringError(EC, "%s: cannot create the trace folder: %s",
+                                   Dir.str().c_str(), EC.message().c_str());
+  return Created;
+}
+
+/// Removes the folders of createFolders() that are still empty.
+void removeEmptyFolders(const std::vector<std::string> &Created) {
+  for (const std::string &P : Created)
+    if (llvm::sys::fs::remove(P, /*IgnoreNonExisting=*/true))
+      return; // not empty: something else wrote there
+}
+
+/// Why the run left no trace, as precisely as the launcher can tell.
+std::string whyNoTrace(llvm::StringRef LoadProblem) {
+  std::string Device = capture::cudaDeviceProblem(CudaDriver);
+  if (!Device.empty())
+    return Device + ": no program here can use a GPU, so CUDA never loaded "
+                    "the capture library";
+  if (!LoadProblem.empty())
+    return "libcupti was not found for the capture library (" +
+           LoadProblem.str() + "), or the program did not initialise CUDA";
+  return "the program did not initialise CUDA (it has no GPU work, or it "
+         "ended before its trace could be flushed)";
+}
+#endif
 
 } // namespace
 
@@ -154,7 +197,10 @@ int tracelint::cli::runCapture(const char *Argv0) {
       Explicit,
       capture::injectionLibraryCandidates(Exe, TRACELINT_CAPTURE_LIBRARY_PATH));
   if (!Library) {
-    reportError("capture: " + llvm::toString(Library.takeError()));
+    reportError("capture: " + llvm::toString(Library.takeError()) +
+                (Explicit.empty() ? "; in a build tree, a full build or "
+                                    "`ninja tracelint_capture` makes it"
+                                  : ""));
     return ExitUsage;
   }
   llvm::SmallString<256> AbsLibrary(*Library);
@@ -178,9 +224,9 @@ int tracelint::cli::runCapture(const char *Argv0) {
 
   llvm::SmallString<256> Dir(TraceDir);
   llvm::sys::fs::make_absolute(Dir);
-  if (std::error_code EC = llvm::sys::fs::create_directories(Dir)) {
-    reportError("capture: " + Dir +
-                ": cannot create the trace folder: " + EC.message());
+  auto Created = createFolders(Dir);
+  if (!Created) {
+    reportError("capture: " + llvm::toString(Created.takeError()));
     return ExitUsage;
   }
 
@@ -202,6 +248,7 @@ int tracelint::cli::runCapture(const char *Argv0) {
     Parent.push_back(*E);
   auto Env = capture::buildChildEnvironment(Parent, Opts, AbsLibrary, !NoNvtx);
   if (!Env) {
+    removeEmptyFolders(*Created);
     reportError("capture: " + llvm::toString(Env.takeError()));
     return ExitUsage;
   }
@@ -212,6 +259,7 @@ int tracelint::cli::runCapture(const char *Argv0) {
   if (!llvm::StringRef(Program).contains('/')) {
     auto Found = llvm::sys::findProgramByName(Program);
     if (!Found) {
+      removeEmptyFolders(*Created);
       reportError("capture: " + Program + ": command not found in PATH");
       return ExitUsage;
     }
@@ -236,6 +284,7 @@ int tracelint::cli::runCapture(const char *Argv0) {
       {}, 0, 0, &ErrMsg, &ExecFailed);
   sigaction(SIGINT, &OldInt, nullptr);
   if (ExecFailed) {
+    removeEmptyFolders(*Created);
     reportError("capture: cannot run " + Program + ": " + ErrMsg);
     return ExitUsage;
   }
@@ -248,14 +297,13 @@ int tracelint::cli::runCapture(const char *Argv0) {
   std::vector<std::string> Traces =
       capture::newTraceFiles(Dir, std::string(TracePrefix), Before);
   if (Traces.empty()) {
-    reportError("capture: " + Dir + ": no trace was written; " +
-                (LoadProblem.empty()
-                     ? std::string("the program did not initialise CUDA, or "
-                                   "it ended before it could be flushed")
-                     : "libcupti was not found for the capture library (" +
-                           LoadProblem +
-                           "), or the program did not initialise CUDA") +
-                " (see the messages above)");
+    // The folders made for this run go again; one that held something
+    // before stays, named in the message.
+    removeEmptyFolders(*Created);
+    std::string Where =
+        llvm::sys::fs::exists(Dir) ? " to " + std::string(Dir) : "";
+    reportError("capture: no trace was written" + Where + ": " +
+                whyNoTrace(LoadProblem));
     return ExitBadInput;
   }
   if (NoLint) {

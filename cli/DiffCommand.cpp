@@ -11,6 +11,7 @@
 #include "Commands.h"
 #include "LintSupport.h"
 #include "Output.h"
+#include "TraceInput.h"
 
 #include "analysis/TraceDiff.h"
 #include "report/DiffReport.h"
@@ -36,7 +37,9 @@ enum class Format { Text, Json, Markdown };
 
 cl::OptionCategory DiffCategory("diff options");
 
-cl::list<std::string> Inputs(cl::Positional, cl::desc("BEFORE AFTER"),
+cl::list<std::string> Inputs(cl::Positional,
+                             cl::desc("BEFORE AFTER (one may be '-': "
+                                      "standard input)"),
                              cl::OneOrMore, cl::sub(diffSubcommand()),
                              cl::cat(DiffCategory));
 cl::opt<Format> OutputFormat(
@@ -66,6 +69,10 @@ int tracelint::cli::runDiff() {
                 std::to_string(Inputs.size()));
     return ExitUsage;
   }
+  if (llvm::Error E = checkStdinOnce(Inputs)) {
+    reportError(llvm::toString(std::move(E)));
+    return ExitUsage;
+  }
   auto Setup = setupRulesFromOptions();
   if (!Setup) {
     reportError(llvm::toString(Setup.takeError()));
@@ -87,7 +94,8 @@ int tracelint::cli::runDiff() {
       Setup->Rules, *Before.Ctx, Before.Result, *After.Ctx, After.Result, D);
   rules::FindingChanges Changes =
       rules::compareFindings(Before.Result, After.Result);
-  report::DiffResult R{Inputs[0], Inputs[1], D, Checks, Changes};
+  report::DiffResult R{inputName(Inputs[0]).str(), inputName(Inputs[1]).str(),
+                       D, Checks, Changes};
   bool UseColor = useColor(Color, OutputPath);
   auto Write = OutputFormat == Format::Json ? writeJsonOutput : writeOutput;
   if (llvm::Error E = Write(OutputPath, [&](llvm::raw_ostream &OS) {

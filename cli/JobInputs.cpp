@@ -3,6 +3,7 @@
 
 #include "Commands.h"
 #include "Output.h"
+#include "TraceInput.h"
 
 #include "analysis/SummaryFormat.h"
 #include "import/Import.h"
@@ -114,22 +115,39 @@ JobInputs tracelint::cli::readJobInputs(const std::vector<std::string> &Inputs,
   // Summaries are read here; traces go to the pool.
   std::vector<std::string> Traces;
   for (const std::string &F : Files) {
-    auto Buf = llvm::MemoryBuffer::getFileOrSTDIN(F);
-    if (!Buf) {
-      reportError(F + ": " + Buf.getError().message());
-      Out.Errors.push_back({F, F + ": " + Buf.getError().message()});
-      Out.Exit = ExitBadInput;
-      continue;
+    const std::string Name = inputName(F).str();
+    std::unique_ptr<llvm::MemoryBuffer> File;
+    llvm::StringRef Text;
+    if (isStdinArg(F)) {
+      // Kept for the trace's import, should it be one.
+      auto Bytes = stdinBytes(inputTimeoutMsOption());
+      if (!Bytes) {
+        std::string Message = llvm::toString(Bytes.takeError());
+        reportError(Message);
+        Out.Errors.push_back({Name, Message});
+        Out.Exit = ExitBadInput;
+        continue;
+      }
+      Text = *Bytes;
+    } else {
+      auto Buf = llvm::MemoryBuffer::getFile(F);
+      if (!Buf) {
+        reportError(F + ": " + Buf.getError().message());
+        Out.Errors.push_back({F, F + ": " + Buf.getError().message()});
+        Out.Exit = ExitBadInput;
+        continue;
+      }
+      File = std::move(*Buf);
+      Text = File->getBuffer();
     }
-    llvm::StringRef Text = (*Buf)->getBuffer();
     if (!analysis::looksLikeRankSummary(Text)) {
       Traces.push_back(F);
       continue;
     }
-    analysis::SummaryFile Read = analysis::readRankSummaries(Text, F);
+    analysis::SummaryFile Read = analysis::readRankSummaries(Text, Name);
     for (std::string &E : Read.Errors) {
       reportError(E);
-      Out.Errors.push_back({F, std::move(E)});
+      Out.Errors.push_back({Name, std::move(E)});
       Out.Exit = ExitBadInput;
     }
     for (analysis::RankSummary &S : Read.Ranks)
@@ -159,7 +177,7 @@ JobInputs tracelint::cli::readJobInputs(const std::vector<std::string> &Inputs,
       Failed[I] = std::move(Failure);
       return;
     }
-    auto S = summarizeLinted(In, Traces[I]);
+    auto S = summarizeLinted(In, inputName(Traces[I]));
     if (!S) {
       Failed[I] = InputFailure{llvm::toString(S.takeError()), ExitUsage};
       return;
@@ -178,7 +196,7 @@ JobInputs tracelint::cli::readJobInputs(const std::vector<std::string> &Inputs,
   for (size_t I = 0; I < Traces.size(); ++I) {
     if (Failed[I]) {
       reportError(Failed[I]->Message);
-      Out.Errors.push_back({Traces[I], Failed[I]->Message});
+      Out.Errors.push_back({inputName(Traces[I]).str(), Failed[I]->Message});
       Out.Exit = std::max(Out.Exit, Failed[I]->Exit);
       continue;
     }

@@ -14,6 +14,7 @@
 #include "Output.h"
 #include "RuleSetup.h"
 #include "StepOption.h"
+#include "TraceInput.h"
 
 #include "analysis/JobAnalysis.h"
 #include "analysis/Stats.h"
@@ -52,7 +53,8 @@ enum class FailOn { Info, Warning, Error, None };
 
 cl::OptionCategory LintCategory("lint options");
 
-cl::list<std::string> Inputs(cl::Positional, cl::desc("TRACE..."),
+cl::list<std::string> Inputs(cl::Positional,
+                             cl::desc("TRACE... ('-': standard input)"),
                              cl::OneOrMore, cl::sub(lintSubcommand()),
                              cl::cat(LintCategory));
 cl::opt<Format> OutputFormat(
@@ -331,6 +333,12 @@ llvm::Expected<uint64_t> tracelint::cli::memoryBudgetOption() {
   return parseByteSize(MemoryBudget, "--memory-budget");
 }
 
+unsigned tracelint::cli::inputTimeoutMsOption() {
+  // As import options have it (ImportLimits.cpp): a wait too long to count
+  // in milliseconds is no limit.
+  return InputTimeout > 4'000'000 ? 0u : InputTimeout * 1000u;
+}
+
 bool tracelint::cli::lintInput(llvm::StringRef Input, const RuleSetup &Setup,
                                LintedInput &Out, InputFailure &Failure,
                                uint64_t BudgetBytes, bool Quiet) {
@@ -344,14 +352,15 @@ bool tracelint::cli::lintInput(llvm::StringRef Input, const RuleSetup &Setup,
   Opts->Names = Setup.Cfg.Names;
   if (BudgetBytes)
     Opts->MemoryBudget = BudgetBytes;
-  auto Trace = import::importTraceFile(Input, *Opts);
+  auto Trace = importInput(Input, *Opts);
   if (!Trace) {
     Failure = {llvm::toString(Trace.takeError()), ExitBadInput};
     if (!Quiet)
       reportError(Failure.Message);
     return false;
   }
-  if (llvm::Error E = applyStepOption(*Trace, Input, StepName)) {
+  const llvm::StringRef Name = inputName(Input);
+  if (llvm::Error E = applyStepOption(*Trace, Name, StepName)) {
     Failure = {llvm::toString(std::move(E)), ExitUsage};
     if (!Quiet)
       reportError(Failure.Message);
@@ -360,7 +369,7 @@ bool tracelint::cli::lintInput(llvm::StringRef Input, const RuleSetup &Setup,
   Out.Trace = std::make_unique<model::Trace>(std::move(*Trace));
   Out.Ctx = std::make_unique<analysis::TraceIndex>(*Out.Trace, Setup.Cfg.Names);
   Out.Stats = analysis::computeStats(*Out.Ctx);
-  Out.Result = rules::runRules(*Out.Ctx, Setup.Rules, Setup.Cfg, Input);
+  Out.Result = rules::runRules(*Out.Ctx, Setup.Rules, Setup.Cfg, Name);
   return true;
 }
 
@@ -541,6 +550,10 @@ static int runLintJob(const std::vector<std::string> &Inputs,
 }
 
 int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
+  if (llvm::Error E = checkStdinOnce(Inputs)) {
+    reportError(llvm::toString(std::move(E)));
+    return ExitUsage;
+  }
   auto Setup = setupRulesFromOptions();
   if (!Setup) {
     reportError(llvm::toString(Setup.takeError()));
@@ -558,6 +571,11 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
                 std::to_string(Inputs.size()));
     return ExitUsage;
   }
+  if (!AnnotatePath.empty())
+    if (llvm::Error E = checkAnnotateTarget(AnnotatePath, Inputs.front())) {
+      reportError(llvm::toString(std::move(E)));
+      return ExitUsage;
+    }
   int Exit = ExitOk;
   report::TextOptions TextOpts = textOptions();
   const report::HtmlOptions HtmlOpts = htmlOptions();
@@ -566,10 +584,11 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
   std::vector<report::InputError> Errors;
   std::vector<report::LintOutcome> Outcomes;
   rules::Baseline Recorded;
-  for (const std::string &Input : Inputs) {
+  for (const std::string &Arg : Inputs) {
+    const std::string Input = inputName(Arg).str();
     LintedInput In;
     InputFailure Failure;
-    if (!lintInput(Input, *Setup, In, Failure)) {
+    if (!lintInput(Arg, *Setup, In, Failure)) {
       Errors.push_back({Input, Failure.Message});
       Exit = std::max<int>(Exit, Failure.Exit);
       continue;
@@ -591,7 +610,7 @@ int tracelint::cli::runLintOn(const std::vector<std::string> &Inputs) {
       Exit = std::max<int>(Exit, ExitFindings);
     report::LintedTrace L{Input, *In.Trace, In.Stats, Result};
     if (!AnnotatePath.empty())
-      if (llvm::Error E = writeAnnotatedTrace(AnnotatePath, L, *In.Ctx)) {
+      if (llvm::Error E = writeAnnotatedTrace(AnnotatePath, Arg, L, *In.Ctx)) {
         reportError(llvm::toString(std::move(E)));
         Exit = std::max<int>(Exit, ExitUsage);
       }

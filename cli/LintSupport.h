@@ -31,6 +31,9 @@ llvm::Expected<RuleSetup> setupRulesFromOptions();
 /// --memory-budget in bytes (0: none).
 llvm::Expected<uint64_t> memoryBudgetOption();
 
+/// --input-timeout in milliseconds (0: wait forever).
+unsigned inputTimeoutMsOption();
+
 /// One trace, imported, analysed and linted.
 struct LintedInput {
   std::unique_ptr<model::Trace> Trace;

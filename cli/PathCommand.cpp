@@ -3,6 +3,7 @@
 #include "Output.h"
 #include "RuleSetup.h"
 #include "StepOption.h"
+#include "TraceInput.h"
 
 #include "analysis/PathAnalysis.h"
 #include "analysis/TraceIndex.h"
@@ -28,8 +29,10 @@ enum class Format { Text, Json };
 
 cl::OptionCategory PathCategory("path options");
 
-cl::opt<std::string> Input(cl::Positional, cl::desc("TRACE"), cl::Required,
-                           cl::sub(pathSubcommand()), cl::cat(PathCategory));
+cl::opt<std::string> Input(cl::Positional,
+                           cl::desc("TRACE ('-': standard input)"),
+                           cl::Required, cl::sub(pathSubcommand()),
+                           cl::cat(PathCategory));
 cl::opt<Format> OutputFormat(
     "format", cl::desc("Output format"),
     cl::values(clEnumValN(Format::Text, "text", "readable text (default)"),
@@ -50,8 +53,8 @@ cl::opt<int64_t> StepNumber(
 cl::list<std::string> WhatIf(
     "what-if",
     cl::desc("Also bound the gain of removing QUERY: 'category:NAME' "
-             "(compute, launch, wait, ...) or 'name:OP_OR_KERNEL', several "
-             "joined by ','"),
+             "(compute, launch, wait, ...), 'name:OP_OR_KERNEL' or the op or "
+             "kernel name alone ('aten::mm'), several joined by ','"),
     cl::value_desc("QUERY"), cl::sub(pathSubcommand()), cl::cat(PathCategory));
 cl::opt<unsigned> TopN("top", cl::desc("Chains listed (default 10)"),
                        cl::init(10), cl::sub(pathSubcommand()),
@@ -76,7 +79,8 @@ int tracelint::cli::runPath() {
   for (const std::string &Q : WhatIf) {
     analysis::WhatIfQuery Query;
     std::string Error;
-    if (!analysis::WhatIfQuery::parse(Q, Query, Error)) {
+    if (!analysis::WhatIfQuery::parse(
+            Q, Query, Error, analysis::WhatIfQuery::BareTerms::AsNames)) {
       reportError("--what-if: " + Error);
       return ExitUsage;
     }
@@ -93,12 +97,13 @@ int tracelint::cli::runPath() {
   import::ImportOptions Opts;
   Opts.MaxEvents = MaxEvents;
   Opts.Names = *Names;
-  auto Trace = import::importTraceFile(Input, Opts);
+  auto Trace = importInput(Input, Opts);
   if (!Trace) {
     reportError(llvm::toString(Trace.takeError()));
     return ExitBadInput;
   }
-  if (llvm::Error E = applyStepOption(*Trace, Input, StepName)) {
+  const std::string Name = inputName(Input).str();
+  if (llvm::Error E = applyStepOption(*Trace, Name, StepName)) {
     reportError(llvm::toString(std::move(E)));
     return ExitUsage;
   }
@@ -111,7 +116,7 @@ int tracelint::cli::runPath() {
       if (X.FromStep)
         Known += (Known.empty() ? "" : ", ") + std::to_string(X.StepNumber);
     reportError(
-        "--step-number: " + Input + " has no step numbered " +
+        "--step-number: " + Name + " has no step numbered " +
         std::to_string(*POpts.StepNumber) +
         (Known.empty() ? "; it has no steps" : "; its steps are " + Known));
     return ExitUsage;
@@ -119,9 +124,9 @@ int tracelint::cli::runPath() {
   auto Write = OutputFormat == Format::Json ? writeJsonOutput : writeOutput;
   llvm::Error E = Write(OutputPath, [&](llvm::raw_ostream &OS) {
     if (OutputFormat == Format::Json)
-      report::writePathJson(OS, C, A, Input);
+      report::writePathJson(OS, C, A, Name);
     else
-      report::writePathText(OS, C, A, Input);
+      report::writePathText(OS, C, A, Name);
   });
   if (E) {
     reportError(llvm::toString(std::move(E)));

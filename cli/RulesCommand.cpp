@@ -72,8 +72,9 @@ cl::opt<ColorMode> RulesColor(
     cl::cat(RulesCategory));
 
 // --- tracelint explain -----------------------------------------------------
-cl::opt<std::string> Rule(cl::Positional, cl::desc("CODE|NAME"), cl::Required,
-                          cl::sub(explainSubcommand()),
+cl::opt<std::string> Rule(cl::Positional,
+                          cl::desc("CODE|NAME (any case: s001 is S001)"),
+                          cl::Required, cl::sub(explainSubcommand()),
                           cl::cat(ExplainCategory));
 cl::opt<PageFormat> ExplainFormat(
     "format", cl::desc("Output format"),
@@ -180,11 +181,11 @@ int tracelint::cli::runExplain() {
     reportError(llvm::toString(Setup.takeError()));
     return ExitUsage;
   }
-  const rules::RuleSpec *Spec = Setup->Rules.find(Rule);
+  const rules::RuleSpec *Spec = Setup->Rules.lookup(Rule);
   if (!Spec) {
     reportError("unknown rule '" + Rule +
-                "': give a code (\"S001\") or a name; `tracelint rules` "
-                "lists them");
+                "': give a code (\"S001\", in any case) or a name; "
+                "`tracelint rules` lists them");
     return ExitUsage;
   }
   bool UseColor = useColor(ExplainColor, ExplainOutput);

@@ -4,6 +4,7 @@
 #include "Output.h"
 #include "RuleSetup.h"
 #include "StepOption.h"
+#include "TraceInput.h"
 
 #include "analysis/Stats.h"
 #include "analysis/TraceIndex.h"
@@ -30,8 +31,10 @@ enum class Format { Text, Json };
 
 cl::OptionCategory StatsCategory("stats options");
 
-cl::opt<std::string> Input(cl::Positional, cl::desc("TRACE"), cl::Required,
-                           cl::sub(statsSubcommand()), cl::cat(StatsCategory));
+cl::opt<std::string> Input(cl::Positional,
+                           cl::desc("TRACE ('-': standard input)"),
+                           cl::Required, cl::sub(statsSubcommand()),
+                           cl::cat(StatsCategory));
 cl::opt<Format> OutputFormat(
     "format", cl::desc("Output format"),
     cl::values(clEnumValN(Format::Text, "text", "readable text (default)"),
@@ -97,12 +100,13 @@ int tracelint::cli::runStats() {
   }
   const rules::Config &Cfg = Setup->Cfg;
   Opts->Names = Cfg.Names;
-  auto Trace = import::importTraceFile(Input, *Opts);
+  auto Trace = importInput(Input, *Opts);
   if (!Trace) {
     reportError(llvm::toString(Trace.takeError()));
     return ExitBadInput;
   }
-  if (llvm::Error E = applyStepOption(*Trace, Input, StepName)) {
+  const llvm::StringRef Name = inputName(Input);
+  if (llvm::Error E = applyStepOption(*Trace, Name, StepName)) {
     reportError(llvm::toString(std::move(E)));
     return ExitUsage;
   }
@@ -114,9 +118,9 @@ int tracelint::cli::runStats() {
   auto Write = OutputFormat == Format::Json ? writeJsonOutput : writeOutput;
   llvm::Error E = Write(OutputPath, [&](llvm::raw_ostream &OS) {
     if (OutputFormat == Format::Json)
-      report::writeStatsJson(OS, *Trace, S, Input, Cfg.DevicePeaks);
+      report::writeStatsJson(OS, *Trace, S, Name, Cfg.DevicePeaks);
     else
-      report::writeStatsText(OS, *Trace, S, Input, UseColor, Cfg.DevicePeaks);
+      report::writeStatsText(OS, *Trace, S, Name, UseColor, Cfg.DevicePeaks);
   });
   if (E) {
     reportError(llvm::toString(std::move(E)));

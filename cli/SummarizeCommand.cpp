@@ -9,6 +9,7 @@
 #include "JobInputs.h"
 #include "LintSupport.h"
 #include "Output.h"
+#include "TraceInput.h"
 
 #include "analysis/SummaryFormat.h"
 
@@ -26,8 +27,9 @@ cl::SubCommand &tracelint::cli::summarizeSubcommand() {
 }
 
 namespace {
-cl::opt<std::string> Input(cl::Positional, cl::desc("TRACE"), cl::Required,
-                           cl::sub(summarizeSubcommand()));
+cl::opt<std::string> Input(cl::Positional,
+                           cl::desc("TRACE ('-': standard input)"),
+                           cl::Required, cl::sub(summarizeSubcommand()));
 cl::opt<std::string> SummaryOutput("o",
                                    cl::desc("Write the summary to FILE "
                                             "(default: standard output)"),
@@ -45,7 +47,7 @@ int tracelint::cli::runSummarize() {
   InputFailure Failure;
   if (!lintInput(Input, *Setup, In, Failure))
     return Failure.Exit;
-  auto S = summarizeLinted(In, Input);
+  auto S = summarizeLinted(In, inputName(Input));
   if (!S) {
     reportError(llvm::toString(S.takeError()));
     return ExitUsage;

@@ -7,7 +7,8 @@
 // `tracelint lint trace.json`. llvm::cl has no default subcommand, so "lint"
 // is inserted into argv when the first argument is neither a subcommand nor
 // a top-level option (--help, --version), and looks like a trace or a lint
-// option (an existing path, a name with '.' or '/', or an option).
+// option (an existing path, a name with '.' or '/', '-' for standard input,
+// or an option).
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
@@ -50,8 +51,9 @@ static bool needsImplicitLint(llvm::StringRef First) {
       "names",    "path",    "rules", "stats",   "summarize"};
   if (llvm::is_contained(Subcommands, First))
     return false;
+  // "-" is a trace too: standard input.
   if (First.startswith("-"))
-    return First != "-" && !isTopLevelOption(First);
+    return First == "-" || !isTopLevelOption(First);
   // A bare word that is no file (`tracelint frobnicate`) stays an unknown
   // command; a path is a trace, even a missing one (reported as such).
   return llvm::sys::fs::exists(First) || First.contains('.') ||

@@ -2,8 +2,9 @@
 # One entry point for developers and CI. Every command installs what is
 # missing (Debian packages), builds what is stale, and is safe to run again.
 #
-#   scripts/dev.sh demo    install, build, run `tracelint lint` on the example
-#                          (text, then the HTML report and the annotated trace)
+#   scripts/dev.sh demo    install, build the tracelint binary alone, run
+#                          `tracelint lint` on the example (text, then the
+#                          HTML report and the annotated trace)
 #   scripts/dev.sh test    install, build, run every test (unit, lit, corpus)
 #   scripts/dev.sh build   install and build only (Release, folder build/)
 #   scripts/dev.sh deps    install the Debian packages only
@@ -109,10 +110,11 @@ configure() {
 # invalid enum and bool values, missing returns.
 SANITIZE_SKIP=alignment,null,object-size,vptr,pointer-overflow
 
+# build [TARGET...]: every target, or only those named (ninja's names).
 build() {
   deps
   configure build -DCMAKE_BUILD_TYPE=Release
-  ninja -C build -j "$JOBS"
+  ninja -C build -j "$JOBS" "$@"
 }
 
 run_tests() {
@@ -160,7 +162,9 @@ case "${1:-}" in
   deps) deps ;;
   build) build ;;
   demo)
-    build
+    # Only the command it runs: not the tests, benchmarks or the capture
+    # library (minutes of compiling the demo does not use).
+    build tracelint
     # lint exits 1 when it finds something: the demo shows it, not fails.
     build/cli/tracelint lint --fail-on none fixtures/example/train-steps.json
     build/cli/tracelint lint --fail-on none --format html \
@@ -208,7 +212,8 @@ case "${1:-}" in
     fuzz "${2:-45}"
     ;;
   *)
-    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+    # The header comment above, up to its first line of code.
+    sed -n '2,/^[^#]/{/^#/{s/^# \{0,1\}//;p;};}' "$0"
     exit 2
     ;;
 esac

@@ -2,10 +2,11 @@
 #       [-DPACKAGE_PYTHON=... -DPYTHON_DIR=... -DTRACE=...] -P InstallCheck.cmake
 #
 # Installs the build into a fresh PREFIX and checks the installed tracelint:
-# it runs, where capture is built `capture` hands the program the capture
-# library installed under PREFIX/lib/tracelint, and the Python package
-# installed under PREFIX/PYTHON_DIR imports and runs PREFIX/bin/tracelint
-# (not $TRACELINT, not PATH) on TRACE.
+# it runs, the fan-out scripts under PREFIX/share/tracelint/fanout run it,
+# where capture is built `capture` hands the program the capture library
+# installed under PREFIX/lib/tracelint, and the Python package installed
+# under PREFIX/PYTHON_DIR imports and runs PREFIX/bin/tracelint (not
+# $TRACELINT, not PATH) on TRACE.
 file(REMOVE_RECURSE "${PREFIX}")
 execute_process(COMMAND ${CMAKE_COMMAND} --install "${BUILD_DIR}"
                         --prefix "${PREFIX}"
@@ -19,6 +20,26 @@ execute_process(COMMAND "${bin}" --version RESULT_VARIABLE rc
                 OUTPUT_VARIABLE out)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "tracelint")
   message(FATAL_ERROR "${bin} --version failed (${rc}): ${out}")
+endif()
+
+# The fan-out scripts are installed and run the installed binary.
+get_filename_component(real_prefix "${PREFIX}" REALPATH)
+foreach(script xargs.sh slurm.sh k8s.sh)
+  set(path "${PREFIX}/share/tracelint/fanout/${script}")
+  execute_process(COMMAND "${path}" --help RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "docs/multi-rank.md")
+    message(FATAL_ERROR "${path} --help failed (${rc}): ${out}${err}")
+  endif()
+endforeach()
+execute_process(COMMAND ${CMAKE_COMMAND} -E env PATH=/usr/bin:/bin
+                        "${PREFIX}/share/tracelint/fanout/xargs.sh" --dry-run
+                        "${PREFIX}/summaries" a.json
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+string(FIND "${out}" "${real_prefix}/bin/tracelint summarize a.json" at)
+if(NOT rc EQUAL 0 OR at EQUAL -1)
+  message(FATAL_ERROR "the installed xargs.sh does not run the installed "
+                      "tracelint (${rc}):\n${out}${err}")
 endif()
 
 set(lib "${PREFIX}/lib/tracelint/libtracelint-capture.so")

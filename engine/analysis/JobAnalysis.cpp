@@ -1,6 +1,7 @@
 //===- analysis/JobAnalysis.cpp - The ranks of one job, joined ------------===//
 #include "analysis/JobAnalysis.h"
 
+#include "support/Count.h"
 #include "support/Format.h"
 #include "support/Statistics.h"
 
@@ -412,11 +413,12 @@ std::string JobAnalysis::describeCritical() const {
                          support::formatShare(Path.shareOf(Path.Critical)))
         .str();
   if (Path.UndecidedNs > 0)
-    return llvm::formatv("no critical rank: the clocks cannot tell who "
-                         "arrived last at {0} of {1} collectives (spread up "
-                         "to {2})",
-                         Path.Undecided, Path.Collectives,
-                         support::formatDuration(OffsetSpreadNs))
+    return llvm::formatv(
+               "no critical rank: the clocks cannot tell who "
+               "arrived last at {0} of {1} (spread up to {2})",
+               Path.Undecided,
+               support::formatCount(int64_t(Path.Collectives), "collective"),
+               support::formatDuration(OffsetSpreadNs))
         .str();
   return "no critical rank: no rank's own time is on the job's path";
 }

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "analysis/Producer.h"
 
+#include "support/Count.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -144,7 +145,7 @@ uint8_t classify(llvm::StringRef N, EventKind K) {
 }
 
 std::string plural(uint64_t N, llvm::StringRef Noun) {
-  return llvm::formatv("{0} {1}{2}", N, Noun, N == 1 ? "" : "s").str();
+  return support::formatCount(int64_t(N), Noun);
 }
 
 } // namespace
@@ -302,7 +303,7 @@ ProducerInfo analysis::detectProducer(const model::Trace &T) {
     Note(P.StepMarkers, "ProfilerStep# range");
     Note(P.TorchRanges, "torch range");
     if (P.TorchMetadata)
-      Seen.push_back("torch.profiler options in the metadata");
+      Seen.emplace_back("torch.profiler options in the metadata");
   } else if (P.OmpKernels || P.OmpCalls) {
     P.Kind = ProducerKind::OpenMpOffload;
     Note(P.OmpKernels, "OpenMP offload kernel");
@@ -329,7 +330,7 @@ ProducerInfo analysis::detectProducer(const model::Trace &T) {
     P.Kind = ProducerKind::Cuda;
     Note(P.RuntimeCalls, "runtime call");
     Note(P.DeviceWork, "device event");
-    Seen.push_back("no Python or ATen events");
+    Seen.emplace_back("no Python or ATen events");
   }
   P.Plat = decidePlatform(T, P);
   P.Signals = Seen.empty() ? std::string("no framework, runtime or device "

@@ -1,6 +1,7 @@
 //===- analysis/SummaryFormat.cpp - Rank summaries as JSON Lines ----------===//
 #include "analysis/SummaryFormat.h"
 
+#include "support/Count.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
@@ -301,11 +302,13 @@ SummaryFile analysis::readRankSummaries(llvm::StringRef Text,
                          Colls != int64_t(Cur->Collectives.size()) ||
                          Finds != int64_t(Cur->Findings.size())))
         F.Problem =
-            llvm::formatv("the end line counts {0} steps, {1} collectives and "
-                          "{2} findings, the summary has {3}, {4} and {5}: "
-                          "lines are missing",
-                          Steps, Colls, Finds, Cur->Steps.size(),
-                          Cur->Collectives.size(), Cur->Findings.size())
+            llvm::formatv("the end line counts {0}, {1} and {2}, the summary "
+                          "has {3}, {4} and {5}: lines are missing",
+                          support::formatCount(Steps, "step"),
+                          support::formatCount(Colls, "collective"),
+                          support::formatCount(Finds, "finding"),
+                          Cur->Steps.size(), Cur->Collectives.size(),
+                          Cur->Findings.size())
                 .str();
       if (!F.Problem) {
         for (RankCollective &C : Cur->Collectives)

@@ -24,7 +24,7 @@ std::string WhatIfQuery::describe() const {
 }
 
 bool WhatIfQuery::parse(llvm::StringRef Text, WhatIfQuery &Q,
-                        std::string &Error) {
+                        std::string &Error, BareTerms Bare) {
   llvm::SmallVector<llvm::StringRef, 4> Parts;
   Text.split(Parts, ',', -1, false);
   if (Parts.empty()) {
@@ -45,6 +45,17 @@ bool WhatIfQuery::parse(llvm::StringRef Text, WhatIfQuery &Q,
       Q.Categories.set(unsigned(C));
     } else if (Kind == "name" && !Value.empty()) {
       Q.Names.push_back(Value.str());
+    } else if (Bare == BareTerms::AsNames && Kind != "name" && !P.empty()) {
+      // A term that is also a category could mean either.
+      PathCategory C;
+      if (parsePathCategory(P, C)) {
+        Error = "what-if term '" + P.str() +
+                "' is a path category and could be an event name: write "
+                "'category:" +
+                P.str() + "' or 'name:" + P.str() + "'";
+        return false;
+      }
+      Q.Names.push_back(P.str());
     } else {
       Error = "what-if term '" + P.str() +
               "' is neither 'category:NAME' nor 'name:NAME'";

@@ -41,9 +41,15 @@ struct WhatIfQuery {
   bool empty() const { return Categories.none() && Names.empty(); }
   /// "launch" / "aten::mm" / "wait + cudaStreamSynchronize".
   std::string describe() const;
+  /// Whether parse() takes a term without a "category:" or "name:" prefix
+  /// as an event name. Rule files refuse it (a misspelt prefix would
+  /// silently match nothing); `path --what-if`, typed by people, takes
+  /// "aten::mm" for "name:aten::mm" unless the term is also a category.
+  enum class BareTerms : bool { Refuse, AsNames };
   /// Parses "category:NAME" or "name:NAME" (several with ','): the form of
   /// rule files and of `path --what-if`. Fails on an unknown category.
-  static bool parse(llvm::StringRef Text, WhatIfQuery &Q, std::string &Error);
+  static bool parse(llvm::StringRef Text, WhatIfQuery &Q, std::string &Error,
+                    BareTerms Bare = BareTerms::Refuse);
 };
 
 /// How a query treats one graph edge.

@@ -42,7 +42,7 @@ public:
   Expected<size_t> read(char *Dst, size_t N) override {
     if (WaitMs)
       if (llvm::Error E = waitForData())
-        return std::move(E);
+        return E;
     while (true) {
       ssize_t Got = ::read(FD, Dst, N);
       if (Got >= 0) {
@@ -384,4 +384,27 @@ tracelint::import::openMemorySource(llvm::StringRef Name,
                                     llvm::StringRef Bytes) {
   return wrapSource(std::make_unique<MemorySource>(Bytes), Name.str(),
                     Bytes.size());
+}
+
+Expected<std::string> tracelint::import::readDescriptor(int FD,
+                                                        llvm::StringRef Name,
+                                                        unsigned WaitMs) {
+  int Own = ::fcntl(FD, F_DUPFD_CLOEXEC, 0);
+  if (Own < 0)
+    return ioError(Name, "cannot read", errno);
+  struct stat St;
+  bool Regular = ::fstat(Own, &St) == 0 && S_ISREG(St.st_mode);
+  FileSource Source(Own, Name.str(), Regular ? 0 : WaitMs);
+  std::string Out;
+  constexpr size_t Chunk = 1 << 20;
+  for (;;) {
+    size_t Old = Out.size();
+    Out.resize(Old + Chunk);
+    auto Got = Source.read(Out.data() + Old, Chunk);
+    if (!Got)
+      return Got.takeError();
+    Out.resize(Old + *Got);
+    if (*Got == 0)
+      return Out;
+  }
 }

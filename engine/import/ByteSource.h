@@ -65,6 +65,14 @@ llvm::Expected<OpenedSource> openSource(llvm::StringRef Path,
 llvm::Expected<OpenedSource> openMemorySource(llvm::StringRef Name,
                                               llvm::StringRef Bytes);
 
+/// Everything that can be read from the open descriptor \p FD (standard
+/// input), undecoded: the importer detects compression in memory as it does
+/// in a file. \p Name stands for the input in messages; a pipe or device
+/// waits at most \p WaitMs for each read, as in openSource(). \p FD stays
+/// open.
+llvm::Expected<std::string> readDescriptor(int FD, llvm::StringRef Name,
+                                           unsigned WaitMs = 0);
+
 } // namespace tracelint::import
 
 #endif

@@ -167,7 +167,7 @@ Expected<std::string> ChromeTraceReader::readKey() {
                  llvm::formatv("expected a quoted key in the top-level object, "
                                "found {0}",
                                *C < 0 ? std::string("end of input")
-                                      : "'" + std::string(1, char(*C)) + "'"));
+                                      : std::string{'\'', char(*C), '\''}));
   ++Begin;
   std::string Key;
   bool Escaped = false;

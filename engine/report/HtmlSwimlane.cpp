@@ -25,7 +25,8 @@ constexpr double SvgWidth = 1000, LabelWidth = 80, AxisHeight = 22,
 
 /// "+1.2 ms" from the first rank's arrival.
 std::string relative(int64_t Ns) {
-  return (Ns < 0 ? "-" : "+") + formatDuration(Ns < 0 ? -Ns : Ns);
+  std::string S(Ns < 0 ? "-" : "+");
+  return S += formatDuration(Ns < 0 ? -Ns : Ns);
 }
 
 } // namespace

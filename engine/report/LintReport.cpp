@@ -5,6 +5,7 @@
 #include "report/ShortNames.h"
 #include "report/TextStyle.h"
 #include "report/TextWrap.h"
+#include "support/Count.h"
 #include "support/Format.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -27,7 +28,7 @@ constexpr size_t MaxName = 120;
 constexpr llvm::StringLiteral Indent = "            ";
 
 std::string plural(uint64_t N, llvm::StringRef Noun) {
-  return llvm::formatv("{0} {1}{2}", N, Noun, N == 1 ? "" : "s").str();
+  return support::formatCount(int64_t(N), Noun);
 }
 
 /// One line: the producer and its versions, as far as the trace says.

@@ -4,6 +4,8 @@
 
 #include "support/Format.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -159,5 +161,16 @@ void tracelint::report::writePathText(llvm::raw_ostream &OS,
                           support::sanitize(R.Query.describe(), 44),
                           formatDuration(R.GainNs), pct(R.GainNs, P.LengthNs),
                           formatDuration(R.LengthNs));
+    // A name that matches nothing removes nothing: most often a typo or a
+    // misspelt "category:" prefix, so say so and show the forms.
+    llvm::SmallVector<llvm::StringRef, 4> Unknown;
+    for (const WhatIfResult &R : A.WhatIfs)
+      for (const std::string &N : R.Query.Names)
+        if (!T.Strings.find(N) && !llvm::is_contained(Unknown, N))
+          Unknown.push_back(N);
+    for (llvm::StringRef N : Unknown)
+      OS << "  note: no event is named '" << support::sanitize(N, 60)
+         << "'; --what-if takes category:NAME, name:OP_OR_KERNEL or the op "
+            "or kernel name alone\n";
   }
 }

@@ -4,6 +4,7 @@
 #include "report/DevicePeaksReport.h"
 #include "report/IdleSplit.h"
 #include "rules/detectors/OpRates.h"
+#include "support/Count.h"
 #include "support/Format.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -54,7 +55,7 @@ static constexpr llvm::StringLiteral Indent = "            ";
 
 /// "1 event", "2 events".
 static std::string count(uint64_t N, llvm::StringRef Noun) {
-  return llvm::formatv("{0} {1}{2}", N, Noun, N == 1 ? "" : "s").str();
+  return support::formatCount(int64_t(N), Noun);
 }
 
 static const char *onOff(int8_t Flag) { return Flag ? "on" : "off"; }
@@ -159,7 +160,7 @@ static void writeWindowAndSteps(llvm::raw_ostream &OS, Painter &P,
       St.Count, model::stepSourceName(St.From), St.FirstNumber, St.LastNumber,
       formatDuration(St.MedianNs),
       St.Steady < St.Count
-          ? llvm::formatv(" (the {0} steady steps)", St.Steady).str()
+          ? " (the " + support::formatCount(St.Steady, "steady step") + ")"
           : std::string(),
       formatDuration(St.MinNs), formatDuration(St.MaxNs));
   OS << Indent << "span " << formatDuration(St.Span.Begin) << " .. "

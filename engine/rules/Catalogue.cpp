@@ -175,3 +175,12 @@ const RuleSpec *Catalogue::find(llvm::StringRef CodeOrName) const {
       return &R;
   return nullptr;
 }
+
+const RuleSpec *Catalogue::lookup(llvm::StringRef CodeOrName) const {
+  CodeOrName = CodeOrName.trim();
+  for (const RuleSpec &R : Rules)
+    if (CodeOrName.equals_insensitive(R.Code) ||
+        CodeOrName.equals_insensitive(R.Name))
+      return &R;
+  return nullptr;
+}

@@ -35,8 +35,12 @@ public:
   llvm::Error addDirectory(llvm::StringRef Dir);
 
   const std::vector<RuleSpec> &rules() const { return Rules; }
-  /// By code ("S001") or name ("sync-long-host-wait").
+  /// By code ("S001") or name ("sync-long-host-wait"), exactly as the
+  /// catalogue spells them (configuration and selectors).
   const RuleSpec *find(llvm::StringRef CodeOrName) const;
+  /// As a person types it: a code or a name in any case ("s001",
+  /// "Sync-Long-Host-Wait"), for `tracelint explain`.
+  const RuleSpec *lookup(llvm::StringRef CodeOrName) const;
 
 private:
   void inheritFromBuiltinDetector(RuleSpec &Spec) const;

@@ -6,6 +6,7 @@
 #include "analysis/PathAnalysis.h"
 #include "rules/Evaluator.h"
 
+#include "support/Count.h"
 #include "support/Format.h"
 #include "support/Statistics.h"
 
@@ -173,6 +174,30 @@ std::string rules::missingNeed(const TraceIndex &Ctx, Need N) {
   llvm_unreachable("covered switch");
 }
 
+/// \p V followed by the noun of \p Forms ("copy|copies", or "kernel" for
+/// "kernel|kernels") that agrees with it: "1 copy", "2 copies", "1.5
+/// copies".
+static std::string withNoun(const Value &V, llvm::StringRef Forms) {
+  auto [Singular, Plural] = Forms.split('|');
+  switch (V.type()) {
+  case Value::Type::Count:
+    return support::formatCount(V.integer(), Singular, Plural);
+  case Value::Type::Number:
+    return support::formatAverageCount(V.real(), Singular, Plural);
+  case Value::Type::Text: {
+    double N;
+    if (!llvm::StringRef(V.str()).getAsDouble(N))
+      return support::formatAverageCount(N, Singular, Plural);
+    break;
+  }
+  case Value::Type::Duration:
+  case Value::Type::Share:
+  case Value::Type::Bytes:
+    break;
+  }
+  return V.text() + " " + support::pluralNoun(2, Singular, Plural);
+}
+
 std::string rules::renderTemplate(llvm::StringRef Template,
                                   const std::map<std::string, Value> &Values) {
   std::string Out;
@@ -196,11 +221,14 @@ std::string rules::renderTemplate(llvm::StringRef Template,
       Out += Template.substr(I);
       break;
     }
-    llvm::StringRef Key = Template.slice(I + 1, Close);
+    // {count:copy|copies}: the value and the noun that agrees with it.
+    auto [Key, Noun] = Template.slice(I + 1, Close).split(':');
     auto It = Values.find(Key.str());
     if (It == Values.end()) {
       // Unknown: left as written, so that a rule author sees it.
       Out += Template.slice(I, Close + 1);
+    } else if (!Noun.empty()) {
+      Out += withNoun(It->second, Noun);
     } else {
       Out += It->second.text();
     }

@@ -120,6 +120,8 @@ constexpr double StartupNoteShare = 0.05;
 
 /// Fills {placeholders} in \p Template from \p Values; unknown placeholders
 /// are left visible as {name} so that a rule author sees them.
+/// {name:thing|things} writes the value with the noun that agrees with it
+/// ("1 thing", "2 things", "1.5 things"; "thing" alone adds an "s").
 std::string renderTemplate(llvm::StringRef Template,
                            const std::map<std::string, Value> &Values);
 

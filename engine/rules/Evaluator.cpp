@@ -140,9 +140,9 @@ std::string stepList(const TraceIndex &Ctx, llvm::ArrayRef<int> StepIdx) {
       ++J;
     if (!Out.empty())
       Out += ", ";
-    Out += "#" + std::to_string(Nums[I]);
+    (Out += '#') += std::to_string(Nums[I]);
     if (J > I)
-      Out += "-#" + std::to_string(Nums[J]);
+      (Out += "-#") += std::to_string(Nums[J]);
     I = J + 1;
   }
   return Out;

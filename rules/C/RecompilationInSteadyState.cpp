@@ -342,7 +342,7 @@ Outcome rules::runRecompilationInSteadyState(const TraceIndex &Ctx,
     Det.Confidence = 0.8;
   } else {
     Det.Confidence = 0.4;
-    Det.ConfidenceNotes.push_back(
+    Det.ConfidenceNotes.emplace_back(
         "no compile time was recorded in the steps: the new variants may "
         "have been compiled before the profiled window");
   }

@@ -164,7 +164,8 @@ Detection describeStall(const TraceIndex &Ctx, const LoaderTime &Loader,
   int64_t LoaderSum = 0, BusySum = 0;
   for (size_t W = 0; W < Loader.Ns.size(); ++W) {
     LoaderSum += Loader.Ns[W];
-    BusySum += Ctx.deviceBusy(Best.Device).intersect(Loader.PerWindow[W]).length();
+    BusySum +=
+        Ctx.deviceBusy(Best.Device).intersect(Loader.PerWindow[W]).length();
   }
   Detection Det = impactDetection(Ctx, Stall, MinShare);
   auto &V = Det.Values;
@@ -188,7 +189,7 @@ Detection describeStall(const TraceIndex &Ctx, const LoaderTime &Loader,
   // less or more than the loader's own work.
   if (!Calls.HasRanges) {
     Det.Confidence = 0.65;
-    Det.ConfidenceNotes.push_back(
+    Det.ConfidenceNotes.emplace_back(
         "the loader is seen only through Python stack frames, not through "
         "its enumerate(DataLoader) range");
   }

@@ -21,6 +21,7 @@
 #include "rules/detectors/DetectorSupport.h"
 #include "rules/detectors/Shapes.h"
 
+#include "support/Count.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -156,8 +157,9 @@ void describeShapes(const TraceIndex &Ctx, const ProductScan &S,
   V["example"] = nameAt(Ctx, T.name(*S.Example), *S.Example);
   Det.Examples.push_back(example(Ctx, *S.Example));
   addRunnersUp(Det, Ranked, [](const auto &G) {
-    return llvm::formatv("also {0} ({1}): {2} calls, {3} of device time",
-                         G.first, G.second.Detail, G.second.Count,
+    return llvm::formatv("also {0} ({1}): {2}, {3} of device time", G.first,
+                         G.second.Detail,
+                         support::formatCount(G.second.Count, "call"),
                          dur(G.second.DeviceNs))
         .str();
   });

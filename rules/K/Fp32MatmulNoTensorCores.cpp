@@ -22,6 +22,7 @@
 #include "rules/detectors/DetectorSupport.h"
 #include "rules/detectors/KernelNames.h"
 
+#include "support/Count.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -274,7 +275,8 @@ const Event &describeKernels(const TraceIndex &Ctx, const WorkCost &C,
   if (L != model::NoIndex)
     Det.Examples.push_back(example(Ctx, T.Events[L]));
   addRunnersUp(Det, Ranked, [](const auto &G) {
-    return llvm::formatv("also {0}: {1} kernels, {2}", G.first, G.second.Count,
+    return llvm::formatv("also {0}: {1}, {2}", G.first,
+                         support::formatCount(G.second.Count, "kernel"),
                          dur(G.second.Ns))
         .str();
   });
@@ -330,7 +332,7 @@ Outcome rules::runFp32MatmulNoTensorCores(const TraceIndex &Ctx,
     // TF32 is already on for some products: the SIMT ones are shapes or
     // layouts the libraries chose not to run on tensor cores.
     Det.Confidence = 0.4;
-    Det.ConfidenceNotes.push_back(
+    Det.ConfidenceNotes.emplace_back(
         "TF32 tensor-core matrix products also run in this trace, so TF32 is "
         "already allowed; the SIMT kernels may be shapes or alignments the "
         "library keeps off tensor cores");

@@ -25,6 +25,7 @@
 #include "rules/detectors/DetectorSupport.h"
 #include "rules/detectors/KernelNames.h"
 
+#include "support/Count.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -292,28 +293,31 @@ Outcome unjudged(const model::Trace &T, const Judgement &J, int64_t MinKernel) {
   std::string Example = displayName(T.name(*J.FirstUnjudged));
   if (J.NoSMs > 0)
     return Outcome::cannotJudge(
-        llvm::formatv("{0} kernels of at least {1} ran (such as {2}) "
+        llvm::formatv("{0} of at least {1} ran (such as {2}) "
                       "with their grids, but the trace has no SM count for the "
                       "device (deviceProperties numSms in Kineto traces, "
                       "TARGET_INFO_GPU in Nsight Systems exports) and no "
                       "blocks per SM",
-                      J.Long, dur(MinKernel), Example)
+                      support::formatCount(J.Long, "kernel"), dur(MinKernel),
+                      Example)
             .str());
   if (J.UnknownUnit > 0)
     return Outcome::cannotJudge(
-        llvm::formatv("{0} kernels of at least {1} ran (such as {2}) "
+        llvm::formatv("{0} of at least {1} ran (such as {2}) "
                       "on a HIP device without their launch calls in the "
                       "trace, and HIP records grids in blocks or in "
                       "work-items depending on the launch API; record the "
                       "runtime calls too",
-                      J.Long, dur(MinKernel), Example)
+                      support::formatCount(J.Long, "kernel"), dur(MinKernel),
+                      Example)
             .str());
   return Outcome::cannotJudge(
-      llvm::formatv("{0} kernels of at least {1} ran (such as {2}), "
+      llvm::formatv("{0} of at least {1} ran (such as {2}), "
                     "but the trace records no launch grid for them; "
                     "Kineto and Nsight Systems record grid and block with "
                     "each CUDA or HIP kernel",
-                    J.Long, dur(MinKernel), Example)
+                    support::formatCount(J.Long, "kernel"), dur(MinKernel),
+                    Example)
           .str());
 }
 
@@ -378,9 +382,9 @@ Detection describeDevice(const TraceIndex &Ctx, const DeviceResult &R,
   const MeasureWindows &Win = Ctx.measureWindows();
   describeWindows(Win, V);
   addRunnersUp(Det, Ranked, [](const auto &G) {
-    return llvm::formatv("also {0}: {1} kernels, {2}, {3:f2} blocks per SM",
-                         G.first, G.second.Count, dur(G.second.Ns),
-                         G.second.BlocksPerSM)
+    return llvm::formatv("also {0}: {1}, {2}, {3:f2} blocks per SM", G.first,
+                         support::formatCount(G.second.Count, "kernel"),
+                         dur(G.second.Ns), G.second.BlocksPerSM)
         .str();
   });
   if (R.Concurrent > 0)

@@ -21,6 +21,7 @@
 #include "rules/detectors/KernelNames.h"
 #include "rules/detectors/Shapes.h"
 
+#include "support/Count.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -281,7 +282,8 @@ Detection describeChains(const TraceIndex &Ctx, const WindowChains &W,
   Det.Examples.push_back(example(Ctx, FirstOp));
   for (size_t I = 1; I < Seq.size() && I < 4; ++I)
     Det.ExtraEvidence.push_back(
-        llvm::formatv("also {0}: {1} chains", Seq[I]->first, Seq[I]->second)
+        llvm::formatv("also {0}: {1}", Seq[I]->first,
+                      support::formatCount(int64_t(Seq[I]->second), "chain"))
             .str());
   // On the critical path: the chains' kernels taking no time. Fusion keeps
   // one pass, so the path bound is loose but never below the truth.

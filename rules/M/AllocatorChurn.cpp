@@ -25,6 +25,7 @@
 #include "rules/BuiltinDetectors.h"
 #include "rules/detectors/DetectorSupport.h"
 
+#include "support/Count.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -150,11 +151,11 @@ std::vector<uint32_t> loopCalls(const TraceIndex &Ctx,
       Last = I;
   }
   Note = llvm::formatv(
-             "the trace has no step markers, but {0} calls of {1} "
+             "the trace has no step markers, but {0} of {1} "
              "repeat with one size each from {2} to {3} after "
              "their first: they run in a loop (the first call of "
              "each is left out as start-up)",
-             Out.size(),
+             support::formatCount(int64_t(Out.size()), "call"),
              joinNames(std::vector<std::string>(Names.begin(), Names.end()),
                        /*Max=*/3),
              support::formatOffset(Ctx.traceOffsetNs(T.Events[First])),
@@ -260,16 +261,19 @@ void describeChurn(
                       "calls {2})",
                       median(S.Mallocs), median(S.Frees), median(S.Empties))
             .str();
-    V["calls_where"] = llvm::formatv("allocator calls in {0} steps ({1})",
-                                     V["steps_with_calls"].text(),
-                                     Ctx.measureWindows().describe())
-                           .str();
+    V["calls_where"] =
+        llvm::formatv("allocator calls in {0} {1} ({2})",
+                      V["steps_with_calls"].text(),
+                      support::pluralNoun(double(S.HostParts.size()), "step"),
+                      Ctx.measureWindows().describe())
+            .str();
   } else {
-    V["calls_when"] = llvm::formatv("again and again in a loop ({0} "
-                                    "allocations and {1} frees in the "
-                                    "window after the first of each)",
-                                    median(S.Mallocs), median(S.Frees))
-                          .str();
+    V["calls_when"] =
+        llvm::formatv("again and again in a loop ({0} and {1} in the "
+                      "window after the first of each)",
+                      support::formatCount(median(S.Mallocs), "allocation"),
+                      support::formatCount(median(S.Frees), "free"))
+            .str();
     V["calls_where"] = LoopNote;
   }
   V["idle"] = dur(F.IdleNs);
@@ -291,9 +295,10 @@ void describeChurn(
   PerWindowMean Mean(Ctx.measureWindows());
   addSiteEvidence(
       Det, Ranked, 0, 3, [&](const std::string &Path, const PathGroup &G) {
-        return llvm::formatv("{0}: {1:f1} calls {3}, {2} of host time {3}",
-                             Path, Mean.count(G.Count), Mean.time(G.HostNs),
-                             Mean.per())
+        return llvm::formatv(
+                   "{0}: {1} {3}, {2} of host time {3}", Path,
+                   support::formatAverageCount(Mean.count(G.Count), "call"),
+                   Mean.time(G.HostNs), Mean.per())
             .str();
       });
   Det.Examples.push_back(example(Ctx, Longest));
@@ -335,9 +340,10 @@ Outcome rules::runAllocatorChurn(const TraceIndex &Ctx, const RuleOptions &Opts,
     if (Loop.empty())
       return Outcome::cannotJudge(
           whyNoSteadySteps(Ctx, Calls) +
-          llvm::formatv(" (no call of one name and size repeats {0} times "
-                        "after its first, as a loop's would)",
-                        int64_t(Opts.number("min-repeats")))
+          llvm::formatv(
+              " (no call of one name and size repeats {0} "
+              "after its first, as a loop's would)",
+              support::formatCount(int64_t(Opts.number("min-repeats")), "time"))
               .str());
     Calls = std::move(Loop);
   }

@@ -23,6 +23,7 @@
 #include "rules/detectors/DetectorSupport.h"
 #include "rules/detectors/Shapes.h"
 
+#include "support/Count.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -372,8 +373,9 @@ void addChainEvidence(const CatCalls &S, const std::vector<Chain> &Chains,
   if (Chains.size() > 1)
     Det.ExtraEvidence.push_back(
         llvm::formatv("{0} growing runs in all (call sites or separate "
-                      "generations), {1} calls; the run shown is the longest",
-                      Chains.size(), A.Ops.size())
+                      "generations), {1}; the run shown is the longest",
+                      Chains.size(),
+                      support::formatCount(int64_t(A.Ops.size()), "call"))
             .str());
   if (S.Unreadable + S.NoListShapes)
     Det.ExtraEvidence.push_back(

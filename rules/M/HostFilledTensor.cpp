@@ -26,6 +26,7 @@
 #include "rules/detectors/DetectorSupport.h"
 #include "rules/detectors/Shapes.h"
 
+#include "support/Count.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -331,11 +332,13 @@ void describePairs(const TraceIndex &Ctx, const WindowPairs &S,
   V["linked"] =
       S.Confirmed == S.Measured
           ? std::string("every pair's shapes match")
-          : llvm::formatv("{0} of {1} pairs are linked by order alone (no "
+          : llvm::formatv("{0} of {1} {2} linked by order alone (no "
                           "shapes to compare: the sizes passed to zeros, "
                           "arange and their kin are never recorded, those of "
                           "torch.tensor need record_shapes=True)",
-                          S.Measured - S.Confirmed, S.Measured)
+                          S.Measured - S.Confirmed,
+                          support::formatCount(int64_t(S.Measured), "pair"),
+                          S.Measured - S.Confirmed == 1 ? "is" : "are")
                 .str();
   V["remedy"] =
       Top.Kind == FactoryKind::HostData

@@ -16,6 +16,7 @@
 #include "rules/BuiltinDetectors.h"
 #include "rules/detectors/DetectorSupport.h"
 
+#include "support/Count.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -170,12 +171,14 @@ void addPathEvidence(
   PerWindowMean Mean(Ctx.measureWindows());
   addSiteEvidence(
       Det, Ranked, 0, 3, [&](const std::string &Path, const PathGroup &G) {
-        return llvm::formatv("{0}: {1:f1} copies {2}, {3} {2}, {4} of copy "
+        return llvm::formatv("{0}: {1} {2}, {3} {2}, {4} of copy "
                              "time {2}, {5} of it with nothing else on the "
                              "device",
-                             Path, Mean.count(G.Count), Mean.per(),
-                             Mean.size(G.Bytes), Mean.time(G.DeviceNs),
-                             Mean.time(G.ExposedNs))
+                             Path,
+                             support::formatAverageCount(Mean.count(G.Count),
+                                                         "copy", "copies"),
+                             Mean.per(), Mean.size(G.Bytes),
+                             Mean.time(G.DeviceNs), Mean.time(G.ExposedNs))
             .str();
       });
 }

@@ -15,6 +15,7 @@
 #include "rules/BuiltinDetectors.h"
 #include "rules/detectors/DetectorSupport.h"
 
+#include "support/Count.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -217,10 +218,11 @@ void addCopyEvidence(
     Detection &Det) {
   addSiteEvidence(
       Det, Ranked, 1, 5, [&](const std::string &Path, const PathGroup &G) {
-        return llvm::formatv("also {0}: {1} copies, {2} of device time ({3} "
-                             "of busy)",
-                             Path, G.Count, dur(G.DeviceNs),
-                             pct(double(G.DeviceNs) / double(F.BusyNs)))
+        return llvm::formatv(
+                   "also {0}: {1}, {2} of device time ({3} "
+                   "of busy)",
+                   Path, support::formatCount(G.Count, "copy", "copies"),
+                   dur(G.DeviceNs), pct(double(G.DeviceNs) / double(F.BusyNs)))
             .str();
       });
   if (C.Unattributed)
@@ -276,7 +278,7 @@ Outcome rules::runMaterializedCopies(const TraceIndex &Ctx,
   // case; a bare copy_ or to() may be a conversion the program needs.
   Det.Confidence = Top.Materializing ? 0.7 : C.HasOps ? 0.5 : 0.4;
   if (!Top.Materializing)
-    Det.ConfidenceNotes.push_back(
+    Det.ConfidenceNotes.emplace_back(
         "the top copies come from copy_/to without a reshape or contiguous "
         "above them: they may be conversions the program needs");
   Out.push_back(std::move(Det));

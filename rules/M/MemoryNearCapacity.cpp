@@ -21,6 +21,7 @@
 #include "rules/BuiltinDetectors.h"
 #include "rules/detectors/DetectorSupport.h"
 
+#include "support/Count.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -191,10 +192,11 @@ std::string whyNoDeviceMemory(const MemoryEvents &M, const std::string &Note) {
 std::string retryNote(const std::vector<Retry> &Retries) {
   if (Retries.empty())
     return "";
-  return llvm::formatv("; it shows {0} allocation(s) retried after freeing "
-                       "the cache, the caching allocator's recovery from a "
-                       "failed allocation",
-                       Retries.size())
+  return llvm::formatv(
+             "; it shows {0} retried after freeing the cache, "
+             "the caching allocator's recovery from a failed "
+             "allocation",
+             support::formatCount(int64_t(Retries.size()), "allocation"))
       .str();
 }
 
@@ -321,10 +323,12 @@ void describeRetries(const TraceIndex &Ctx, const WindowRetries &S,
   std::string Path = Ctx.opPath(T.Events[S.Longest->Calls.back()]);
   V["subject"] = Path;
   V["retry_note"] =
-      llvm::formatv("{0} allocation(s) in {1} were retried after freeing "
-                    "the cache ({2} frees), the longest at {3}: {4} from "
-                    "the failed call to the retried one at {5}",
-                    S.Count, V["window"], S.Frees, Path,
+      llvm::formatv("{0} in {1} {2} retried after freeing the cache ({3}), "
+                    "the longest at {4}: {5} from the failed call to the "
+                    "retried one at {6}",
+                    support::formatCount(S.Count, "allocation"), V["window"],
+                    S.Count == 1 ? "was" : "were",
+                    support::formatCount(S.Frees, "free"), Path,
                     dur(S.Longest->Range.length()),
                     support::formatOffset(Ctx.traceOffsetNs(Failed)))
           .str();

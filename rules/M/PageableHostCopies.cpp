@@ -21,6 +21,7 @@
 #include "rules/BuiltinDetectors.h"
 #include "rules/detectors/DetectorSupport.h"
 
+#include "support/Count.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -165,11 +166,13 @@ void addCopyEvidence(
   PerWindowMean Mean(Ctx.measureWindows());
   addSiteEvidence(
       Det, Ranked, 0, 3, [&](const std::string &Path, const PathGroup &G) {
-        return llvm::formatv("{0}: {1:f1} copies {2}, {3} {2}, the host "
+        return llvm::formatv("{0}: {1} {2}, {3} {2}, the host "
                              "blocked {4} {2}; device copy time {5} {2}",
-                             Path, Mean.count(G.Count), Mean.per(),
-                             Mean.size(G.Bytes), Mean.time(G.Blocked),
-                             Mean.time(G.DeviceNs))
+                             Path,
+                             support::formatAverageCount(Mean.count(G.Count),
+                                                         "copy", "copies"),
+                             Mean.per(), Mean.size(G.Bytes),
+                             Mean.time(G.Blocked), Mean.time(G.DeviceNs))
             .str();
       });
   if (S.Unlinked)

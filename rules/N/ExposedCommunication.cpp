@@ -24,6 +24,7 @@
 #include "rules/detectors/Collectives.h"
 #include "rules/detectors/DetectorSupport.h"
 
+#include "support/Count.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -151,10 +152,13 @@ std::string sameStreamText(size_t SameStream, size_t NumCollectives) {
   if (SameStream == 0)
     return "every collective runs on a stream without compute kernels, so "
            "overlap is possible in principle";
-  return llvm::formatv("{0} of {1} collectives run on a stream that also "
-                       "runs compute kernels: stream order serialises them "
-                       "with that compute",
-                       SameStream, NumCollectives)
+  return llvm::formatv(
+             "{0} of {1} {2} on a stream that also runs compute "
+             "kernels: stream order serialises {3} with that "
+             "compute",
+             SameStream,
+             support::formatCount(int64_t(NumCollectives), "collective"),
+             SameStream == 1 ? "runs" : "run", SameStream == 1 ? "it" : "them")
       .str();
 }
 

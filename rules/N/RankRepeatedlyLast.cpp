@@ -15,6 +15,7 @@
 #include "rules/BuiltinDetectors.h"
 #include "rules/detectors/DetectorSupport.h"
 
+#include "support/Count.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -30,9 +31,10 @@ Outcome rules::runRankRepeatedlyLast(const JobAnalysis &J,
   const auto MinRanks = size_t(Opts.number("min-ranks"));
   if (J.Ranks.size() < MinRanks)
     return Outcome::notApplicable(
-        llvm::formatv("the job has {0} ranks; with fewer than {1} one of "
+        llvm::formatv("the job has {0}; with fewer than {1} one of "
                       "them is last at every collective by necessity",
-                      J.Ranks.size(), MinRanks)
+                      support::formatCount(int64_t(J.Ranks.size()), "rank"),
+                      MinRanks)
             .str());
   size_t Judged = llvm::count_if(J.Collectives, [](const JobCollective &M) {
     return M.Last != SIZE_MAX && M.Steady;
@@ -40,9 +42,10 @@ Outcome rules::runRankRepeatedlyLast(const JobAnalysis &J,
   const auto MinCollectives = size_t(Opts.number("min-collectives"));
   if (Judged < MinCollectives)
     return Outcome::cannotJudge(
-        llvm::formatv("{0} collectives were matched on two or more ranks; "
-                      "a repeated order needs at least {1}",
-                      Judged, MinCollectives)
+        llvm::formatv("{0} {1} matched on two or more ranks; "
+                      "a repeated order needs at least {2}",
+                      support::formatCount(int64_t(Judged), "collective"),
+                      Judged == 1 ? "was" : "were", MinCollectives)
             .str());
   const double MinShare = Opts.number("min-share");
   // Lateness the clocks cannot resolve is jitter, not a straggler: a rank

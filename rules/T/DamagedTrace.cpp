@@ -13,6 +13,7 @@
 #include "rules/BuiltinDetectors.h"
 #include "rules/detectors/DetectorSupport.h"
 
+#include "support/Count.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -58,8 +59,9 @@ std::optional<Problem> droppedEvents(const TraceIndex &Ctx) {
     return std::nullopt;
   return Problem{
       "dropped-events",
-      llvm::formatv("{0} events could not be read and were dropped",
-                    Q.DroppedEvents)
+      llvm::formatv("{0} could not be read and {1} dropped",
+                    support::formatCount(Q.DroppedEvents, "event"),
+                    Q.DroppedEvents == 1 ? "was" : "were")
           .str(),
       "busy time, counts and links near them may be understated", true,
       Ctx.trace().Stats.firstPlace(ImportStat::MalformedEvent).str()};
@@ -73,9 +75,10 @@ std::optional<Problem> adjustedDurations(const TraceIndex &Ctx) {
   llvm::StringRef Negative = S.firstPlace(ImportStat::NegativeDuration);
   return Problem{
       "adjusted-durations",
-      llvm::formatv("{0} durations were missing, negative, unclosed or "
-                    "absurd and were adjusted",
-                    Q.AdjustedEvents)
+      llvm::formatv("{0} {1} missing, negative, unclosed or absurd and {1} "
+                    "adjusted",
+                    support::formatCount(Q.AdjustedEvents, "duration"),
+                    Q.AdjustedEvents == 1 ? "was" : "were")
           .str(),
       "those events' lengths are estimates", false,
       (Negative.empty() ? S.firstPlace(ImportStat::AbsurdDuration) : Negative)

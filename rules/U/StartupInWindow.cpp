@@ -304,7 +304,7 @@ Outcome rules::runStartupInWindow(const TraceIndex &Ctx,
   const bool Named = !Ctx.startup().Found.empty();
   Det.Confidence = Named ? 0.8 : 0.5;
   if (!Named)
-    Det.ConfidenceNotes.push_back(
+    Det.ConfidenceNotes.emplace_back(
         "no start-up call is recorded: the slow first step is explained by "
         "its length alone");
   Out.push_back(std::move(Det));

@@ -10,16 +10,26 @@
 #       SLURM_ARRAY_TASK_ID + 1 of LIST and summarises it
 #
 # --dry-run prints the two sbatch commands and the array script instead of
-# submitting them. docs/multi-rank.md describes the recipe.
+# submitting them.
+#
+# tracelint is BIN, else the build of the checkout this script is in, else
+# the installed tree it is in (PREFIX/share/tracelint/fanout/), else PATH;
+# the tasks run the same binary, so it must be on a file system they share.
+# docs/multi-rank.md describes the recipe.
 set -euo pipefail
 
-dry=0 task=0 bin=tracelint
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=find-tracelint.sh
+. "$here/find-tracelint.sh"
+
+dry=0 task=0 bin=''
 while [ $# -gt 0 ]; do
   case "$1" in
+    -h|--help) fanout_usage "$0"; exit 0 ;;
     --dry-run) dry=1; shift ;;
     --task) task=1; shift ;;
     --tracelint) bin=$2; shift 2 ;;
-    -*) echo "slurm.sh: unknown option $1" >&2; exit 2 ;;
+    -*) echo "slurm.sh: unknown option $1 (--help lists them)" >&2; exit 2 ;;
     *) break ;;
   esac
 done
@@ -28,6 +38,7 @@ if [ $# -ne 2 ]; then
   exit 2
 fi
 list=$1 out=$2
+[ -n "$bin" ] || bin=$(fanout_find_tracelint "$here" slurm.sh) || exit 2
 
 if [ "$task" = 1 ]; then
   : "${SLURM_ARRAY_TASK_ID:?slurm.sh --task runs inside a Slurm array task}"
@@ -40,12 +51,12 @@ if [ "$task" = 1 ]; then
   exec "$bin" summarize "$trace" -o "$out/task-$SLURM_ARRAY_TASK_ID.summary"
 fi
 
-n=$(grep -c . "$list")
+n=$(grep -c . "$list" || true) # grep fails when it counts 0
 if [ "$n" -eq 0 ]; then
   echo "slurm.sh: $list lists no trace" >&2
   exit 2
 fi
-self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+self=$here/$(basename "$0")
 array_script="#!/bin/bash
 #SBATCH --job-name=tracelint-summarize
 #SBATCH --array=0-$((n - 1))

@@ -211,7 +211,10 @@ def main():
     tracelint = sys.argv[1]
     shared = (sys.argv[2] if len(sys.argv) > 2 else
               os.path.join(HERE, "..", "..", "..", "shared"))
-    traces = os.path.join(shared, "traces", "tracelens-hf-inference-mi300")
+    traces_root = os.path.join(shared, "traces")
+    if len(sys.argv) <= 2:
+        traces_root = os.environ.get("TRACELINT_TRACES", traces_root)
+    traces = os.path.join(traces_root, "tracelens-hf-inference-mi300")
     figures = os.path.join(shared, "research", "tracelens-perf-mi300")
     if not os.path.isdir(traces) or not os.path.isdir(figures):
         print(f"{NAME}: no traces or figures in {shared}: skipped")

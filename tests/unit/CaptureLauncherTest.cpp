@@ -8,6 +8,7 @@
 
 #include "gtest/gtest.h"
 
+#include <cstdlib>
 #include <map>
 
 using namespace tracelint::capture;
@@ -208,4 +209,35 @@ TEST(CaptureLauncherTest, OnlyAMissingLibcuptiIsForgiven) {
   EXPECT_EQ(injectionLoadProblem(TRACELINT_CAPTURE_LIBRARY_PATH), "");
 #endif
   EXPECT_NE(injectionLoadProblem("/nonexistent/libtracelint-capture.so"), "");
+}
+
+/// tests/unit/FakeCudaDriver.cpp as built beside this test binary.
+static std::string fakeCudaDriver() {
+  static int Anchor;
+  std::string Exe = llvm::sys::fs::getMainExecutable("", &Anchor);
+  llvm::SmallString<256> P(llvm::sys::path::parent_path(Exe));
+  llvm::sys::path::append(P, "fake-libcuda.so");
+  return std::string(P);
+}
+
+// After a capture without a trace, the launcher says whether this machine
+// can run CUDA at all: no driver, a driver without a device, or a device
+// (then the program simply did not use it).
+TEST(CaptureLauncherTest, SaysWhetherADriverAndADeviceArePresent) {
+  const std::string Fake = fakeCudaDriver();
+  ASSERT_TRUE(llvm::sys::fs::exists(Fake)) << Fake;
+  EXPECT_NE(cudaDeviceProblem("/nonexistent/libcuda.so.1")
+                .find("no CUDA driver was found (/nonexistent/libcuda.so.1"),
+            std::string::npos);
+  // A library that is no driver at all (this process's own C library).
+  EXPECT_NE(cudaDeviceProblem("libc.so.6").find("is not a CUDA driver"),
+            std::string::npos);
+  ::setenv("TRACELINT_FAKE_CUDA_DEVICES", "none", 1);
+  EXPECT_EQ(cudaDeviceProblem(Fake),
+            "the CUDA driver found no device (cuInit: CUDA_ERROR_NO_DEVICE)");
+  ::setenv("TRACELINT_FAKE_CUDA_DEVICES", "0", 1);
+  EXPECT_EQ(cudaDeviceProblem(Fake), "the CUDA driver found no device");
+  ::setenv("TRACELINT_FAKE_CUDA_DEVICES", "2", 1);
+  EXPECT_EQ(cudaDeviceProblem(Fake), "");
+  ::unsetenv("TRACELINT_FAKE_CUDA_DEVICES");
 }

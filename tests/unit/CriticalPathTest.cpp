@@ -387,7 +387,21 @@ TEST(CriticalPathTest, QueryParsing) {
   WhatIfQuery Bad;
   EXPECT_FALSE(WhatIfQuery::parse("category:gpu", Bad, Err));
   EXPECT_NE(Err.find("unknown path category 'gpu'"), std::string::npos);
+  // Rule files need the prefix: a misspelt one would match nothing.
   EXPECT_FALSE(WhatIfQuery::parse("aten::mm", Bad, Err));
+  // The command line takes a bare op or kernel name, unless it is also a
+  // category.
+  WhatIfQuery Bare;
+  EXPECT_TRUE(WhatIfQuery::parse("aten::cudnn_convolution, category:wait", Bare,
+                                 Err, WhatIfQuery::BareTerms::AsNames));
+  ASSERT_EQ(Bare.Names.size(), 1u);
+  EXPECT_EQ(Bare.Names[0], "aten::cudnn_convolution");
+  EXPECT_TRUE(Bare.Categories.test(unsigned(PathCategory::Wait)));
+  EXPECT_FALSE(
+      WhatIfQuery::parse("launch", Bad, Err, WhatIfQuery::BareTerms::AsNames));
+  EXPECT_NE(Err.find("'category:launch' or 'name:launch'"), std::string::npos);
+  EXPECT_FALSE(
+      WhatIfQuery::parse("name:", Bad, Err, WhatIfQuery::BareTerms::AsNames));
 }
 
 /// 3000 launches of 1 ms each feeding 2 ms kernels, with no step markers:

@@ -568,6 +568,19 @@ TEST(Engine, RenderTemplate) {
   EXPECT_EQ(renderTemplate("unclosed {value", V), "unclosed {value");
   EXPECT_EQ(renderTemplate("", V), "");
   EXPECT_EQ(renderTemplate("{value}{n}", V), "3 ms2");
+  // A noun that agrees with the count, for whole and median counts.
+  V["one"] = Value::count(1);
+  V["median"] = Value::number(1.0, 1);
+  V["half"] = Value::number(1.5, 1);
+  V["text"] = "1";
+  EXPECT_EQ(renderTemplate("{one:copy|copies}, {n:copy|copies}", V),
+            "1 copy, 2 copies");
+  EXPECT_EQ(renderTemplate("{median:copy|copies}, {half:kernel}", V),
+            "1 copy, 1.5 kernels");
+  EXPECT_EQ(renderTemplate("{text:time}, {value:wait}", V),
+            "1 time, 3 ms waits");
+  EXPECT_EQ(renderTemplate("{missing:copy|copies}", V),
+            "{missing:copy|copies}");
 }
 
 TEST(Engine, FingerprintsAreStable) {
@@ -722,6 +735,5 @@ TEST(Engine, SeverityFollowsImpactAndConfidence) {
   EXPECT_EQ(severityForImpact(Severity::Info, 0.96, 0.6), Severity::Error);
   EXPECT_EQ(severityForImpact(Severity::Info, 0.5, 0.59), Severity::Warning);
   EXPECT_EQ(severityForImpact(Severity::Error, 0.0, 0.0), Severity::Error);
-  EXPECT_EQ(severityForImpact(Severity::Warning, 0.01, 0.9),
-            Severity::Warning);
+  EXPECT_EQ(severityForImpact(Severity::Warning, 0.01, 0.9), Severity::Warning);
 }

@@ -1,11 +1,26 @@
 //===- FormatTest.cpp - Units and terminal-safe text ----------------------===//
 #include "support/Format.h"
+#include "support/Count.h"
 
 #include "gtest/gtest.h"
 
 using namespace tracelint::support;
 
 namespace {
+
+TEST(FormatTest, CountsAgreeWithTheirNoun) {
+  EXPECT_EQ(formatCount(1, "kernel"), "1 kernel");
+  EXPECT_EQ(formatCount(0, "kernel"), "0 kernels");
+  EXPECT_EQ(formatCount(3, "copy", "copies"), "3 copies");
+  EXPECT_EQ(formatCount(1, "copy", "copies"), "1 copy");
+  // Medians of counts: whole ones without decimals, never "1.0 copies".
+  EXPECT_EQ(formatAverageCount(1.0, "copy", "copies"), "1 copy");
+  EXPECT_EQ(formatAverageCount(2.0, "copy", "copies"), "2 copies");
+  EXPECT_EQ(formatAverageCount(1.5, "copy", "copies"), "1.5 copies");
+  EXPECT_EQ(formatAverageCount(0.96, "step"), "1 step");
+  EXPECT_EQ(pluralNoun(1, "rank"), "rank");
+  EXPECT_EQ(pluralNoun(4, "rank"), "ranks");
+}
 
 TEST(FormatTest, Durations) {
   EXPECT_EQ(formatDuration(0), "0 ns");
