@@ -10,6 +10,7 @@
 #include "report/JsonSupport.h"
 #include "report/StatsReport.h"
 #include "rules/detectors/OpRates.h"
+#include "rules/detectors/OpRoofs.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -299,10 +300,18 @@ static void writeRecorded(llvm::json::OStream &J, llvm::StringRef Key,
 
 /// The achieved rates per op and argument set (docs/efficiency.md), most
 /// kernel time first.
-static void writeOpEfficiency(llvm::json::OStream &J, const Trace &T) {
+static void
+writeOpEfficiency(llvm::json::OStream &J, const Trace &T,
+                  llvm::ArrayRef<rules::detect::DevicePeaks> PeakOverrides) {
+  std::vector<rules::detect::OpRate> Rates = rules::detect::opRates(T);
+  rules::detect::OpRoofs Roofs =
+      rules::detect::opRoofs(T, Rates, PeakOverrides);
   J.attributeArray("op_efficiency", [&] {
-    for (const rules::detect::OpRate &R : rules::detect::opRates(T))
+    for (size_t I = 0; I < Rates.size(); ++I)
       J.object([&] {
+        const rules::detect::OpRate &R = Rates[I];
+        const std::optional<rules::detect::RoofPosition> &Pos =
+            Roofs.Positions[I];
         J.attribute("op", R.Op);
         J.attribute("category", rules::detect::categoryName(R.Category));
         J.attributeObject("params", [&] {
@@ -320,6 +329,16 @@ static void writeOpEfficiency(llvm::json::OStream &J, const Trace &T) {
         report::writeRounded(J, "tflops", R.TflopsMedian);
         report::writeRounded(J, "tbps", R.TbpsMedian);
         report::writeRounded(J, "flops_per_byte", R.flopsPerByte());
+        // The share of the roof that bounds the op on the device that ran
+        // it (docs/device-peaks.md); null when its peaks are unknown.
+        if (Pos) {
+          report::writeRounded(J, "peak_share", Pos->Share);
+          J.attribute("bound",
+                      Pos->MemoryBound || R.Flops <= 0 ? "memory" : "compute");
+          report::writeRounded(J, "roof_tflops", Pos->RoofTflops);
+        } else {
+          J.attribute("peak_share", nullptr);
+        }
         writeRecorded(J, "input_dims", R.InputDims);
         writeRecorded(J, "input_types", R.InputTypes);
         writeRecorded(J, "concrete_inputs", R.ConcreteInputs);
@@ -360,7 +379,7 @@ void report::writeStatsJson(
                  S.NumDistinctOsRuntimeCalls, S.NumOsRuntimeCalls,
                  /*WithKind=*/false);
     writeCopies(J, S);
-    writeOpEfficiency(J, T);
+    writeOpEfficiency(J, T, PeakOverrides);
     writeImport(J, T, S);
   });
   OS << "\n";

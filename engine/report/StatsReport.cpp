@@ -4,6 +4,7 @@
 #include "report/DevicePeaksReport.h"
 #include "report/IdleSplit.h"
 #include "rules/detectors/OpRates.h"
+#include "rules/detectors/OpRoofs.h"
 #include "support/Count.h"
 #include "support/Format.h"
 
@@ -435,13 +436,32 @@ static std::string padded(llvm::StringRef S, size_t Width) {
   return S.str() + std::string(Width > S.size() ? Width - S.size() : 0, ' ');
 }
 
+/// "30.9 % memory" or "8.3 % bf16 matrix": an op's share of the roof that
+/// bounds it (docs/device-peaks.md); "-" without one.
+static std::string
+roofCell(const rules::detect::OpRate &R,
+         const std::optional<rules::detect::RoofPosition> &Pos) {
+  if (!Pos)
+    return "-";
+  std::string Roof = rules::detect::roofWords(R, *Pos);
+  llvm::StringRef Words(Roof);
+  Words.consume_front("the ");
+  Words.consume_back(" peak");
+  if (Words == "memory bandwidth")
+    Words = "memory";
+  return formatShare(Pos->Share) + " " + Words.str();
+}
+
 /// The op calls with recorded shapes whose work tracelint counts, most
 /// kernel time first: what each op and argument set achieved per call
 /// (docs/efficiency.md). Only when there are any.
-static void writeOps(llvm::raw_ostream &OS, Painter &P, const Trace &T) {
+static void writeOps(llvm::raw_ostream &OS, Painter &P, const Trace &T,
+                     llvm::ArrayRef<rules::detect::DevicePeaks> PeakOverrides) {
   std::vector<rules::detect::OpRate> Rates = rules::detect::opRates(T);
   if (Rates.empty())
     return;
+  rules::detect::OpRoofs Roofs =
+      rules::detect::opRoofs(T, Rates, PeakOverrides);
   constexpr size_t Shown = 10, MaxOp = 44, MaxShape = 48;
   const size_t N = std::min(Rates.size(), Shown);
   std::vector<std::string> Shapes;
@@ -461,15 +481,15 @@ static void writeOps(llvm::raw_ostream &OS, Painter &P, const Trace &T) {
                  llvm::StringRef Shape, llvm::StringRef Dtype,
                  llvm::StringRef Calls, llvm::StringRef Kernel,
                  llvm::StringRef Tflops, llvm::StringRef Tbps,
-                 llvm::StringRef PerByte) {
+                 llvm::StringRef PerByte, llvm::StringRef Roof) {
     OS << llvm::formatv("  {0,-13} {1}  {2}  {3,-14} {4,6}  {5,11}  {6,8}  "
-                        "{7,7}  {8,7}\n",
+                        "{7,7}  {8,7}  {9}\n",
                         Category, padded(Op, OpWidth),
                         padded(Shape, ShapeWidth), Dtype, Calls, Kernel, Tflops,
-                        Tbps, PerByte);
+                        Tbps, PerByte, Roof);
   };
   Row("category", "op", "shape", "dtype", "calls", "kernel/call", "TFLOP/s",
-      "TB/s", "FLOP/B");
+      "TB/s", "FLOP/B", Roofs.Peaks ? "share of roof" : "");
   for (size_t I = 0; I < N; ++I) {
     const rules::detect::OpRate &R = Rates[I];
     // Without a known element type there are no bytes to rate.
@@ -479,8 +499,11 @@ static void writeOps(llvm::raw_ostream &OS, Painter &P, const Trace &T) {
         std::to_string(R.Calls), formatDuration(R.KernelNsMedian),
         llvm::formatv("{0:F1}", R.TflopsMedian).str(),
         Bytes ? llvm::formatv("{0:F2}", R.TbpsMedian).str() : "-",
-        Bytes ? llvm::formatv("{0:F1}", R.flopsPerByte()).str() : "-");
+        Bytes ? llvm::formatv("{0:F1}", R.flopsPerByte()).str() : "-",
+        roofCell(R, Roofs.Positions[I]));
   }
+  if (!Roofs.Peaks && !Roofs.Unknown.empty())
+    OS << "  no shares of a roof: " << sanitize(Roofs.Unknown) << "\n";
 }
 
 void report::writeStatsText(
@@ -495,6 +518,6 @@ void report::writeStatsText(
   writeDevices(OS, P, T, S, PeakOverrides);
   writeTop(OS, P, T, S);
   writeCopies(OS, P, S);
-  writeOps(OS, P, T);
+  writeOps(OS, P, T, PeakOverrides);
   writeImport(OS, P, T, S);
 }

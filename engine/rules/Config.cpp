@@ -670,6 +670,7 @@ RuleOptions Config::optionsFor(const RuleSpec &Spec) const {
     for (const auto &[Name, Value] : It->second.Options)
       if (Spec.option(Name))
         Opts.set(Name, Value);
+  Opts.setDevicePeaks(DevicePeaks);
   return Opts;
 }
 

@@ -13,6 +13,7 @@
 #include "analysis/WhatIf.h"
 #include "model/Event.h"
 #include "model/Trace.h"
+#include "rules/detectors/DevicePeaks.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -225,9 +226,16 @@ public:
   bool flag(llvm::StringRef Name) const;
   bool has(llvm::StringRef Name) const { return Values.count(Name.str()); }
   const std::map<std::string, OptionValue> &all() const { return Values; }
+  /// The device peaks tracelint.toml gives ([devices."NAME"]), for the
+  /// rules that set kernels against a device's roofs.
+  llvm::ArrayRef<detect::DevicePeaks> devicePeaks() const { return Peaks; }
+  void setDevicePeaks(std::vector<detect::DevicePeaks> P) {
+    Peaks = std::move(P);
+  }
 
 private:
   std::map<std::string, OptionValue> Values;
+  std::vector<detect::DevicePeaks> Peaks;
 };
 
 /// One-letter families (DESIGN.md section 5).

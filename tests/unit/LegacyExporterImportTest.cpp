@@ -98,9 +98,11 @@ TEST(LegacyExporterImport, OnlyTheExportersProcessIsRead) {
       R"([{"name": "ProfilerStep#1", "ph": "X", "ts": 0, "dur": 10, "tid": 1, "pid": "Spans", "args": {}}, )"
       R"({"name": "aten::mm", "ph": "X", "ts": 1, "dur": 2, "tid": 1, "pid": "Spans", "args": {}}])");
   EXPECT_TRUE(T.Steps.empty());
-  for (const model::Event &E : T.Events)
-    if (T.Strings.get(E.Name) == "aten::mm")
+  for (const model::Event &E : T.Events) {
+    if (T.Strings.get(E.Name) == "aten::mm") {
       EXPECT_EQ(E.Kind, EventKind::Other);
+    }
+  }
   EXPECT_TRUE(T.Source.Era.empty());
 
   model::Trace K = importLegacyJson(
