@@ -477,19 +477,23 @@ static void writeOps(llvm::raw_ostream &OS, Painter &P, const Trace &T,
                       Rates.size(), Rates.size() == 1 ? "" : "s",
                       Rates.size() > Shown ? ", the top 10 by kernel time"
                                            : ", by kernel time");
+  // On a device whose peaks are unknown, the share column is left out.
   auto Row = [&](llvm::StringRef Category, llvm::StringRef Op,
                  llvm::StringRef Shape, llvm::StringRef Dtype,
                  llvm::StringRef Calls, llvm::StringRef Kernel,
                  llvm::StringRef Tflops, llvm::StringRef Tbps,
                  llvm::StringRef PerByte, llvm::StringRef Roof) {
     OS << llvm::formatv("  {0,-13} {1}  {2}  {3,-14} {4,6}  {5,11}  {6,8}  "
-                        "{7,7}  {8,7}  {9}\n",
+                        "{7,7}  {8,7}",
                         Category, padded(Op, OpWidth),
                         padded(Shape, ShapeWidth), Dtype, Calls, Kernel, Tflops,
-                        Tbps, PerByte, Roof);
+                        Tbps, PerByte);
+    if (Roofs.Peaks)
+      OS << "  " << Roof;
+    OS << "\n";
   };
   Row("category", "op", "shape", "dtype", "calls", "kernel/call", "TFLOP/s",
-      "TB/s", "FLOP/B", Roofs.Peaks ? "share of roof" : "");
+      "TB/s", "FLOP/B", "share of roof");
   for (size_t I = 0; I < N; ++I) {
     const rules::detect::OpRate &R = Rates[I];
     // Without a known element type there are no bytes to rate.

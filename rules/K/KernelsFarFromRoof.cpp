@@ -325,11 +325,22 @@ Outcome rules::runKernelsFarFromRoof(const TraceIndex &Ctx,
   V["top_share_of_step"] =
       pct(double(Top.Measure.medianPerWindow()) / double(Target));
   std::vector<std::string> Others = cooperatingRules(Rates, Top);
+  // Empty, or "; see K002 (...) for that part of the advice".
   V["top_cooperation"] = Others.empty()
-                             ? std::string("no other K rule describes this op")
-                             : "see " + llvm::join(Others, " and ") +
+                             ? std::string()
+                             : "; see " + llvm::join(Others, " and ") +
                                    " for that part of the advice";
-  V["change"] = changeFor(Ctx, Top, partOfUnfusedAttention(Rates, R));
+  // Where another K rule explains the op, its experiment comes first:
+  // this card does not repeat that advice.
+  std::vector<std::string> Codes;
+  for (const std::string &O : Others)
+    Codes.push_back(O.substr(0, 4));
+  V["change"] =
+      Others.empty()
+          ? changeFor(Ctx, Top, partOfUnfusedAttention(Rates, R))
+          : "make the change that " + llvm::join(Codes, " and ") +
+                " proposes for this op first, then measure its share of "
+                "the roof again";
   for (size_t I = 1; I < Scored.size(); ++I) {
     const ScoredOp &S = Scored[I];
     Det.ExtraEvidence.push_back(llvm::formatv(

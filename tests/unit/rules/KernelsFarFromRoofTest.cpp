@@ -19,7 +19,8 @@ namespace {
 model::Trace roofTrace(int64_t KernelUs,
                        const char *Device = "NVIDIA H100 "
                                             "80GB HBM3",
-                       bool Shapes = true) {
+                       bool Shapes = true,
+                       const char *Dims = "[[96, 3137, 64], [96, 64, 3137]]") {
   TraceMaker M;
   model::DeviceInfo D;
   D.Id = 0;
@@ -33,7 +34,7 @@ model::Trace roofTrace(int64_t KernelUs,
     int64_t T0 = K * 2500 * Us;
     M.step(K + 1, T0, T0 + 2500 * Us);
     model::EventArgs A;
-    A.InputDims = M.B.strings().intern("[[96, 3137, 64], [96, 64, 3137]]");
+    A.InputDims = M.B.strings().intern(Dims);
     A.InputTypes =
         M.B.strings().intern("[\"c10::BFloat16\", \"c10::BFloat16\"]");
     M.add(M.Host, model::EventKind::Op, "aten::bmm", T0, T0 + 20 * Us, 0,
@@ -59,6 +60,27 @@ TEST(KernelsFarFromRoofDetector, FiresOnAMemoryBoundProductFarFromHbm) {
   // 1900 us x (1 - 0.309): the time a kernel at the roof would not take.
   EXPECT_NEAR(double(D.ImpactNs), 1313.0 * Us, 3.0 * Us);
   EXPECT_EQ(D.Subject, "aten::bmm [96, 3137, 3137, 64]");
+}
+
+TEST(KernelsFarFromRoofDetector, DefersToK003AndOtherwiseFollowsTheShape) {
+  // N = 3137 is not a multiple of 8: K003's change comes first.
+  model::Trace Odd = roofTrace(1900);
+  TraceIndex OddCtx(Odd);
+  std::vector<rules::Detection> Out;
+  EXPECT_EQ(run("K005", OddCtx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_NE(Out[0].Values.at("change").str().find("K003 proposes"),
+            std::string::npos);
+  // Aligned, the same short-K product is told to fuse with its consumer.
+  model::Trace Even = roofTrace(1900, "NVIDIA H100 80GB HBM3", true,
+                                "[[96, 3136, 64], [96, 64, 3136]]");
+  TraceIndex EvenCtx(Even);
+  Out.clear();
+  EXPECT_EQ(run("K005", EvenCtx, Out), "");
+  ASSERT_EQ(Out.size(), 1u);
+  EXPECT_EQ(Out[0].Values.at("top_cooperation").str(), "");
+  EXPECT_NE(Out[0].Values.at("change").str().find("short reduction (K = 64)"),
+            std::string::npos);
 }
 
 TEST(KernelsFarFromRoofDetector, QuietNearTheRoof) {
