@@ -25,6 +25,7 @@
 #include "report/LintReport.h"
 #include "report/LintWriters.h"
 #include "rules/Baseline.h"
+#include "rules/Detector.h"
 #include "rules/Engine.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -358,8 +359,11 @@ bool tracelint::cli::lintInput(llvm::StringRef Input, const RuleSetup &Setup,
   }
   Out.Trace = std::make_unique<model::Trace>(std::move(*Trace));
   Out.Ctx = std::make_unique<analysis::TraceIndex>(*Out.Trace, Setup.Cfg.Names);
-  Out.Stats = analysis::computeStats(*Out.Ctx);
-  Out.Result = rules::runRules(*Out.Ctx, Setup.Rules, Setup.Cfg, Input);
+  // The statistics read the index only: they run on the rules' threads,
+  // beside the rules and the critical path's graph.
+  Out.Result = rules::runRules(
+      *Out.Ctx, Setup.Rules, Setup.Cfg, Input, rules::findDetector,
+      [&] { Out.Stats = analysis::computeStats(*Out.Ctx); });
   return true;
 }
 

@@ -788,35 +788,42 @@ unsigned rules::ruleJobs(unsigned Requested) {
 LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
                            const Config &Cfg, llvm::StringRef TracePath,
                            DetectorLookup Lookup) {
+  return runRules(Ctx, Rules, Cfg, TracePath, Lookup, {});
+}
+
+LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
+                           const Config &Cfg, llvm::StringRef TracePath,
+                           DetectorLookup Lookup,
+                           llvm::function_ref<void()> Beside) {
   LintResult R;
   R.Target.Kind = Ctx.targetKind();
   R.Target.Ns = Ctx.targetNs();
   R.Target.Steps = Ctx.steps().size();
   R.Target.Description = Ctx.describeTarget();
-  R.Target.Idle = Ctx.targetIdle();
+  // The target's idle split (R.Target.Idle) is taken after the rules ran:
+  // the first of them (or Beside) to need it computes it on its thread.
   R.FirstEventUs = Ctx.firstEventTimestampUs();
   std::vector<Penalty> Penalties = qualityPenalties(Ctx, R.QualityNotes);
 
-  // Each need is checked once per trace (some scan every event), before
-  // the rules run, so that the parallel runs only read.
-  std::array<std::string, NumNeeds> NeedReasons;
-  std::array<bool, NumNeeds> NeedChecked{};
   std::vector<RuleRun> Runs;
   for (const RuleSpec &Spec : Rules.rules()) {
     // A job rule reads the ranks of a job; lint --job runs it.
     if (Spec.Sig.JobInput || !Cfg.isEnabled(Spec, TracePath))
       continue;
-    for (Need N : Spec.Needs)
-      if (!NeedChecked[unsigned(N)]) {
-        NeedReasons[unsigned(N)] = missingNeed(Ctx, N);
-        NeedChecked[unsigned(N)] = true;
-      }
     RuleRun Run;
     Run.Spec = &Spec;
     Run.Opts = Cfg.optionsFor(Spec);
     Runs.push_back(std::move(Run));
   }
+  // Each need is checked once per trace (some scan every event, some build
+  // index facts), by the first rule that has it, on that rule's thread:
+  // checked up front, they kept the other core idle while the path's graph
+  // and the statistics could have started.
+  std::array<std::string, NumNeeds> NeedReasons;
+  std::array<std::once_flag, NumNeeds> NeedChecked;
   auto Missing = [&](Need N) -> const std::string & {
+    std::call_once(NeedChecked[unsigned(N)],
+                   [&] { NeedReasons[unsigned(N)] = missingNeed(Ctx, N); });
     return NeedReasons[unsigned(N)];
   };
 
@@ -829,28 +836,36 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
       });
   std::optional<analysis::PathModel> Path;
   std::once_flag PathBuilt;
+  // The path's per-step runs (the bounds) share the rules' threads.
   auto BuildPath = [&] {
-    std::call_once(PathBuilt, [&] { Path.emplace(Ctx); });
+    std::call_once(PathBuilt, [&] { Path.emplace(Ctx, ruleJobs(Cfg.Jobs)); });
   };
 
   // The rules read the index only, so they run side by side; their results
   // are kept in catalogue order, so the output does not depend on which
   // finishes first. With threads to spare, the path (the longest single
   // task) is built beside them, since nearly every trace with device work
-  // has a finding to bound; a clean trace then waits for it instead.
-  unsigned Jobs = std::min<unsigned>(
-      ruleJobs(Cfg.Jobs), unsigned(Runs.size()) + (MayBound ? 1 : 0));
+  // has a finding to bound; a clean trace then waits for it instead. The
+  // caller's work (Beside) starts next, before the rules.
+  unsigned Jobs = std::min<unsigned>(ruleJobs(Cfg.Jobs),
+                                     unsigned(Runs.size()) +
+                                         (MayBound ? 1 : 0) + (Beside ? 1 : 0));
   if (Jobs <= 1) {
+    if (Beside)
+      Beside();
     for (RuleRun &Run : Runs)
       runOne(Ctx, Lookup, Missing, Run);
   } else {
     llvm::ThreadPool Pool(llvm::hardware_concurrency(Jobs));
     if (MayBound)
       Pool.async(BuildPath);
+    if (Beside)
+      Pool.async([&] { Beside(); });
     for (RuleRun &Run : Runs)
       Pool.async([&, RunPtr = &Run] { runOne(Ctx, Lookup, Missing, *RunPtr); });
     Pool.wait();
   }
+  R.Target.Idle = Ctx.targetIdle();
 
   auto Bound = [&](const analysis::WhatIfQuery &Q) {
     if (Q.empty() || !MayBound)

@@ -80,6 +80,13 @@ using DetectorLookup = llvm::function_ref<DetectorFn(llvm::StringRef)>;
 LintResult runRules(const analysis::TraceIndex &Ctx, const Catalogue &Rules,
                     const Config &Cfg, llvm::StringRef TracePath,
                     DetectorLookup Lookup);
+/// The same, running \p Beside on the rules' threads alongside the rules
+/// and the critical path's graph: work of the caller's that only reads the
+/// index (lint's statistics), so that it shares the cores with them instead
+/// of running, on one core, before them. It has returned when this does.
+LintResult runRules(const analysis::TraceIndex &Ctx, const Catalogue &Rules,
+                    const Config &Cfg, llvm::StringRef TracePath,
+                    DetectorLookup Lookup, llvm::function_ref<void()> Beside);
 
 /// What the job rules found in the joined ranks of a job.
 struct JobLintResult {

@@ -15,6 +15,7 @@
 
 #include "UnitTestTimes.h"
 
+#include <atomic>
 #include <chrono>
 
 using namespace tracelint;
@@ -556,6 +557,39 @@ TEST(Engine, RankingByScoreThenCodeThenSubject) {
   EXPECT_TRUE(R3.Skipped.empty());
 }
 
+TEST(Engine, WorkBesideTheRulesRunsOnceAndChangesNothing) {
+  // lint's statistics run on the rules' threads (runRules' Beside): once,
+  // before runRules returns, at any thread count, and the findings, the
+  // skipped rules and the target are those of a run without it.
+  model::Trace T = makeTrace();
+  analysis::TraceIndex Ctx(T);
+  Catalogue C;
+  ASSERT_FALSE(bool(C.add(detectorRule("L002", "test-b"))));
+  ASSERT_FALSE(bool(C.add(detectorRule("L001", "test-a"))));
+  ASSERT_FALSE(bool(C.add(detectorRule("L003", "test-none"))));
+  ASSERT_FALSE(bool(C.add(rule(SyncsPerStep, "X001"))));
+  auto Summary = [](const LintResult &R) {
+    std::string S =
+        R.Target.Description + "|" + std::to_string(R.Target.Idle.IdleNs) + "|";
+    for (const Finding &F : R.Findings)
+      S += F.Code + ":" + F.Subject + ":" + std::to_string(F.ImpactNs) + ";";
+    for (const Skipped &K : R.Skipped)
+      S += K.Code + ":" + K.Reason + ";";
+    return S;
+  };
+  const std::string Plain =
+      Summary(runRules(Ctx, C, Config(), "t.json", testDetectors));
+  for (unsigned Jobs : {1u, 2u, 4u}) {
+    Config Cfg;
+    Cfg.Jobs = Jobs;
+    std::atomic<int> Calls{0};
+    LintResult R =
+        runRules(Ctx, C, Cfg, "t.json", testDetectors, [&] { ++Calls; });
+    EXPECT_EQ(Calls.load(), 1) << Jobs;
+    EXPECT_EQ(Summary(R), Plain) << Jobs;
+  }
+}
+
 TEST(Engine, RenderTemplate) {
   std::map<std::string, Value> V = {{"value", Value::duration(3 * Ms)},
                                     {"n", Value::count(2)}};
@@ -722,6 +756,5 @@ TEST(Engine, SeverityFollowsImpactAndConfidence) {
   EXPECT_EQ(severityForImpact(Severity::Info, 0.96, 0.6), Severity::Error);
   EXPECT_EQ(severityForImpact(Severity::Info, 0.5, 0.59), Severity::Warning);
   EXPECT_EQ(severityForImpact(Severity::Error, 0.0, 0.0), Severity::Error);
-  EXPECT_EQ(severityForImpact(Severity::Warning, 0.01, 0.9),
-            Severity::Warning);
+  EXPECT_EQ(severityForImpact(Severity::Warning, 0.01, 0.9), Severity::Warning);
 }
