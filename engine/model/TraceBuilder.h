@@ -41,7 +41,8 @@ public:
 
   /// Appends a complete event; E.Lane must be set, E.Start is raw time.
   void addEvent(const Event &E, const EventArgs *A = nullptr);
-  /// Appends the arguments of an event and returns their index.
+  /// Stores the arguments of an event and returns their index. Events with
+  /// equal arguments share one entry: the arguments are read only.
   uint32_t addArgs(const EventArgs &A);
 
   /// 'B'/'E' pairs: a begin is kept open on its lane until the matching end.
@@ -115,6 +116,9 @@ private:
   llvm::DenseMap<int64_t, StringId> ProcessNames;
   std::vector<llvm::SmallVector<uint32_t, 8>> OpenBegins; ///< per lane
   std::vector<FlowPoint> FlowPoints;
+  /// The stored arguments by a hash of their fields (addArgs), until
+  /// finish().
+  llvm::DenseMap<uint64_t, uint32_t> ArgsByHash;
 };
 
 } // namespace tracelint::model

@@ -1,9 +1,14 @@
 //===- TraceBuilderTest.cpp - The invariants finish() establishes ---------===//
 #include "model/TraceBuilder.h"
 
+#include "llvm/ADT/bit.h"
+
 #include "gtest/gtest.h"
 
 #include <limits>
+#include <random>
+#include <set>
+#include <string>
 
 using namespace tracelint::model;
 
@@ -210,6 +215,47 @@ TEST_F(TraceBuilderTest, BuilderIsEmptyAfterFinish) {
   EXPECT_TRUE(Second.Events.empty());
   EXPECT_TRUE(Second.Lanes.empty());
   EXPECT_EQ(Second.WindowEnd, 0);
+}
+
+TEST_F(TraceBuilderTest, EqualArgumentsAreStoredOnce) {
+  // Events draw their arguments from a few variants (0 and -0 occupancy
+  // among them): each event reads back exactly what it was given, and the
+  // model holds one entry per distinct set (equal to the bit).
+  std::mt19937 Rng(7);
+  auto Pick = [&](int Hi) {
+    return std::uniform_int_distribution<int>(0, Hi)(Rng);
+  };
+  uint32_t L = B.lane(1, 1);
+  std::vector<EventArgs> Given;
+  for (int I = 0; I < 2000; ++I) {
+    EventArgs A;
+    A.Bytes = Pick(2) ? -1 : 4096 * Pick(3);
+    A.Grid[1] = Pick(2);
+    A.InputDims = B.strings().intern(Pick(1) ? "[[2, 3]]" : "[[3, 2]]");
+    A.Occupancy = Pick(2) == 0 ? 0.0f : Pick(1) ? -0.0f : 50.0f;
+    A.Copy = Pick(3) ? CopyKind::Unknown : CopyKind::HtoD;
+    Given.push_back(A);
+    B.addEvent(make(L, EventKind::Op, "op" + std::to_string(I), 10 * I, 5), &A);
+  }
+  Trace T = B.finish();
+  auto Bytes = [](const EventArgs &A) {
+    // The fields one by one (the struct's padding is not a field).
+    return std::to_string(A.Bytes) + "," + std::to_string(A.Grid[1]) + "," +
+           std::to_string(A.InputDims) + "," +
+           std::to_string(llvm::bit_cast<uint32_t>(A.Occupancy)) + "," +
+           std::to_string(int(A.Copy));
+  };
+  std::set<std::string> Distinct;
+  for (const EventArgs &A : Given)
+    Distinct.insert(Bytes(A));
+  EXPECT_EQ(T.Args.size(), Distinct.size());
+  EXPECT_LT(T.Args.size(), 200u);
+  for (int I = 0; I < 2000; ++I) {
+    const EventArgs *A = T.args(byName(T, "op" + std::to_string(I)));
+    ASSERT_NE(A, nullptr);
+    EXPECT_EQ(Bytes(*A), Bytes(Given[I])) << I;
+    EXPECT_TRUE(*A == Given[I]) << I;
+  }
 }
 
 } // namespace
