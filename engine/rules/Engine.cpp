@@ -867,11 +867,19 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
   }
   R.Target.Idle = Ctx.targetIdle();
 
+  // Findings often ask the same query (S001 and S003 both "wait"): each
+  // distinct query is run over the steady steps once.
+  std::map<std::pair<unsigned long long, std::vector<std::string>>,
+           analysis::PathModel::GainSpread>
+      Spreads;
   auto Bound = [&](const analysis::WhatIfQuery &Q) {
     if (Q.empty() || !MayBound)
       return analysis::PathModel::GainSpread{};
     BuildPath();
-    return Path->gainSpread(Q);
+    auto [It, New] = Spreads.try_emplace({Q.Categories.to_ullong(), Q.Names});
+    if (New)
+      It->second = Path->gainSpread(Q);
+    return It->second;
   };
   for (RuleRun &Run : Runs) {
     if (Run.Skip) {
