@@ -6,6 +6,7 @@
 #include "analysis/PathAnalysis.h"
 #include "rules/Evaluator.h"
 
+#include "support/CpuTime.h"
 #include "support/Format.h"
 #include "support/Statistics.h"
 
@@ -642,13 +643,14 @@ struct RuleRun {
   std::optional<Skipped> Skip;
   std::vector<Detection> Detections;
   std::string QuietWhy; ///< Outcome::quiet's note
+  int64_t CpuNs = 0;    ///< the run's thread CPU time (LintTimes)
 };
 
 /// Checks \p Run's needs and runs its detector or declarative signature.
 /// Reads only the index, which is safe from several threads.
-void runOne(const TraceIndex &Ctx, DetectorLookup Lookup,
-            llvm::function_ref<const std::string &(Need)> Missing,
-            RuleRun &Run) {
+void runChecked(const TraceIndex &Ctx, DetectorLookup Lookup,
+                llvm::function_ref<const std::string &(Need)> Missing,
+                RuleRun &Run) {
   const RuleSpec &Spec = *Run.Spec;
   // A rule about one kind of program (torch.compile, the DataLoader) says
   // that it does not apply to another; an unknown producer is not excluded.
@@ -696,6 +698,15 @@ void runOne(const TraceIndex &Ctx, DetectorLookup Lookup,
   } else if (Run.Detections.empty()) {
     Run.QuietWhy = inPlatformWords(O.reason(), P.Plat);
   }
+}
+
+/// runChecked(), timed on its thread's CPU clock.
+void runOne(const TraceIndex &Ctx, DetectorLookup Lookup,
+            llvm::function_ref<const std::string &(Need)> Missing,
+            RuleRun &Run) {
+  const int64_t Cpu = support::threadCpuNs();
+  runChecked(Ctx, Lookup, Missing, Run);
+  Run.CpuNs = support::threadCpuNs() - Cpu;
 }
 
 } // namespace
@@ -838,7 +849,16 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
   std::once_flag PathBuilt;
   // The path's per-step runs (the bounds) share the rules' threads.
   auto BuildPath = [&] {
-    std::call_once(PathBuilt, [&] { Path.emplace(Ctx, ruleJobs(Cfg.Jobs)); });
+    std::call_once(PathBuilt, [&] {
+      const int64_t Cpu = support::threadCpuNs();
+      Path.emplace(Ctx, ruleJobs(Cfg.Jobs));
+      R.Times.GraphCpuNs = support::threadCpuNs() - Cpu;
+    });
+  };
+  auto RunBeside = [&] {
+    const int64_t Cpu = support::threadCpuNs();
+    Beside();
+    R.Times.BesideCpuNs = support::threadCpuNs() - Cpu;
   };
 
   // The rules read the index only, so they run side by side; their results
@@ -850,9 +870,10 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
   unsigned Jobs = std::min<unsigned>(ruleJobs(Cfg.Jobs),
                                      unsigned(Runs.size()) +
                                          (MayBound ? 1 : 0) + (Beside ? 1 : 0));
+  const support::PhaseClock PoolClock;
   if (Jobs <= 1) {
     if (Beside)
-      Beside();
+      RunBeside();
     for (RuleRun &Run : Runs)
       runOne(Ctx, Lookup, Missing, Run);
   } else {
@@ -860,11 +881,16 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
     if (MayBound)
       Pool.async(BuildPath);
     if (Beside)
-      Pool.async([&] { Beside(); });
+      Pool.async(RunBeside);
     for (RuleRun &Run : Runs)
       Pool.async([&, RunPtr = &Run] { runOne(Ctx, Lookup, Missing, *RunPtr); });
     Pool.wait();
   }
+  R.Times.PoolWallNs = PoolClock.wallSinceNs();
+  R.Times.PoolCpuNs = PoolClock.cpuSinceNs();
+  for (const RuleRun &Run : Runs)
+    R.Times.RuleCpuNs.emplace_back(Run.Spec->Code, Run.CpuNs);
+  const support::PhaseClock FindingsClock;
   R.Target.Idle = Ctx.targetIdle();
 
   // Findings often ask the same query (S001 and S003 both "wait"): each
@@ -907,6 +933,8 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
     return A.Subject < B.Subject;
   });
   R.Target.Claims = claimCauses(R, Runs);
+  R.Times.FindingsWallNs = FindingsClock.wallSinceNs();
+  R.Times.FindingsCpuNs = FindingsClock.cpuSinceNs();
   return R;
 }
 
