@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <thread>
 
 using namespace tracelint::model;
 
@@ -351,9 +352,8 @@ void TraceBuilder::buildNesting() {
   }
 }
 
-void TraceBuilder::linkCorrelations() {
+void TraceBuilder::collectCorrelations() {
   auto &Map = T.Correlations;
-  llvm::DenseMap<StringId, bool> IsLaunchName;
   for (uint32_t I = 0; I < T.Events.size(); ++I) {
     const Event &E = T.Events[I];
     if (!E.Correlation)
@@ -367,6 +367,11 @@ void TraceBuilder::linkCorrelations() {
       Map[Key].Device.push_back(I);
     }
   }
+}
+
+void TraceBuilder::checkCorrelations() {
+  auto &Map = T.Correlations;
+  llvm::DenseMap<StringId, bool> IsLaunchName;
   for (auto &Entry : Map) {
     auto &Links = Entry.second;
     if (Links.Launch == NoIndex) {
@@ -573,10 +578,24 @@ Trace TraceBuilder::finish() {
 
   MaxEnd = sortByLane(Counts, MinStart);
   T.WindowEnd = T.Events.empty() ? 0 : MaxEnd;
+  // The correlation map reads only an event's correlation, lane and kind,
+  // and the lanes' domains, which nothing below writes; the nesting, the
+  // flows and the steps write parents, depths, flows, steps and counts,
+  // which it does not read. On a large trace it is built on a second
+  // thread meanwhile (the import's decoding thread has finished, so the
+  // second core is idle); its checks, which flag events and count, follow.
+  const bool Beside = T.Events.size() >= MinEventsForThreads;
+  std::thread Correlating;
+  if (Beside)
+    Correlating = std::thread([this] { collectCorrelations(); });
+  else
+    collectCorrelations();
   buildNesting();
-  linkCorrelations();
   bindFlows();
   findSteps();
+  if (Beside)
+    Correlating.join();
+  checkCorrelations();
 
   Trace Out = std::move(T);
   T = Trace();

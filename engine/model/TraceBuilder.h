@@ -103,7 +103,14 @@ private:
                       std::optional<int64_t> MaxEnd);
   int64_t sortByLane(std::vector<uint32_t> &Counts, int64_t MinStart);
   void buildNesting();
-  void linkCorrelations();
+  /// Links host calls and device work by correlation (Trace::Correlations),
+  /// reading events only ...
+  void collectCorrelations();
+  /// ... then flags work that starts before its launch and counts the
+  /// unmatched ends.
+  void checkCorrelations();
+  /// Below this many events finish() does all its work on one thread.
+  static constexpr size_t MinEventsForThreads = size_t(1) << 16;
   void bindFlows();
   void findSteps();
   uint32_t firstAfter(const Lane &L, int64_t Time, uint32_t &Hint) const;

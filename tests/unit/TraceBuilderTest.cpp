@@ -258,4 +258,55 @@ TEST_F(TraceBuilderTest, EqualArgumentsAreStoredOnce) {
   }
 }
 
+TEST_F(TraceBuilderTest, ALargeTraceLinksAndNestsAsASmallOneDoes) {
+  // From 65,536 events on, finish() builds the correlation map on a second
+  // thread beside the nesting, flows and steps: the links, the nesting, the
+  // flags and the counts must be what each event's layout says. 30,000 ops
+  // each hold a launch; every seventh kernel starts before its launch,
+  // every eleventh launch has no kernel, and a flow joins each fifth pair.
+  uint32_t Host = B.lane(1, 1), Dev = B.lane(0, 7);
+  B.setDeviceLane(Dev, 0, 7);
+  constexpr int N = 30000;
+  for (int I = 0; I < N; ++I) {
+    const int64_t At = 1000 * int64_t(I);
+    add(Host, EventKind::Op, "aten::op", At, 100);
+    add(Host, EventKind::Runtime, "cudaLaunchKernel", At + 10, 20, I + 1);
+    if (I % 11 != 10)
+      add(Dev, EventKind::Kernel, "k", I % 7 == 6 ? At + 5 : At + 50, 30,
+          I + 1);
+    if (I % 5 == 0) {
+      B.addFlowPoint(FlowKind::Launch, uint64_t(I + 1), true, Host, At + 15,
+                     false);
+      B.addFlowPoint(FlowKind::Launch, uint64_t(I + 1), false, Dev,
+                     I % 7 == 6 ? At + 5 : At + 50, true);
+    }
+  }
+  ASSERT_GE(B.numEvents(), size_t(1) << 16);
+  Trace T = B.finish();
+  uint64_t Early = 0, Linked = 0;
+  for (uint32_t I = 0; I < T.Events.size(); ++I) {
+    const Event &E = T.Events[I];
+    if (E.Kind == EventKind::Runtime) {
+      ASSERT_NE(E.Parent, NoIndex);
+      EXPECT_EQ(T.name(T.Events[E.Parent]), "aten::op");
+      EXPECT_EQ(T.deviceWorkOf(E).size(), E.Correlation % 11 == 0 ? 0u : 1u);
+    }
+    if (E.Kind != EventKind::Kernel)
+      continue;
+    const uint32_t L = T.launchOf(E);
+    ASSERT_NE(L, NoIndex);
+    EXPECT_EQ(T.Events[L].Correlation, E.Correlation);
+    ++Linked;
+    const bool Before = E.Correlation % 7 == 0;
+    EXPECT_EQ(E.hasFlag(FlagBeforeLaunch), Before) << E.Correlation;
+    Early += Before;
+  }
+  EXPECT_EQ(Linked, uint64_t(N - N / 11));
+  EXPECT_EQ(T.Stats.get(ImportStat::DeviceBeforeLaunch), Early);
+  EXPECT_EQ(T.Stats.get(ImportStat::LaunchWithoutDevice), uint64_t(N / 11));
+  EXPECT_EQ(T.Stats.get(ImportStat::DeviceWithoutLaunch), 0u);
+  EXPECT_EQ(T.Stats.get(ImportStat::NestingConflict), 0u);
+  EXPECT_EQ(T.Flows.size(), size_t(N / 5));
+}
+
 } // namespace
