@@ -19,6 +19,7 @@
 #include "llvm/Support/xxhash.h"
 
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <mutex>
 
@@ -838,8 +839,8 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
     return NeedReasons[unsigned(N)];
   };
 
-  // The critical path is built once per trace, on the first finding that
-  // names what it blames.
+  // The critical path is built once per trace, once a finding names what
+  // it blames.
   bool MayBound =
       Cfg.PathBounds && Ctx.hasDeviceActivity() &&
       llvm::any_of(Runs, [](const RuleRun &Run) {
@@ -853,6 +854,7 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
       const int64_t Cpu = support::threadCpuNs();
       Path.emplace(Ctx, ruleJobs(Cfg.Jobs));
       R.Times.GraphCpuNs = support::threadCpuNs() - Cpu;
+      R.Times.GraphBuilt = true;
     });
   };
   auto RunBeside = [&] {
@@ -861,15 +863,24 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
     R.Times.BesideCpuNs = support::threadCpuNs() - Cpu;
   };
 
+  // Does a finding of \p Run ask the path for a bound (as Bound() below)?
+  auto WantsBound = [&](const RuleRun &Run) {
+    return MayBound && llvm::any_of(Run.Detections, [&](const Detection &D) {
+             return D.ImpactNs > 0 &&
+                    !(D.PathQuery.empty() ? Run.Spec->Sig.WhatIf : D.PathQuery)
+                         .empty();
+           });
+  };
+
   // The rules read the index only, so they run side by side; their results
   // are kept in catalogue order, so the output does not depend on which
-  // finishes first. With threads to spare, the path (the longest single
-  // task) is built beside them, since nearly every trace with device work
-  // has a finding to bound; a clean trace then waits for it instead. The
-  // caller's work (Beside) starts next, before the rules.
+  // finishes first. Each thread takes the next task: first the caller's
+  // work (Beside), then rule after rule; once a finding needs a bound, the
+  // path's graph (the longest single task) goes before the rules still
+  // waiting. A trace with no such finding never builds it: built up front,
+  // a clean trace (or `--select` of a rule that stays quiet) waited for it.
   unsigned Jobs = std::min<unsigned>(ruleJobs(Cfg.Jobs),
-                                     unsigned(Runs.size()) +
-                                         (MayBound ? 1 : 0) + (Beside ? 1 : 0));
+                                     unsigned(Runs.size()) + (Beside ? 1 : 0));
   const support::PhaseClock PoolClock;
   if (Jobs <= 1) {
     if (Beside)
@@ -877,13 +888,29 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
     for (RuleRun &Run : Runs)
       runOne(Ctx, Lookup, Missing, Run);
   } else {
+    std::atomic<bool> BesideTaken{!Beside}, PathWanted{false}, PathTaken{false};
+    std::atomic<size_t> NextRule{0};
+    auto Worker = [&] {
+      for (;;) {
+        if (PathWanted && !PathTaken.exchange(true)) {
+          BuildPath();
+          continue;
+        }
+        if (!BesideTaken.exchange(true)) {
+          RunBeside();
+          continue;
+        }
+        const size_t I = NextRule++;
+        if (I >= Runs.size())
+          break;
+        runOne(Ctx, Lookup, Missing, Runs[I]);
+        if (WantsBound(Runs[I]))
+          PathWanted = true; // this thread takes it next, unless one did
+      }
+    };
     llvm::ThreadPool Pool(llvm::hardware_concurrency(Jobs));
-    if (MayBound)
-      Pool.async(BuildPath);
-    if (Beside)
-      Pool.async(RunBeside);
-    for (RuleRun &Run : Runs)
-      Pool.async([&, RunPtr = &Run] { runOne(Ctx, Lookup, Missing, *RunPtr); });
+    for (unsigned J = 0; J < Jobs; ++J)
+      Pool.async(Worker);
     Pool.wait();
   }
   R.Times.PoolWallNs = PoolClock.wallSinceNs();

@@ -61,6 +61,7 @@ struct LintTarget {
 struct LintTimes {
   int64_t BesideCpuNs = 0; ///< the caller's work run beside the rules
   int64_t GraphCpuNs = 0;  ///< building the critical path's graph
+  bool GraphBuilt = false; ///< a finding asked the path for a bound
   /// Each rule that ran, in catalogue order, with the CPU time of its run
   /// (its needs, its detector, the index facts it was first to ask for).
   std::vector<std::pair<std::string, int64_t>> RuleCpuNs;

@@ -590,6 +590,36 @@ TEST(Engine, WorkBesideTheRulesRunsOnceAndChangesNothing) {
   }
 }
 
+TEST(Engine, ThePathIsBuiltOnlyWhenAFindingAsksForABound) {
+  // A rule whose finding names a what-if makes lint build the critical
+  // path (to bound the impact); rules that find nothing leave it unbuilt,
+  // at any thread count.
+  model::Trace T = makeTrace();
+  analysis::TraceIndex Ctx(T);
+  RuleSpec Bounded = detectorRule("L001", "test-b");
+  std::string Error;
+  ASSERT_TRUE(
+      analysis::WhatIfQuery::parse("category:wait", Bounded.Sig.WhatIf, Error))
+      << Error;
+  RuleSpec Quiet = detectorRule("L003", "test-none");
+  Quiet.Sig.WhatIf = Bounded.Sig.WhatIf;
+  for (unsigned Jobs : {1u, 2u, 4u}) {
+    Config Cfg;
+    Cfg.Jobs = Jobs;
+    Catalogue WithFinding, Without;
+    ASSERT_FALSE(bool(WithFinding.add(Bounded)));
+    ASSERT_FALSE(bool(WithFinding.add(Quiet)));
+    ASSERT_FALSE(bool(Without.add(Quiet)));
+    LintResult R = runRules(Ctx, WithFinding, Cfg, "t.json", testDetectors);
+    ASSERT_EQ(R.Findings.size(), 1u);
+    EXPECT_TRUE(R.Times.GraphBuilt) << Jobs;
+    EXPECT_FALSE(R.Findings[0].PathQuery.empty()) << Jobs;
+    LintResult Q = runRules(Ctx, Without, Cfg, "t.json", testDetectors);
+    EXPECT_TRUE(Q.Findings.empty());
+    EXPECT_FALSE(Q.Times.GraphBuilt) << Jobs;
+  }
+}
+
 TEST(Engine, RenderTemplate) {
   std::map<std::string, Value> V = {{"value", Value::duration(3 * Ms)},
                                     {"n", Value::count(2)}};
