@@ -26,7 +26,9 @@
 #include "report/LintReport.h"
 #include "report/LintWriters.h"
 #include "rules/Baseline.h"
+#include "rules/Detector.h"
 #include "rules/Engine.h"
+#include "support/CpuTime.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -352,6 +354,7 @@ bool tracelint::cli::lintInput(llvm::StringRef Input, const RuleSetup &Setup,
   Opts->Names = Setup.Cfg.Names;
   if (BudgetBytes)
     Opts->MemoryBudget = BudgetBytes;
+  const support::PhaseClock ImportClock;
   auto Trace = importInput(Input, *Opts);
   if (!Trace) {
     Failure = {llvm::toString(Trace.takeError()), ExitBadInput};
@@ -366,10 +369,35 @@ bool tracelint::cli::lintInput(llvm::StringRef Input, const RuleSetup &Setup,
       reportError(Failure.Message);
     return false;
   }
+  const int64_t ImportWall = ImportClock.wallSinceNs(),
+                ImportCpu = ImportClock.cpuSinceNs();
+  const support::PhaseClock IndexClock;
   Out.Trace = std::make_unique<model::Trace>(std::move(*Trace));
   Out.Ctx = std::make_unique<analysis::TraceIndex>(*Out.Trace, Setup.Cfg.Names);
-  Out.Stats = analysis::computeStats(*Out.Ctx);
-  Out.Result = rules::runRules(*Out.Ctx, Setup.Rules, Setup.Cfg, Name);
+  const int64_t IndexWall = IndexClock.wallSinceNs(),
+                IndexCpu = IndexClock.cpuSinceNs();
+  // The statistics read the index only: they run on the rules' threads,
+  // beside the rules and the critical path's graph.
+  Out.Result = rules::runRules(
+      *Out.Ctx, Setup.Rules, Setup.Cfg, Name, rules::findDetector,
+      [&] { Out.Stats = analysis::computeStats(*Out.Ctx); });
+  if (const char *Env = std::getenv("TRACELINT_TIMES"); Env && *Env) {
+    const rules::LintTimes &Tm = Out.Result.Times;
+    auto Line = [&](llvm::StringRef What, int64_t WallNs, int64_t CpuNs) {
+      llvm::errs() << "tracelint: time: " << Name << ": " << What << ": ";
+      if (WallNs >= 0)
+        llvm::errs() << llvm::format("%.3f s wall, ", WallNs / 1e9);
+      llvm::errs() << llvm::format("%.3f s CPU\n", CpuNs / 1e9);
+    };
+    Line("import", ImportWall, ImportCpu);
+    Line("index", IndexWall, IndexCpu);
+    Line("rules, statistics and path graph", Tm.PoolWallNs, Tm.PoolCpuNs);
+    Line("statistics", -1, Tm.BesideCpuNs);
+    Line("path graph", -1, Tm.GraphCpuNs);
+    for (const auto &[Code, Ns] : Tm.RuleCpuNs)
+      Line("rule " + Code, -1, Ns);
+    Line("findings and path bounds", Tm.FindingsWallNs, Tm.FindingsCpuNs);
+  }
   return true;
 }
 

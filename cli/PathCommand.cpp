@@ -108,7 +108,7 @@ int tracelint::cli::runPath() {
     return ExitUsage;
   }
   analysis::TraceIndex C(*Trace, *Names);
-  analysis::PathModel M(C);
+  analysis::PathModel M(C, /*Jobs=*/0); // every core for the step runs
   analysis::PathAnalysis A = M.analyze(POpts);
   if (POpts.StepNumber && A.Chosen >= A.Targets.size()) {
     std::string Known;

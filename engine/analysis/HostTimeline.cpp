@@ -69,11 +69,19 @@ void cutAtEdges(const model::IntervalSet &Set, Interval Range,
   }
 }
 
-/// Walks the parts of a set alongside an ascending sweep: covers(A, B) is
-/// true when [A, B) lies inside one part.
+/// Walks the parts of a set alongside an ascending sweep that starts at
+/// \p From: covers(A, B) is true when [A, B) lies inside one part. It
+/// starts at the first part ending after From (a binary search), so that a
+/// sweep over a short range costs that range's parts, not every part before
+/// it: the idle split sweeps once per gap, and a lane's launch path has
+/// parts all through the trace.
 class SetCursor {
 public:
-  explicit SetCursor(const model::IntervalSet &S) : Parts(S.parts()) {}
+  SetCursor(const model::IntervalSet &S, int64_t From)
+      : Parts(S.parts()),
+        I(size_t(llvm::partition_point(
+                     Parts, [&](const Interval &P) { return P.End <= From; }) -
+                 Parts.begin())) {}
   bool covers(int64_t A, int64_t B) {
     while (I < Parts.size() && Parts[I].End <= A)
       ++I;
@@ -82,7 +90,7 @@ public:
 
 private:
   llvm::ArrayRef<Interval> Parts;
-  size_t I = 0;
+  size_t I;
 };
 
 } // namespace
@@ -156,8 +164,8 @@ void TraceIndex::forEachHostStretch(
   };
   for (uint32_t I : Stack)
     Opened(I, +1);
-  SetCursor OnPath(Path), InProfiler(Profiler), InStartup(Startup),
-      InOsTraced(OsTraced);
+  SetCursor OnPath(Path, Range.Begin), InProfiler(Profiler, Range.Begin),
+      InStartup(Startup, Range.Begin), InOsTraced(OsTraced, Range.Begin);
   auto Next = FromIt;
   auto WI = WaitFrom;
   for (size_t C = 0; C + 1 < Cuts.size(); ++C) {

@@ -3,22 +3,57 @@
 #include "support/Statistics.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 using namespace tracelint;
 using namespace tracelint::analysis;
 
-PathModel::PathModel(const TraceIndex &Ctx)
-    : C(Ctx), G(Ctx), CP(Ctx, G), Targets(targetIntervals(Ctx)) {}
+PathModel::PathModel(const TraceIndex &Ctx, unsigned J)
+    : C(Ctx),
+      Jobs(J ? J
+             : llvm::heavyweight_hardware_concurrency().compute_thread_count()),
+      G(Ctx), CP(Ctx, G), Targets(targetIntervals(Ctx)) {}
+
+void PathModel::forEachRun(
+    size_t N, llvm::function_ref<void(size_t, const CriticalPath &)> Fn) const {
+  // Steps are taken a few at a time from a shared counter, so that a
+  // thread that drew short steps takes more.
+  constexpr size_t Batch = 8;
+  const size_t Threads =
+      std::min<size_t>(std::max(1u, Jobs), (N + Batch - 1) / Batch);
+  std::atomic<size_t> Next{0};
+  auto Work = [&](const CriticalPath &P) {
+    for (size_t From = Next.fetch_add(Batch); From < N;
+         From = Next.fetch_add(Batch))
+      for (size_t K = From; K < std::min(N, From + Batch); ++K)
+        Fn(K, P);
+  };
+  if (Threads <= 1) {
+    Work(CP);
+    return;
+  }
+  llvm::ThreadPool Pool(llvm::hardware_concurrency(unsigned(Threads - 1)));
+  for (size_t I = 1; I < Threads; ++I)
+    Pool.async([&] {
+      CriticalPath Own(C, G);
+      Work(Own);
+    });
+  Work(CP);
+  Pool.wait();
+}
 
 const std::vector<int64_t> &PathModel::lengths() const {
   return Lengths.get([&] {
     WhatIfQuery None;
-    std::vector<int64_t> Out;
-    for (const TargetInterval &X : Targets)
-      Out.push_back(CP.lengthWithout(X, None));
+    std::vector<int64_t> Out(Targets.size());
+    forEachRun(Targets.size(), [&](size_t I, const CriticalPath &P) {
+      Out[I] = P.lengthWithout(Targets[I], None);
+    });
     return Out;
   });
 }
@@ -52,10 +87,12 @@ int64_t PathModel::medianGain(const WhatIfQuery &Q) const {
 
 PathModel::GainSpread PathModel::gainSpread(const WhatIfQuery &Q) const {
   const auto &L = lengths();
-  std::vector<int64_t> Gains;
-  for (size_t I : steadyTargets())
-    Gains.push_back(
-        std::max<int64_t>(0, L[I] - CP.lengthWithout(Targets[I], Q)));
+  const std::vector<size_t> Steady = steadyTargets();
+  std::vector<int64_t> Gains(Steady.size());
+  forEachRun(Steady.size(), [&](size_t K, const CriticalPath &P) {
+    const size_t I = Steady[K];
+    Gains[K] = std::max<int64_t>(0, L[I] - P.lengthWithout(Targets[I], Q));
+  });
   GainSpread S;
   S.Steps = Gains.size();
   if (Gains.empty())
@@ -78,12 +115,15 @@ int64_t PathModel::medianLength() const {
 const std::array<int64_t, NumPathCategories> &
 PathModel::medianCategories() const {
   return Categories.get([&] {
+    const std::vector<size_t> Steady = steadyTargets();
+    std::vector<std::array<int64_t, NumPathCategories>> ByStep(Steady.size());
+    forEachRun(Steady.size(), [&](size_t S, const CriticalPath &P) {
+      ByStep[S] = P.analyze(Targets[Steady[S]]).ByCategory;
+    });
     std::array<std::vector<int64_t>, NumPathCategories> Per;
-    for (size_t I : steadyTargets()) {
-      StepPath P = CP.analyze(Targets[I]);
+    for (const auto &Step : ByStep)
       for (unsigned K = 0; K < NumPathCategories; ++K)
-        Per[K].push_back(P.ByCategory[K]);
-    }
+        Per[K].push_back(Step[K]);
     std::array<int64_t, NumPathCategories> Out{};
     for (unsigned K = 0; K < NumPathCategories; ++K)
       Out[K] = std::max<int64_t>(0, median(std::move(Per[K])));

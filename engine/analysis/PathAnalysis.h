@@ -18,6 +18,8 @@
 #include "analysis/WhatIf.h"
 #include "support/Lazy.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <array>
 #include <memory>
 #include <optional>
@@ -54,7 +56,10 @@ struct PathAnalysis {
 /// The graph and path of one trace, built once.
 class PathModel {
 public:
-  explicit PathModel(const TraceIndex &C);
+  /// \p Jobs threads share the per-step path runs of lengths(),
+  /// gainSpread() and medianCategories() (0: one per core). Every step's
+  /// run is the same on any thread, so the figures do not depend on it.
+  explicit PathModel(const TraceIndex &C, unsigned Jobs = 1);
   const TraceIndex &context() const { return C; }
   const DependencyGraph &graph() const { return G; }
   const CriticalPath &path() const { return CP; }
@@ -83,12 +88,22 @@ public:
 
 private:
   const TraceIndex &C;
+  unsigned Jobs;
   DependencyGraph G;
   CriticalPath CP;
   std::vector<TargetInterval> Targets;
   support::Lazy<std::vector<int64_t>> Lengths; ///< computed on first use
   support::Lazy<std::array<int64_t, NumPathCategories>> Categories;
   const std::vector<int64_t> &lengths() const;
+  /// Calls \p Fn(K, Path) for every K in [0, N), shared among up to Jobs
+  /// threads, each with a CriticalPath of its own (a run keeps scratch in
+  /// it); the calling thread takes a share with CP. A path run takes
+  /// microseconds to milliseconds per step, and every finding of lint asks
+  /// for one per steady step: on large traces they cost as much as the
+  /// graph.
+  void
+  forEachRun(size_t N,
+             llvm::function_ref<void(size_t, const CriticalPath &)> Fn) const;
 };
 
 } // namespace tracelint::analysis

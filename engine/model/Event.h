@@ -146,6 +146,8 @@ struct EventArgs {
   CopyKind Copy = CopyKind::Unknown;
   MemoryKind Src = MemoryKind::Unknown;
   MemoryKind Dst = MemoryKind::Unknown;
+  /// Every field equal (TraceBuilder::addArgs shares equal arguments).
+  bool operator==(const EventArgs &) const = default;
 };
 // Every event with arguments holds one: the group fills padding.
 static_assert(sizeof(EventArgs) <= 112, "keep event arguments compact");

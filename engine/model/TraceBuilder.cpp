@@ -4,10 +4,12 @@
 #include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
 #include <limits>
+#include <thread>
 
 using namespace tracelint::model;
 
@@ -98,7 +100,46 @@ void TraceBuilder::addEvent(const Event &E, const EventArgs *A) {
   T.Events.push_back(Copy);
 }
 
+/// A hash of every field of \p A; floats by their bits, so that 0 and -0
+/// stay apart.
+static uint64_t hashArgs(const EventArgs &A) {
+  auto Bits = [](float F) { return llvm::bit_cast<uint32_t>(F); };
+  return llvm::hash_combine(
+      llvm::hash_combine(A.Bytes, A.Stream, A.WaitOnCorrelation,
+                         A.TotalAllocated, A.TotalReserved, A.Device,
+                         A.WaitOnStream),
+      llvm::hash_combine(A.Grid[0], A.Grid[1], A.Grid[2], A.Block[0],
+                         A.Block[1], A.Block[2], A.RegistersPerThread,
+                         A.SharedMemory),
+      llvm::hash_combine(Bits(A.BlocksPerSM), Bits(A.WarpsPerSM),
+                         Bits(A.Occupancy), A.InputDims, A.InputTypes, A.Detail,
+                         A.Group, uint8_t(A.Copy), uint8_t(A.Src),
+                         uint8_t(A.Dst)));
+}
+
+/// Equal fields, and floats equal to the bit.
+static bool sameArgs(const EventArgs &A, const EventArgs &B) {
+  auto Bits = [](float F) { return llvm::bit_cast<uint32_t>(F); };
+  return A == B && Bits(A.BlocksPerSM) == Bits(B.BlocksPerSM) &&
+         Bits(A.WarpsPerSM) == Bits(B.WarpsPerSM) &&
+         Bits(A.Occupancy) == Bits(B.Occupancy);
+}
+
 uint32_t TraceBuilder::addArgs(const EventArgs &A) {
+  // Arguments repeat: every step's ops have the shapes of the step before,
+  // its kernels the same launch configuration, and its copies the same
+  // sizes. One entry per distinct set keeps the model small: at 112 bytes
+  // for nearly half of the events, one entry each was its largest table
+  // (730 MB of a 5 GB trace's model, against 13 MB shared).
+  uint64_t H = hashArgs(A);
+  // DenseMap reserves the two largest keys.
+  if (H >= llvm::DenseMapInfo<uint64_t>::getTombstoneKey())
+    H = 0;
+  auto [It, New] = ArgsByHash.try_emplace(H, uint32_t(T.Args.size()));
+  if (!New && sameArgs(T.Args[It->second], A))
+    return It->second;
+  // New, or a different set under the same hash: stored apart (the map
+  // keeps the first).
   T.Args.push_back(A);
   return static_cast<uint32_t>(T.Args.size() - 1);
 }
@@ -323,9 +364,8 @@ void TraceBuilder::buildNesting() {
   }
 }
 
-void TraceBuilder::linkCorrelations() {
+void TraceBuilder::collectCorrelations() {
   auto &Map = T.Correlations;
-  llvm::DenseMap<StringId, bool> IsLaunchName;
   for (uint32_t I = 0; I < T.Events.size(); ++I) {
     const Event &E = T.Events[I];
     if (!E.Correlation)
@@ -339,6 +379,11 @@ void TraceBuilder::linkCorrelations() {
       Map[Key].Device.push_back(I);
     }
   }
+}
+
+void TraceBuilder::checkCorrelations() {
+  auto &Map = T.Correlations;
+  llvm::DenseMap<StringId, bool> IsLaunchName;
   for (auto &Entry : Map) {
     auto &Links = Entry.second;
     if (Links.Launch == NoIndex) {
@@ -497,6 +542,7 @@ void TraceBuilder::findSteps() {
 }
 
 Trace TraceBuilder::finish() {
+  ArgsByHash = {}; // no more arguments come: free the map before the sort
   // One pass for what the fix-ups below need: where events start, how far
   // they reach, and how many each lane holds.
   int64_t MinStart = std::numeric_limits<int64_t>::max();
@@ -544,10 +590,24 @@ Trace TraceBuilder::finish() {
 
   MaxEnd = sortByLane(Counts, MinStart);
   T.WindowEnd = T.Events.empty() ? 0 : MaxEnd;
+  // The correlation map reads only an event's correlation, lane and kind,
+  // and the lanes' domains, which nothing below writes; the nesting, the
+  // flows and the steps write parents, depths, flows, steps and counts,
+  // which it does not read. On a large trace it is built on a second
+  // thread meanwhile (the import's decoding thread has finished, so the
+  // second core is idle); its checks, which flag events and count, follow.
+  const bool Beside = T.Events.size() >= MinEventsForThreads;
+  std::thread Correlating;
+  if (Beside)
+    Correlating = std::thread([this] { collectCorrelations(); });
+  else
+    collectCorrelations();
   buildNesting();
-  linkCorrelations();
   bindFlows();
   findSteps();
+  if (Beside)
+    Correlating.join();
+  checkCorrelations();
 
   Trace Out = std::move(T);
   T = Trace();

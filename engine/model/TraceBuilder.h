@@ -45,7 +45,8 @@ public:
 
   /// Appends a complete event; E.Lane must be set, E.Start is raw time.
   void addEvent(const Event &E, const EventArgs *A = nullptr);
-  /// Appends the arguments of an event and returns their index.
+  /// Stores the arguments of an event and returns their index. Events with
+  /// equal arguments share one entry: the arguments are read only.
   uint32_t addArgs(const EventArgs &A);
 
   /// 'B'/'E' pairs: a begin is kept open on its lane until the matching end.
@@ -106,7 +107,14 @@ private:
                       std::optional<int64_t> MaxEnd);
   int64_t sortByLane(std::vector<uint32_t> &Counts, int64_t MinStart);
   void buildNesting();
-  void linkCorrelations();
+  /// Links host calls and device work by correlation (Trace::Correlations),
+  /// reading events only ...
+  void collectCorrelations();
+  /// ... then flags work that starts before its launch and counts the
+  /// unmatched ends.
+  void checkCorrelations();
+  /// Below this many events finish() does all its work on one thread.
+  static constexpr size_t MinEventsForThreads = size_t(1) << 16;
   void bindFlows();
   void findSteps();
   uint32_t firstAfter(const Lane &L, int64_t Time, uint32_t &Hint) const;
@@ -119,6 +127,9 @@ private:
   llvm::DenseMap<int64_t, StringId> ProcessNames;
   std::vector<llvm::SmallVector<uint32_t, 8>> OpenBegins; ///< per lane
   std::vector<FlowPoint> FlowPoints;
+  /// The stored arguments by a hash of their fields (addArgs), until
+  /// finish().
+  llvm::DenseMap<uint64_t, uint32_t> ArgsByHash;
 };
 
 } // namespace tracelint::model

@@ -7,6 +7,7 @@
 #include "rules/Evaluator.h"
 
 #include "support/Count.h"
+#include "support/CpuTime.h"
 #include "support/Format.h"
 #include "support/Statistics.h"
 
@@ -19,6 +20,7 @@
 #include "llvm/Support/xxhash.h"
 
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <mutex>
 
@@ -670,13 +672,14 @@ struct RuleRun {
   std::optional<Skipped> Skip;
   std::vector<Detection> Detections;
   std::string QuietWhy; ///< Outcome::quiet's note
+  int64_t CpuNs = 0;    ///< the run's thread CPU time (LintTimes)
 };
 
 /// Checks \p Run's needs and runs its detector or declarative signature.
 /// Reads only the index, which is safe from several threads.
-void runOne(const TraceIndex &Ctx, DetectorLookup Lookup,
-            llvm::function_ref<const std::string &(Need)> Missing,
-            RuleRun &Run) {
+void runChecked(const TraceIndex &Ctx, DetectorLookup Lookup,
+                llvm::function_ref<const std::string &(Need)> Missing,
+                RuleRun &Run) {
   const RuleSpec &Spec = *Run.Spec;
   // A rule about one kind of program (torch.compile, the DataLoader) says
   // that it does not apply to another; an unknown producer is not excluded.
@@ -724,6 +727,15 @@ void runOne(const TraceIndex &Ctx, DetectorLookup Lookup,
   } else if (Run.Detections.empty()) {
     Run.QuietWhy = inPlatformWords(O.reason(), P.Plat);
   }
+}
+
+/// runChecked(), timed on its thread's CPU clock.
+void runOne(const TraceIndex &Ctx, DetectorLookup Lookup,
+            llvm::function_ref<const std::string &(Need)> Missing,
+            RuleRun &Run) {
+  const int64_t Cpu = support::threadCpuNs();
+  runChecked(Ctx, Lookup, Missing, Run);
+  Run.CpuNs = support::threadCpuNs() - Cpu;
 }
 
 } // namespace
@@ -816,40 +828,47 @@ unsigned rules::ruleJobs(unsigned Requested) {
 LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
                            const Config &Cfg, llvm::StringRef TracePath,
                            DetectorLookup Lookup) {
+  return runRules(Ctx, Rules, Cfg, TracePath, Lookup, {});
+}
+
+LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
+                           const Config &Cfg, llvm::StringRef TracePath,
+                           DetectorLookup Lookup,
+                           llvm::function_ref<void()> Beside) {
   LintResult R;
   R.Target.Kind = Ctx.targetKind();
   R.Target.Ns = Ctx.targetNs();
   R.Target.Steps = Ctx.steps().size();
   R.Target.Description = Ctx.describeTarget();
-  R.Target.Idle = Ctx.targetIdle();
+  // The target's idle split (R.Target.Idle) is taken after the rules ran:
+  // the first of them (or Beside) to need it computes it on its thread.
   R.FirstEventUs = Ctx.firstEventTimestampUs();
   std::vector<Penalty> Penalties = qualityPenalties(Ctx, R.QualityNotes);
 
-  // Each need is checked once per trace (some scan every event), before
-  // the rules run, so that the parallel runs only read.
-  std::array<std::string, NumNeeds> NeedReasons;
-  std::array<bool, NumNeeds> NeedChecked{};
   std::vector<RuleRun> Runs;
   for (const RuleSpec &Spec : Rules.rules()) {
     // A job rule reads the ranks of a job; lint --job runs it.
     if (Spec.Sig.JobInput || !Cfg.isEnabled(Spec, TracePath))
       continue;
-    for (Need N : Spec.Needs)
-      if (!NeedChecked[unsigned(N)]) {
-        NeedReasons[unsigned(N)] = missingNeed(Ctx, N);
-        NeedChecked[unsigned(N)] = true;
-      }
     RuleRun Run;
     Run.Spec = &Spec;
     Run.Opts = Cfg.optionsFor(Spec);
     Runs.push_back(std::move(Run));
   }
+  // Each need is checked once per trace (some scan every event, some build
+  // index facts), by the first rule that has it, on that rule's thread:
+  // checked up front, they kept the other core idle while the path's graph
+  // and the statistics could have started.
+  std::array<std::string, NumNeeds> NeedReasons;
+  std::array<std::once_flag, NumNeeds> NeedChecked;
   auto Missing = [&](Need N) -> const std::string & {
+    std::call_once(NeedChecked[unsigned(N)],
+                   [&] { NeedReasons[unsigned(N)] = missingNeed(Ctx, N); });
     return NeedReasons[unsigned(N)];
   };
 
-  // The critical path is built once per trace, on the first finding that
-  // names what it blames.
+  // The critical path is built once per trace, once a finding names what
+  // it blames.
   bool MayBound =
       Cfg.PathBounds && Ctx.hasDeviceActivity() &&
       llvm::any_of(Runs, [](const RuleRun &Run) {
@@ -857,34 +876,91 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
       });
   std::optional<analysis::PathModel> Path;
   std::once_flag PathBuilt;
+  // The path's per-step runs (the bounds) share the rules' threads.
   auto BuildPath = [&] {
-    std::call_once(PathBuilt, [&] { Path.emplace(Ctx); });
+    std::call_once(PathBuilt, [&] {
+      const int64_t Cpu = support::threadCpuNs();
+      Path.emplace(Ctx, ruleJobs(Cfg.Jobs));
+      R.Times.GraphCpuNs = support::threadCpuNs() - Cpu;
+      R.Times.GraphBuilt = true;
+    });
+  };
+  auto RunBeside = [&] {
+    const int64_t Cpu = support::threadCpuNs();
+    Beside();
+    R.Times.BesideCpuNs = support::threadCpuNs() - Cpu;
+  };
+
+  // Does a finding of \p Run ask the path for a bound (as Bound() below)?
+  auto WantsBound = [&](const RuleRun &Run) {
+    return MayBound && llvm::any_of(Run.Detections, [&](const Detection &D) {
+             return D.ImpactNs > 0 &&
+                    !(D.PathQuery.empty() ? Run.Spec->Sig.WhatIf : D.PathQuery)
+                         .empty();
+           });
   };
 
   // The rules read the index only, so they run side by side; their results
   // are kept in catalogue order, so the output does not depend on which
-  // finishes first. With threads to spare, the path (the longest single
-  // task) is built beside them, since nearly every trace with device work
-  // has a finding to bound; a clean trace then waits for it instead.
-  unsigned Jobs = std::min<unsigned>(
-      ruleJobs(Cfg.Jobs), unsigned(Runs.size()) + (MayBound ? 1 : 0));
+  // finishes first. Each thread takes the next task: first the caller's
+  // work (Beside), then rule after rule; once a finding needs a bound, the
+  // path's graph (the longest single task) goes before the rules still
+  // waiting. A trace with no such finding never builds it: built up front,
+  // a clean trace (or `--select` of a rule that stays quiet) waited for it.
+  unsigned Jobs = std::min<unsigned>(ruleJobs(Cfg.Jobs),
+                                     unsigned(Runs.size()) + (Beside ? 1 : 0));
+  const support::PhaseClock PoolClock;
   if (Jobs <= 1) {
+    if (Beside)
+      RunBeside();
     for (RuleRun &Run : Runs)
       runOne(Ctx, Lookup, Missing, Run);
   } else {
+    std::atomic<bool> BesideTaken{!Beside}, PathWanted{false}, PathTaken{false};
+    std::atomic<size_t> NextRule{0};
+    auto Worker = [&] {
+      for (;;) {
+        if (PathWanted && !PathTaken.exchange(true)) {
+          BuildPath();
+          continue;
+        }
+        if (!BesideTaken.exchange(true)) {
+          RunBeside();
+          continue;
+        }
+        const size_t I = NextRule++;
+        if (I >= Runs.size())
+          break;
+        runOne(Ctx, Lookup, Missing, Runs[I]);
+        if (WantsBound(Runs[I]))
+          PathWanted = true; // this thread takes it next, unless one did
+      }
+    };
     llvm::ThreadPool Pool(llvm::hardware_concurrency(Jobs));
-    if (MayBound)
-      Pool.async(BuildPath);
-    for (RuleRun &Run : Runs)
-      Pool.async([&, RunPtr = &Run] { runOne(Ctx, Lookup, Missing, *RunPtr); });
+    for (unsigned J = 0; J < Jobs; ++J)
+      Pool.async(Worker);
     Pool.wait();
   }
+  R.Times.PoolWallNs = PoolClock.wallSinceNs();
+  R.Times.PoolCpuNs = PoolClock.cpuSinceNs();
+  for (const RuleRun &Run : Runs)
+    R.Times.RuleCpuNs.emplace_back(Run.Spec->Code, Run.CpuNs);
+  const support::PhaseClock FindingsClock;
+  R.Target.Idle = Ctx.targetIdle();
 
+  // Findings often ask the same query (S001 and S003 both "wait"): each
+  // distinct query is run over the steady steps once.
+  std::map<std::pair<unsigned long long, std::vector<std::string>>,
+           analysis::PathModel::GainSpread>
+      Spreads;
   auto Bound = [&](const analysis::WhatIfQuery &Q) {
     if (Q.empty() || !MayBound)
       return analysis::PathModel::GainSpread{};
     BuildPath();
-    return Path->gainSpread(Q);
+    auto [It, New] = Spreads.try_emplace({Q.Categories.to_ullong(), Q.Names});
+    if (New)
+      It->second = Path->gainSpread(Q);
+    return It->second;
   };
   for (RuleRun &Run : Runs) {
     if (Run.Skip) {
@@ -912,6 +988,8 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
     return A.Subject < B.Subject;
   });
   R.Target.Claims = claimCauses(R, Runs);
+  R.Times.FindingsWallNs = FindingsClock.wallSinceNs();
+  R.Times.FindingsCpuNs = FindingsClock.cpuSinceNs();
   return R;
 }
 

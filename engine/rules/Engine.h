@@ -55,6 +55,22 @@ struct LintTarget {
   std::vector<CauseClaim> Claims;
 };
 
+/// Where runRules spent its time: lint prints it when TRACELINT_TIMES is
+/// set (bench/rule_cost.py reads it); no report shows it. CPU times are a
+/// thread's own for one task, the process's for a phase.
+struct LintTimes {
+  int64_t BesideCpuNs = 0; ///< the caller's work run beside the rules
+  int64_t GraphCpuNs = 0;  ///< building the critical path's graph
+  bool GraphBuilt = false; ///< a finding asked the path for a bound
+  /// Each rule that ran, in catalogue order, with the CPU time of its run
+  /// (its needs, its detector, the index facts it was first to ask for).
+  std::vector<std::pair<std::string, int64_t>> RuleCpuNs;
+  /// The rules, the caller's work and the graph, on the pool together.
+  int64_t PoolWallNs = 0, PoolCpuNs = 0;
+  /// The findings after them: bounds from the path, texts, ranking.
+  int64_t FindingsWallNs = 0, FindingsCpuNs = 0;
+};
+
 struct LintResult {
   LintTarget Target;
   std::vector<Finding> Findings; ///< ranked: impact x confidence, then code
@@ -67,6 +83,7 @@ struct LintResult {
   /// Set by `lint --baseline` (rules::applyBaseline): what it made of the
   /// findings, of which the Known ones have been removed.
   std::optional<BaselineTally> Baseline;
+  LintTimes Times;
 };
 
 /// Runs every enabled rule: checks its needs, runs its detector or the
@@ -80,6 +97,13 @@ using DetectorLookup = llvm::function_ref<DetectorFn(llvm::StringRef)>;
 LintResult runRules(const analysis::TraceIndex &Ctx, const Catalogue &Rules,
                     const Config &Cfg, llvm::StringRef TracePath,
                     DetectorLookup Lookup);
+/// The same, running \p Beside on the rules' threads alongside the rules
+/// and the critical path's graph: work of the caller's that only reads the
+/// index (lint's statistics), so that it shares the cores with them instead
+/// of running, on one core, before them. It has returned when this does.
+LintResult runRules(const analysis::TraceIndex &Ctx, const Catalogue &Rules,
+                    const Config &Cfg, llvm::StringRef TracePath,
+                    DetectorLookup Lookup, llvm::function_ref<void()> Beside);
 
 /// What the job rules found in the joined ranks of a job.
 struct JobLintResult {

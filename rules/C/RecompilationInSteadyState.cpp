@@ -105,25 +105,44 @@ struct CompileScan {
   uint64_t Regions = 0;                    ///< compiled-region runs
 };
 
-/// Adds the compile work and compiled regions of host lane \p L to \p S.
-void scanLane(const TraceIndex &Ctx, const model::Lane &L, CompileScan &S) {
+/// What a name is to this rule, decided once per name: a host thread has
+/// millions of events and a few thousand names, and the tests above search
+/// the text.
+enum class NameRole : uint8_t { Unknown, Other, Lookup, CompileWork, Region };
+
+NameRole roleOf(llvm::StringRef N) {
+  unsigned F, C;
+  return N == CacheLookup       ? NameRole::Lookup
+         : isCompileWork(N)     ? NameRole::CompileWork
+         : parseRegion(N, F, C) ? NameRole::Region
+                                : NameRole::Other;
+}
+
+/// Adds the compile work and compiled regions of host lane \p L to \p S;
+/// \p Roles caches roleOf() by string id.
+void scanLane(const TraceIndex &Ctx, const model::Lane &L, CompileScan &S,
+              std::vector<NameRole> &Roles) {
   const model::Trace &T = Ctx.trace();
   int64_t LookupEnd = -1;
   for (uint32_t I = L.Begin; I < L.End; ++I) {
     const Event &E = T.Events[I];
-    llvm::StringRef N = T.name(E);
-    if (N == CacheLookup) {
+    NameRole &Role = Roles[E.Name];
+    if (Role == NameRole::Unknown)
+      Role = roleOf(T.name(E));
+    if (Role == NameRole::Other)
+      continue;
+    if (Role == NameRole::Lookup) {
       LookupEnd = E.end();
       continue;
     }
-    if (isCompileWork(N)) {
+    if (Role == NameRole::CompileWork) {
       S.Work.push_back({E.Start, E.end()});
       S.WorkEvents.push_back(I);
       continue;
     }
-    unsigned F, C;
-    if (!parseRegion(N, F, C))
-      continue;
+    llvm::StringRef N = T.name(E);
+    unsigned F = 0, C = 0;
+    parseRegion(N, F, C);
     ++S.Regions;
     auto [It, New] =
         S.Variants.try_emplace(N.drop_front(RegionPrefix.size()).str());
@@ -141,9 +160,10 @@ void scanLane(const TraceIndex &Ctx, const model::Lane &L, CompileScan &S) {
 
 CompileScan collectCompilation(const TraceIndex &Ctx) {
   CompileScan S;
+  std::vector<NameRole> Roles(Ctx.trace().Strings.size(), NameRole::Unknown);
   for (const model::Lane &L : Ctx.trace().Lanes)
     if (L.Kind == model::LaneKind::HostThread)
-      scanLane(Ctx, L, S);
+      scanLane(Ctx, L, S, Roles);
   return S;
 }
 

@@ -65,6 +65,8 @@ struct ProductScan {
   std::vector<uint32_t> Work; ///< the misaligned products' device work
   std::map<std::string, ShapeGroup> Groups; ///< by "op [A] x [B]"
   const Event *Example = nullptr;           ///< the longest misaligned op
+  ShapeCache Shapes;                        ///< the ops' texts, parsed once
+  explicit ProductScan(const model::Trace &T) : Shapes(T) {}
 };
 
 /// The two operands of a reduced-precision product op \p E, whose A is
@@ -76,8 +78,8 @@ bool reducedOperands(const model::Trace &T, const Event &E, int A,
   if (!Args || Args->InputDims == model::EmptyString)
     return false;
   ++S.WithShapes;
-  auto Dims = parseInputDims(T.Strings.get(Args->InputDims));
-  auto Types = parseInputTypes(T.Strings.get(Args->InputTypes));
+  const auto &Dims = S.Shapes.dims(Args->InputDims);
+  const auto &Types = S.Shapes.types(Args->InputTypes);
   if (!Dims || int(Dims->size()) < A + 2 || int(Types.size()) < A + 1 ||
       !reducedPrecision(Types[A]))
     return false;
@@ -123,7 +125,7 @@ void scanProduct(const model::Trace &T, uint32_t I, int A, int64_t Multiple,
 }
 
 ProductScan collectProducts(const model::Trace &T, int64_t Multiple) {
-  ProductScan S;
+  ProductScan S(T);
   for (const model::Lane &L : T.Lanes) {
     if (L.Kind != model::LaneKind::HostThread)
       continue;

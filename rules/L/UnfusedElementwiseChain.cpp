@@ -44,8 +44,8 @@ namespace {
 /// output of an elementwise op has the broadcast shape of its inputs, the
 /// largest of them); 0 when it names no tensor, -1 when its shapes are not
 /// recorded or cannot be read.
-int64_t largestInputElements(const model::Trace &T, const Event &Op) {
-  std::optional<std::vector<ArgShapes>> Dims = inputDims(T, Op);
+int64_t largestInputElements(ShapeCache &Shapes, const Event &Op) {
+  const std::optional<std::vector<ArgShapes>> &Dims = Shapes.dimsOf(Op);
   if (!Dims)
     return -1;
   int64_t Largest = 0;
@@ -102,7 +102,7 @@ public:
     if (!Op || inOptimizer(Ctx, *Op))
       return std::nullopt;
     Link Out{K, T.indexOf(*Op)};
-    if (int64_t N = largestInputElements(T, *Op); N >= 0)
+    if (int64_t N = largestInputElements(Shapes, *Op); N >= 0)
       Out.Elements = N;
     return Out;
   }
@@ -125,6 +125,7 @@ private:
   const TraceIndex &Ctx;
   const model::Trace &T;
   std::map<model::StringId, bool> Elementwise; ///< by name
+  ShapeCache Shapes{T};
 };
 
 /// True when some device ran an eager elementwise kernel.

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 using namespace tracelint;
 using namespace tracelint::analysis;
 using namespace tracelint::testing;
@@ -471,4 +473,61 @@ TEST(CriticalPathTest, TheProfilersOwnWorkIsProfiler) {
   EXPECT_EQ(cat(R.A.Path, PathCategory::Profiler), 1000 * Us);
   ASSERT_EQ(R.A.Devices.size(), 1u);
   EXPECT_EQ(R.A.Devices[0].Split.ProfilerNs, 910 * Us);
+}
+
+namespace {
+
+/// \p Steps steps of random launches, kernels and waits.
+model::Trace randomSteps(unsigned Seed, int Steps) {
+  std::mt19937 Rng(Seed);
+  auto Pick = [&](int64_t Lo, int64_t Hi) {
+    return std::uniform_int_distribution<int64_t>(Lo, Hi)(Rng);
+  };
+  TraceMaker M;
+  uint32_t S = M.stream(0, 7);
+  int64_t C = 0, Free = 0;
+  for (int Step = 0; Step < Steps; ++Step) {
+    const int64_t Begin = C;
+    for (int K = Pick(1, 6); K > 0; --K) {
+      C += Pick(0, 300) * Us;
+      const int64_t CallEnd = C + Pick(5, 400) * Us;
+      const int64_t K0 = std::max(CallEnd + Pick(0, 100) * Us, Free);
+      Free = K0 + Pick(10, 2000) * Us;
+      M.launch(S, K % 2 ? "gemm" : "relu", C, CallEnd, K0, Free);
+      C = CallEnd;
+      if (Pick(0, 3) == 0) {
+        M.runtime("cudaStreamSynchronize", C, std::max(C + Us, Free));
+        C = std::max(C + Us, Free);
+      }
+    }
+    C += Pick(1, 500) * Us;
+    M.step(Step + 1, Begin, C);
+  }
+  return M.finish();
+}
+
+} // namespace
+
+TEST(CriticalPathTest, StepRunsOnSeveralThreadsGiveTheFiguresOfOne) {
+  // The per-step runs of lengths, gains and categories are shared among
+  // threads, each with its own scratch: the figures must be those of one
+  // thread walking every step in order.
+  for (unsigned Seed = 1; Seed <= 4; ++Seed) {
+    model::Trace T = randomSteps(Seed, 150);
+    TraceIndex C(T);
+    PathModel One(C, 1), Many(C, 4);
+    EXPECT_EQ(One.analyze({}).Lengths, Many.analyze({}).Lengths);
+    EXPECT_EQ(One.medianLength(), Many.medianLength());
+    EXPECT_EQ(One.medianCategories(), Many.medianCategories());
+    for (const WhatIfQuery &Q :
+         {category(PathCategory::Launch), category(PathCategory::Wait),
+          category(PathCategory::Compute), named("gemm"), named("relu")}) {
+      PathModel::GainSpread A = One.gainSpread(Q), B = Many.gainSpread(Q);
+      EXPECT_GT(A.Steps, 100u);
+      EXPECT_EQ(A.Median, B.Median) << Q.describe();
+      EXPECT_EQ(A.Q1, B.Q1) << Q.describe();
+      EXPECT_EQ(A.Q3, B.Q3) << Q.describe();
+      EXPECT_EQ(A.Steps, B.Steps) << Q.describe();
+    }
+  }
 }

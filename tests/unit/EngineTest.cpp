@@ -15,6 +15,7 @@
 
 #include "UnitTestTimes.h"
 
+#include <atomic>
 #include <chrono>
 
 using namespace tracelint;
@@ -554,6 +555,69 @@ TEST(Engine, RankingByScoreThenCodeThenSubject) {
   LintResult R3 = runRules(Ctx, C, Only, "t.json", testDetectors);
   ASSERT_EQ(R3.Findings.size(), 1u);
   EXPECT_TRUE(R3.Skipped.empty());
+}
+
+TEST(Engine, WorkBesideTheRulesRunsOnceAndChangesNothing) {
+  // lint's statistics run on the rules' threads (runRules' Beside): once,
+  // before runRules returns, at any thread count, and the findings, the
+  // skipped rules and the target are those of a run without it.
+  model::Trace T = makeTrace();
+  analysis::TraceIndex Ctx(T);
+  Catalogue C;
+  ASSERT_FALSE(bool(C.add(detectorRule("L002", "test-b"))));
+  ASSERT_FALSE(bool(C.add(detectorRule("L001", "test-a"))));
+  ASSERT_FALSE(bool(C.add(detectorRule("L003", "test-none"))));
+  ASSERT_FALSE(bool(C.add(rule(SyncsPerStep, "X001"))));
+  auto Summary = [](const LintResult &R) {
+    std::string S =
+        R.Target.Description + "|" + std::to_string(R.Target.Idle.IdleNs) + "|";
+    for (const Finding &F : R.Findings)
+      S += F.Code + ":" + F.Subject + ":" + std::to_string(F.ImpactNs) + ";";
+    for (const Skipped &K : R.Skipped)
+      S += K.Code + ":" + K.Reason + ";";
+    return S;
+  };
+  const std::string Plain =
+      Summary(runRules(Ctx, C, Config(), "t.json", testDetectors));
+  for (unsigned Jobs : {1u, 2u, 4u}) {
+    Config Cfg;
+    Cfg.Jobs = Jobs;
+    std::atomic<int> Calls{0};
+    LintResult R =
+        runRules(Ctx, C, Cfg, "t.json", testDetectors, [&] { ++Calls; });
+    EXPECT_EQ(Calls.load(), 1) << Jobs;
+    EXPECT_EQ(Summary(R), Plain) << Jobs;
+  }
+}
+
+TEST(Engine, ThePathIsBuiltOnlyWhenAFindingAsksForABound) {
+  // A rule whose finding names a what-if makes lint build the critical
+  // path (to bound the impact); rules that find nothing leave it unbuilt,
+  // at any thread count.
+  model::Trace T = makeTrace();
+  analysis::TraceIndex Ctx(T);
+  RuleSpec Bounded = detectorRule("L001", "test-b");
+  std::string Error;
+  ASSERT_TRUE(
+      analysis::WhatIfQuery::parse("category:wait", Bounded.Sig.WhatIf, Error))
+      << Error;
+  RuleSpec Quiet = detectorRule("L003", "test-none");
+  Quiet.Sig.WhatIf = Bounded.Sig.WhatIf;
+  for (unsigned Jobs : {1u, 2u, 4u}) {
+    Config Cfg;
+    Cfg.Jobs = Jobs;
+    Catalogue WithFinding, Without;
+    ASSERT_FALSE(bool(WithFinding.add(Bounded)));
+    ASSERT_FALSE(bool(WithFinding.add(Quiet)));
+    ASSERT_FALSE(bool(Without.add(Quiet)));
+    LintResult R = runRules(Ctx, WithFinding, Cfg, "t.json", testDetectors);
+    ASSERT_EQ(R.Findings.size(), 1u);
+    EXPECT_TRUE(R.Times.GraphBuilt) << Jobs;
+    EXPECT_FALSE(R.Findings[0].PathQuery.empty()) << Jobs;
+    LintResult Q = runRules(Ctx, Without, Cfg, "t.json", testDetectors);
+    EXPECT_TRUE(Q.Findings.empty());
+    EXPECT_FALSE(Q.Times.GraphBuilt) << Jobs;
+  }
 }
 
 TEST(Engine, RenderTemplate) {

@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -138,6 +139,92 @@ TEST(HostTimeline, ARangeThatStartsInsideEventsKnowsThem) {
         EXPECT_EQ(W.Cause, P.Cause) << P.Range.Begin;
         EXPECT_EQ(W.Innermost, P.Innermost) << P.Range.Begin;
       }
+}
+
+/// A host thread of \p Blocks random blocks, each an op that submits work
+/// (its launch path), a wait, a profiler record, an allocation (start-up)
+/// or nothing, with untraced glue between them: the sets the sweep walks
+/// (waits, launch path, profiler and start-up ranges) have parts all along
+/// the thread.
+model::Trace randomHostThread(std::mt19937 &Rng, int Blocks, TraceMaker &M,
+                              int64_t &End) {
+  uint32_t S = M.stream(0, 7);
+  auto Pick = [&](int64_t Lo, int64_t Hi) {
+    return std::uniform_int_distribution<int64_t>(Lo, Hi)(Rng);
+  };
+  int64_t At = 0, DeviceFree = 0;
+  for (int K = 0; K < Blocks; ++K) {
+    At += Pick(0, 3) == 0 ? 0 : Pick(1, 300'000); // glue, sometimes none
+    switch (Pick(0, 4)) {
+    case 0: { // an op that launches one or two kernels
+      const int64_t OpEnd = At + Pick(40, 400);
+      M.op("aten::mm", At, OpEnd);
+      int64_t Call = At + Pick(1, 10);
+      for (int L = Pick(1, 2); L > 0 && Call + 10 < OpEnd; --L) {
+        const int64_t CallEnd = Call + Pick(1, 9);
+        const int64_t KStart = std::max(CallEnd + Pick(0, 50), DeviceFree);
+        DeviceFree = KStart + Pick(1, 500);
+        M.launch(S, "gemm", Call, CallEnd, KStart, DeviceFree);
+        Call = CallEnd + Pick(0, 10);
+      }
+      At = OpEnd;
+      break;
+    }
+    case 1: // a wait
+      M.runtime("cudaStreamSynchronize", At, At + Pick(1, 800));
+      At += Pick(1, 800) + 800;
+      break;
+    case 2: // the profiler's own record
+      M.add(M.Host, EventKind::Overhead, "Buffer Flush", At, At + Pick(1, 200));
+      At += 200;
+      break;
+    case 3: // an allocation: start-up work
+      M.runtime("cudaMalloc", At, At + Pick(1, 300));
+      At += 300;
+      break;
+    default: // other host work
+      M.op("aten::cpu_work", At, At + Pick(1, 300));
+      At += 300;
+      break;
+    }
+  }
+  End = At + 1000;
+  return M.finish();
+}
+
+TEST(HostTimeline, AnyRangeSweepsAsTheWholeThreadDoes) {
+  // The sweep of a range starts its cursors over the thread's sets with a
+  // binary search; the brute-force definition walks the whole thread from
+  // its start. Every range's stretches must be the whole thread's, clipped
+  // to the range: the same pieces, causes, innermost events and waits.
+  for (unsigned Seed = 1; Seed <= 12; ++Seed) {
+    std::mt19937 Rng(Seed);
+    TraceMaker M;
+    int64_t End = 0;
+    model::Trace T = randomHostThread(Rng, 120, M, End);
+    TraceIndex Ctx(T);
+    const std::vector<HostStretch> Whole = stretches(Ctx, M.Host, {0, End});
+    for (int Q = 0; Q < 60; ++Q) {
+      const int64_t A = std::uniform_int_distribution<int64_t>(0, End - 1)(Rng);
+      const int64_t B = std::uniform_int_distribution<int64_t>(A + 1, End)(Rng);
+      std::vector<HostStretch> Want;
+      for (HostStretch W : Whole) {
+        if (W.Range.End <= A || W.Range.Begin >= B)
+          continue;
+        W.Range = {std::max(W.Range.Begin, A), std::min(W.Range.End, B)};
+        Want.push_back(W);
+      }
+      const std::vector<HostStretch> Got = stretches(Ctx, M.Host, {A, B});
+      ASSERT_EQ(Got.size(), Want.size())
+          << "seed " << Seed << " [" << A << ", " << B << ")";
+      for (size_t I = 0; I < Got.size(); ++I) {
+        EXPECT_EQ(Got[I].Range, Want[I].Range) << Seed << " " << I;
+        EXPECT_EQ(Got[I].Cause, Want[I].Cause) << Seed << " " << I;
+        EXPECT_EQ(Got[I].Innermost, Want[I].Innermost) << Seed << " " << I;
+        EXPECT_EQ(Got[I].Wait, Want[I].Wait) << Seed << " " << I;
+      }
+    }
+  }
 }
 
 } // namespace

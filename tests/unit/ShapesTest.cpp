@@ -1,6 +1,8 @@
 //===- tests/unit/ShapesTest.cpp - Parsing recorded input shapes ----------===//
 #include "rules/detectors/Shapes.h"
 
+#include "model/TraceBuilder.h"
+
 #include "gtest/gtest.h"
 
 using namespace tracelint::rules::detect;
@@ -48,6 +50,53 @@ TEST(ShapesTest, InputTypes) {
   EXPECT_EQ(Types[2], "");
   EXPECT_EQ(Types[3], "c10::Half");
   EXPECT_TRUE(parseInputTypes("not json").empty());
+}
+
+TEST(ShapesTest, TheCacheReadsWhatTheParsersRead) {
+  // Ops sharing texts, one with malformed dims, one without arguments: the
+  // cache gives each what parseInputDims/parseInputTypes/inputDims give.
+  tracelint::model::TraceBuilder B;
+  uint32_t L = B.lane(1, 1);
+  const char *DimsTexts[] = {"[[2, 3], []]", "[[4]]", "[[1, -2]]", "nonsense"};
+  const char *TypeTexts[] = {"[\"float\", \"Scalar\"]", "[]", "{}"};
+  for (int I = 0; I < 24; ++I) {
+    tracelint::model::Event E;
+    E.Lane = L;
+    E.Kind = tracelint::model::EventKind::Op;
+    E.Name = B.strings().intern("op");
+    E.Start = 10 * I;
+    E.Duration = 5;
+    tracelint::model::EventArgs A;
+    A.InputDims = B.strings().intern(DimsTexts[I % 4]);
+    A.InputTypes = B.strings().intern(TypeTexts[I % 3]);
+    B.addEvent(E, I % 5 == 4 ? nullptr : &A);
+  }
+  tracelint::model::Trace T = B.finish();
+  ShapeCache Cache(T);
+  auto Text = [](const std::optional<std::vector<ArgShapes>> &D) {
+    if (!D)
+      return std::string("none");
+    std::string S;
+    for (const ArgShapes &A : *D) {
+      S += A.IsList ? "L(" : "(";
+      for (const Shape &X : A.Tensors)
+        S += shapeText(X);
+      S += ")";
+    }
+    return S;
+  };
+  for (int Round = 0; Round < 2; ++Round) // parsed, then from the cache
+    for (const tracelint::model::Event &E : T.Events) {
+      if (E.Kind != tracelint::model::EventKind::Op)
+        continue;
+      EXPECT_EQ(Text(Cache.dimsOf(E)), Text(inputDims(T, E)));
+      if (const tracelint::model::EventArgs *A = T.args(E)) {
+        EXPECT_EQ(Text(Cache.dims(A->InputDims)),
+                  Text(parseInputDims(T.Strings.get(A->InputDims))));
+        EXPECT_EQ(Cache.types(A->InputTypes),
+                  parseInputTypes(T.Strings.get(A->InputTypes)));
+      }
+    }
 }
 
 } // namespace

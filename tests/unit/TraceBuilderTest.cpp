@@ -1,9 +1,14 @@
 //===- TraceBuilderTest.cpp - The invariants finish() establishes ---------===//
 #include "model/TraceBuilder.h"
 
+#include "llvm/ADT/bit.h"
+
 #include "gtest/gtest.h"
 
 #include <limits>
+#include <random>
+#include <set>
+#include <string>
 
 using namespace tracelint::model;
 
@@ -210,6 +215,98 @@ TEST_F(TraceBuilderTest, BuilderIsEmptyAfterFinish) {
   EXPECT_TRUE(Second.Events.empty());
   EXPECT_TRUE(Second.Lanes.empty());
   EXPECT_EQ(Second.WindowEnd, 0);
+}
+
+TEST_F(TraceBuilderTest, EqualArgumentsAreStoredOnce) {
+  // Events draw their arguments from a few variants (0 and -0 occupancy
+  // among them): each event reads back exactly what it was given, and the
+  // model holds one entry per distinct set (equal to the bit).
+  std::mt19937 Rng(7);
+  auto Pick = [&](int Hi) {
+    return std::uniform_int_distribution<int>(0, Hi)(Rng);
+  };
+  uint32_t L = B.lane(1, 1);
+  std::vector<EventArgs> Given;
+  for (int I = 0; I < 2000; ++I) {
+    EventArgs A;
+    A.Bytes = Pick(2) ? -1 : 4096 * Pick(3);
+    A.Grid[1] = Pick(2);
+    A.InputDims = B.strings().intern(Pick(1) ? "[[2, 3]]" : "[[3, 2]]");
+    A.Occupancy = Pick(2) == 0 ? 0.0f : Pick(1) ? -0.0f : 50.0f;
+    A.Copy = Pick(3) ? CopyKind::Unknown : CopyKind::HtoD;
+    Given.push_back(A);
+    B.addEvent(make(L, EventKind::Op, "op" + std::to_string(I), 10 * I, 5), &A);
+  }
+  Trace T = B.finish();
+  auto Bytes = [](const EventArgs &A) {
+    // The fields one by one (the struct's padding is not a field).
+    return std::to_string(A.Bytes) + "," + std::to_string(A.Grid[1]) + "," +
+           std::to_string(A.InputDims) + "," +
+           std::to_string(llvm::bit_cast<uint32_t>(A.Occupancy)) + "," +
+           std::to_string(int(A.Copy));
+  };
+  std::set<std::string> Distinct;
+  for (const EventArgs &A : Given)
+    Distinct.insert(Bytes(A));
+  EXPECT_EQ(T.Args.size(), Distinct.size());
+  EXPECT_LT(T.Args.size(), 200u);
+  for (int I = 0; I < 2000; ++I) {
+    const EventArgs *A = T.args(byName(T, "op" + std::to_string(I)));
+    ASSERT_NE(A, nullptr);
+    EXPECT_EQ(Bytes(*A), Bytes(Given[I])) << I;
+    EXPECT_TRUE(*A == Given[I]) << I;
+  }
+}
+
+TEST_F(TraceBuilderTest, ALargeTraceLinksAndNestsAsASmallOneDoes) {
+  // From 65,536 events on, finish() builds the correlation map on a second
+  // thread beside the nesting, flows and steps: the links, the nesting, the
+  // flags and the counts must be what each event's layout says. 30,000 ops
+  // each hold a launch; every seventh kernel starts before its launch,
+  // every eleventh launch has no kernel, and a flow joins each fifth pair.
+  uint32_t Host = B.lane(1, 1), Dev = B.lane(0, 7);
+  B.setDeviceLane(Dev, 0, 7);
+  constexpr int N = 30000;
+  for (int I = 0; I < N; ++I) {
+    const int64_t At = 1000 * int64_t(I);
+    add(Host, EventKind::Op, "aten::op", At, 100);
+    add(Host, EventKind::Runtime, "cudaLaunchKernel", At + 10, 20, I + 1);
+    if (I % 11 != 10)
+      add(Dev, EventKind::Kernel, "k", I % 7 == 6 ? At + 5 : At + 50, 30,
+          I + 1);
+    if (I % 5 == 0) {
+      B.addFlowPoint(FlowKind::Launch, uint64_t(I + 1), true, Host, At + 15,
+                     false);
+      B.addFlowPoint(FlowKind::Launch, uint64_t(I + 1), false, Dev,
+                     I % 7 == 6 ? At + 5 : At + 50, true);
+    }
+  }
+  ASSERT_GE(B.numEvents(), size_t(1) << 16);
+  Trace T = B.finish();
+  uint64_t Early = 0, Linked = 0;
+  for (uint32_t I = 0; I < T.Events.size(); ++I) {
+    const Event &E = T.Events[I];
+    if (E.Kind == EventKind::Runtime) {
+      ASSERT_NE(E.Parent, NoIndex);
+      EXPECT_EQ(T.name(T.Events[E.Parent]), "aten::op");
+      EXPECT_EQ(T.deviceWorkOf(E).size(), E.Correlation % 11 == 0 ? 0u : 1u);
+    }
+    if (E.Kind != EventKind::Kernel)
+      continue;
+    const uint32_t L = T.launchOf(E);
+    ASSERT_NE(L, NoIndex);
+    EXPECT_EQ(T.Events[L].Correlation, E.Correlation);
+    ++Linked;
+    const bool Before = E.Correlation % 7 == 0;
+    EXPECT_EQ(E.hasFlag(FlagBeforeLaunch), Before) << E.Correlation;
+    Early += Before;
+  }
+  EXPECT_EQ(Linked, uint64_t(N - N / 11));
+  EXPECT_EQ(T.Stats.get(ImportStat::DeviceBeforeLaunch), Early);
+  EXPECT_EQ(T.Stats.get(ImportStat::LaunchWithoutDevice), uint64_t(N / 11));
+  EXPECT_EQ(T.Stats.get(ImportStat::DeviceWithoutLaunch), 0u);
+  EXPECT_EQ(T.Stats.get(ImportStat::NestingConflict), 0u);
+  EXPECT_EQ(T.Flows.size(), size_t(N / 5));
 }
 
 } // namespace

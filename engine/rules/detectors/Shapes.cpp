@@ -66,6 +66,30 @@ std::optional<std::vector<ArgShapes>> detect::inputDims(const model::Trace &T,
   return parseInputDims(T.Strings.get(A->InputDims));
 }
 
+const std::optional<std::vector<ArgShapes>> &
+ShapeCache::dims(model::StringId Text) {
+  auto [It, New] = Dims.try_emplace(Text);
+  if (New)
+    It->second = parseInputDims(T.Strings.get(Text));
+  return It->second;
+}
+
+const std::vector<std::string> &ShapeCache::types(model::StringId Text) {
+  auto [It, New] = Types.try_emplace(Text);
+  if (New)
+    It->second = parseInputTypes(T.Strings.get(Text));
+  return It->second;
+}
+
+const std::optional<std::vector<ArgShapes>> &
+ShapeCache::dimsOf(const model::Event &E) {
+  static const std::optional<std::vector<ArgShapes>> None;
+  const model::EventArgs *A = T.args(E);
+  if (!A || A->InputDims == model::EmptyString)
+    return None;
+  return dims(A->InputDims);
+}
+
 std::vector<std::string> detect::parseInputTypes(llvm::StringRef Text) {
   std::vector<std::string> Out;
   llvm::Expected<llvm::json::Value> V = llvm::json::parse(Text);

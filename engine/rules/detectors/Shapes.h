@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace tracelint::rules::detect {
@@ -52,6 +53,28 @@ std::optional<std::vector<ArgShapes>> inputDims(const model::Trace &T,
 /// Parses an "Input type" text (a JSON array of strings); an entry that is
 /// not a string reads as "". Empty when the text is not a JSON array.
 std::vector<std::string> parseInputTypes(llvm::StringRef Text);
+
+/// The parsed "Input Dims" and "Input type" texts of a trace, each text
+/// parsed once: ops repeat their shapes step after step, and a rule that
+/// reads the shapes of every op of a long trace would otherwise parse the
+/// same few hundred texts millions of times. One per rule run (it is not
+/// shared between threads); references stay valid while it lives.
+class ShapeCache {
+public:
+  explicit ShapeCache(const model::Trace &T) : T(T) {}
+  /// parseInputDims() of the text \p Text.
+  const std::optional<std::vector<ArgShapes>> &dims(model::StringId Text);
+  /// parseInputTypes() of the text \p Text.
+  const std::vector<std::string> &types(model::StringId Text);
+  /// inputDims() of \p E.
+  const std::optional<std::vector<ArgShapes>> &dimsOf(const model::Event &E);
+
+private:
+  const model::Trace &T;
+  std::unordered_map<model::StringId, std::optional<std::vector<ArgShapes>>>
+      Dims;
+  std::unordered_map<model::StringId, std::vector<std::string>> Types;
+};
 
 /// The element count of a shape, saturating at INT64_MAX.
 int64_t elementCount(llvm::ArrayRef<int64_t> S);
