@@ -542,7 +542,8 @@ void TraceBuilder::findSteps() {
 }
 
 Trace TraceBuilder::finish() {
-  ArgsByHash = {}; // no more arguments come: free the map before the sort
+  ArgsByHash = decltype(ArgsByHash)(); // no more arguments come: free the map
+                                       // before the sort
   // One pass for what the fix-ups below need: where events start, how far
   // they reach, and how many each lane holds.
   int64_t MinStart = std::numeric_limits<int64_t>::max();

@@ -540,7 +540,14 @@ const DevicePeaks *findOverride(const model::DeviceInfo &D,
   return Best;
 }
 
-std::string quoted(llvm::StringRef S) { return "\"" + S.str() + "\""; }
+std::string quoted(llvm::StringRef S) {
+  // Appending, not "\"" + std::string: GCC 12 warns falsely on the latter
+  // (-Wstringop-overflow, GCC PR 105651).
+  std::string Out = "\"";
+  Out.append(S.data(), S.size());
+  Out += '"';
+  return Out;
+}
 
 } // namespace
 
