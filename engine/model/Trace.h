@@ -117,7 +117,8 @@ public:
   StepSource StepsFrom = StepSource::None;
   /// With StepsFrom == Named: the range name the steps come from, and
   /// whether tracelint chose it (the repeated ranges of a trace without
-  /// step markers, model::iterationRanges, cli::applyStepOption) rather than --step.
+  /// step markers, model::iterationRanges, cli::applyStepOption) rather than
+  /// --step.
   std::string StepRangeName;
   bool StepRangesChosen = false;
   std::vector<DeviceInfo> Devices;
