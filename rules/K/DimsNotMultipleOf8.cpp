@@ -47,11 +47,6 @@ int firstOperand(llvm::StringRef N) {
   return -1;
 }
 
-bool reducedPrecision(llvm::StringRef Type) {
-  return Type.contains("Half") || Type.contains("BFloat16") ||
-         Type.contains("half") || Type.contains("bfloat16");
-}
-
 /// The misaligned products of one op name and operand shapes.
 struct ShapeGroup {
   uint64_t Count = 0;
@@ -81,7 +76,7 @@ bool reducedOperands(const model::Trace &T, const Event &E, int A,
   const auto &Dims = S.Shapes.dims(Args->InputDims);
   const auto &Types = S.Shapes.types(Args->InputTypes);
   if (!Dims || int(Dims->size()) < A + 2 || int(Types.size()) < A + 1 ||
-      !reducedPrecision(Types[A]))
+      !isReducedPrecision(Types[A]))
     return false;
   ++S.Reduced;
   const Shape *SA = (*Dims)[A].tensor(), *SB = (*Dims)[A + 1].tensor();

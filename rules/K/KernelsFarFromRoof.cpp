@@ -31,7 +31,6 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
-#include <set>
 
 using namespace tracelint;
 using namespace tracelint::rules;
@@ -94,15 +93,6 @@ int64_t paramOf(const OpRate &R, llvm::StringRef Key) {
   return -1;
 }
 
-bool reducedPrecision(llvm::StringRef Type) {
-  return Type.contains("Half") || Type.contains("BFloat16");
-}
-
-bool isSoftmax(llvm::StringRef Op) {
-  return Op == "aten::softmax" || Op == "aten::_softmax" ||
-         Op == "aten::_safe_softmax";
-}
-
 /// The last two dimensions of the first recorded input of \p R.
 std::optional<std::pair<int64_t, int64_t>> lastTwoDims(const OpRate &R) {
   std::optional<std::vector<ArgShapes>> Dims = parseInputDims(R.InputDims);
@@ -120,7 +110,7 @@ std::optional<std::pair<int64_t, int64_t>> lastTwoDims(const OpRate &R) {
 bool partOfUnfusedAttention(llvm::ArrayRef<OpRate> Rates, const OpRate &R) {
   auto Scores = [](const OpRate &Product, const OpRate &Softmax) {
     auto Dims = lastTwoDims(Softmax);
-    return Product.Category == OpCategory::Gemm && isSoftmax(Softmax.Op) &&
+    return Product.Category == OpCategory::Gemm && isSoftmaxOp(Softmax.Op) &&
            Dims && Dims->first == Product.param("M") &&
            Dims->second == Product.param("N");
   };
@@ -136,7 +126,7 @@ std::vector<std::string> cooperatingRules(llvm::ArrayRef<OpRate> Rates,
   if (R.Category == OpCategory::Gemm || R.Category == OpCategory::Conv) {
     if (R.Dtype == "float")
       Out.push_back("K001 (FP32 products on the scalar pipeline)");
-    if (reducedPrecision(R.Dtype) && R.Category == OpCategory::Gemm) {
+    if (isReducedPrecision(R.Dtype) && R.Category == OpCategory::Gemm) {
       const int64_t N = paramOf(R, "N"), K = paramOf(R, "K");
       if ((N > 0 && N % 8) || (K > 0 && K % 8))
         Out.push_back("K003 (product dimensions not multiples of 8)");
@@ -196,7 +186,7 @@ std::string changeFor(const TraceIndex &Ctx, const ScoredOp &S, bool Unfused) {
   case OpCategory::Elementwise:
   case OpCategory::Normalization:
   case OpCategory::Reduction:
-    if (isSoftmax(R.Op) && Unfused)
+    if (isSoftmaxOp(R.Op) && Unfused)
       return "compute the attention with "
              "torch.nn.functional.scaled_dot_product_attention, whose fused "
              "kernels keep the score matrix this softmax reads on chip";

@@ -40,11 +40,6 @@ using model::EventKind;
 
 namespace {
 
-bool isSoftmax(llvm::StringRef N) {
-  return N == "aten::softmax" || N == "aten::_softmax" ||
-         N == "aten::_safe_softmax" || N == "aten::special_softmax";
-}
-
 bool isBatchedProduct(llvm::StringRef N) {
   return N == "aten::matmul" || N == "aten::bmm" || N == "aten::baddbmm" ||
          N == "aten::einsum" || N == "aten::mm";
@@ -119,10 +114,10 @@ void scanLane(const model::Trace &T, uint32_t LI, AttentionScan &S) {
       CoveredUntil = E.end();
       continue;
     }
-    if (!isSoftmax(N))
+    if (!isSoftmaxOp(N))
       continue;
     // The outermost softmax only (aten::softmax holds aten::_softmax).
-    if (E.Parent != model::NoIndex && isSoftmax(T.name(T.Events[E.Parent])))
+    if (E.Parent != model::NoIndex && isSoftmaxOp(T.name(T.Events[E.Parent])))
       continue;
     const Event *Before = productSibling(T, L, I, -1);
     const Event *After = Before ? productSibling(T, L, I, +1) : nullptr;

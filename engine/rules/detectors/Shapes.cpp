@@ -120,3 +120,13 @@ std::string detect::shapeText(llvm::ArrayRef<int64_t> S) {
     Out += (I ? ", " : "") + std::to_string(S[I]);
   return Out + "]";
 }
+
+bool detect::isReducedPrecision(llvm::StringRef Type) {
+  return Type.contains("Half") || Type.contains("BFloat16") ||
+         Type.contains("half") || Type.contains("bfloat16");
+}
+
+bool detect::isSoftmaxOp(llvm::StringRef Op) {
+  return Op == "aten::softmax" || Op == "aten::_softmax" ||
+         Op == "aten::_safe_softmax" || Op == "aten::special_softmax";
+}

@@ -82,6 +82,14 @@ int64_t elementCount(llvm::ArrayRef<int64_t> S);
 /// "[1, 77]".
 std::string shapeText(llvm::ArrayRef<int64_t> S);
 
+/// Whether a recorded element type is half or bfloat16 ("c10::Half",
+/// "c10::BFloat16"): the types tensor cores take in 8-element tiles.
+bool isReducedPrecision(llvm::StringRef Type);
+
+/// Whether \p Op is one of ATen's softmax ops (the score-matrix pass of
+/// attention written as separate ops).
+bool isSoftmaxOp(llvm::StringRef Op);
+
 } // namespace tracelint::rules::detect
 
 #endif
