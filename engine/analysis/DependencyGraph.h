@@ -151,6 +151,14 @@ public:
   /// (by its index in edges()); nullptr for every other edge (its time is
   /// all its category's).
   const DelaySplit *delaySplit(size_t EdgeIndex) const {
+    // Only a delay edge that carries time can have one (classifyDelays()):
+    // a what-if asks for every edge it weighs, most of them are not, and
+    // those are answered without the lookup.
+    const GraphEdge &E = Edges[EdgeIndex];
+    if (!E.Carries ||
+        (E.Type != EdgeType::Launch && E.Type != EdgeType::Stream &&
+         E.Type != EdgeType::EventWait))
+      return nullptr;
     auto It = Splits.find(uint32_t(EdgeIndex));
     return It == Splits.end() ? nullptr : &It->second;
   }

@@ -925,6 +925,22 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
   std::map<std::pair<unsigned long long, std::vector<std::string>>,
            analysis::PathModel::GainSpread>
       Spreads;
+  // Every query the findings will ask, known now: the path answers them
+  // together, one walk of each step for all of them.
+  std::vector<analysis::WhatIfQuery> Asked;
+  for (const RuleRun &Run : Runs)
+    for (const Detection &D : Run.Detections) {
+      const analysis::WhatIfQuery &Q =
+          D.PathQuery.empty() ? Run.Spec->Sig.WhatIf : D.PathQuery;
+      if (MayBound && D.ImpactNs > 0 && !Q.empty() &&
+          Spreads.try_emplace({Q.Categories.to_ullong(), Q.Names}).second)
+        Asked.push_back(Q);
+    }
+  Spreads.clear();
+  if (!Asked.empty()) {
+    BuildPath();
+    Path->prepareGains(Asked);
+  }
   auto Bound = [&](const analysis::WhatIfQuery &Q) {
     if (Q.empty() || !MayBound)
       return analysis::PathModel::GainSpread{};
