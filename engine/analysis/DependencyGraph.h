@@ -61,6 +61,7 @@
 #include "llvm/Support/Memory.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <cstdint>
 #include <cstdlib>
@@ -124,7 +125,14 @@ struct HostSegment {
 class DependencyGraph {
 public:
   /// Builds the graph of the whole trace.
-  explicit DependencyGraph(const TraceIndex &C);
+  /// Builds the graph of the whole trace. Once \p Stop is set (by another
+  /// thread), building stops at the next host thread or step and the graph
+  /// is left incomplete, to be thrown away: lint stops a graph that no
+  /// finding turned out to need.
+  explicit DependencyGraph(const TraceIndex &C,
+                           const std::atomic<bool> *Stop = nullptr);
+  /// True when building stopped early (the graph is incomplete).
+  bool stopped() const { return Stop && Stop->load(); }
 
   size_t numNodes() const { return Time.size(); }
   int64_t time(uint32_t Node) const { return Time[Node]; }
@@ -172,6 +180,7 @@ public:
 
 private:
   const TraceIndex &C;
+  const std::atomic<bool> *Stop;
   std::vector<int64_t> Time;
   /// The edges grouped by target, in memory that finish() fills in target
   /// order without touching it first (a vector would write every edge

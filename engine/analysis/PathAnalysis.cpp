@@ -14,10 +14,14 @@ using namespace tracelint;
 using namespace tracelint::analysis;
 
 PathModel::PathModel(const TraceIndex &Ctx, unsigned J)
+    : PathModel(Ctx, J, nullptr) {}
+
+PathModel::PathModel(const TraceIndex &Ctx, unsigned J,
+                     const std::atomic<bool> *Stop)
     : C(Ctx),
       Jobs(J ? J
              : llvm::heavyweight_hardware_concurrency().compute_thread_count()),
-      G(Ctx), CP(Ctx, G), Targets(targetIntervals(Ctx)) {}
+      G(Ctx, Stop), CP(Ctx, G), Targets(targetIntervals(Ctx)) {}
 
 void PathModel::forEachRun(
     size_t N, llvm::function_ref<void(size_t, const CriticalPath &)> Fn) const {

@@ -61,6 +61,10 @@ public:
   /// gainSpread() and medianCategories() (0: one per core). Every step's
   /// run is the same on any thread, so the figures do not depend on it.
   explicit PathModel(const TraceIndex &C, unsigned Jobs = 1);
+  /// The same, building the graph until \p Stop is set: then the model is
+  /// incomplete (stopped()) and must not be asked anything.
+  PathModel(const TraceIndex &C, unsigned Jobs, const std::atomic<bool> *Stop);
+  bool stopped() const { return G.stopped(); }
   const TraceIndex &context() const { return C; }
   const DependencyGraph &graph() const { return G; }
   const CriticalPath &path() const { return CP; }

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <random>
 
 using namespace tracelint;
@@ -556,4 +557,23 @@ TEST(CriticalPathTest, OneWalkGivesEachQuerysLength) {
     }
     EXPECT_EQ(Once.analyze({}).Lengths, ByQuery.analyze({}).Lengths);
   }
+}
+
+TEST(CriticalPathTest, DependencyGraphStops) {
+  // lint stops a graph that no finding needs: a stop requested before the
+  // first host thread leaves it empty and says so; without one the graph is
+  // complete, and a model over it answers.
+  model::Trace T = randomSteps(3, 10);
+  TraceIndex C(T);
+  std::atomic<bool> Stop{true};
+  DependencyGraph Stopped(C, &Stop);
+  EXPECT_TRUE(Stopped.stopped());
+  EXPECT_EQ(Stopped.numNodes(), 0u);
+  std::atomic<bool> Go{false};
+  DependencyGraph Whole(C, &Go);
+  EXPECT_FALSE(Whole.stopped());
+  EXPECT_GT(Whole.numNodes(), 0u);
+  PathModel M(C, 1, &Go);
+  EXPECT_FALSE(M.stopped());
+  EXPECT_GT(M.medianLength(), 0);
 }
