@@ -16,6 +16,33 @@ using model::NoIndex;
 CriticalPath::CriticalPath(const TraceIndex &Ctx, const DependencyGraph &Gr)
     : C(Ctx), G(Gr) {}
 
+std::optional<int64_t> CriticalPath::weightOf(uint32_t V, size_t EdgeIndex,
+                                              WhatIfMatcher *M,
+                                              int64_t S) const {
+  const GraphEdge &Ed = G.edges()[EdgeIndex];
+  int64_t W = G.weight(V, Ed);
+  if (!M)
+    return W;
+  const DelaySplit *Split = G.delaySplit(EdgeIndex);
+  EdgeFate F = M->fate(Ed, Split != nullptr);
+  if (F == EdgeFate::Drop)
+    return std::nullopt;
+  // Time before the step's start is history: only the part of a stretch
+  // inside the step can be removed.
+  const int64_t From = G.time(Ed.From);
+  if (F == EdgeFate::Zero)
+    return From < S ? std::min(W, S - From) : 0;
+  if (Split) {
+    int64_t Cut = 0;
+    for (PathCategory Cat : {PathCategory::LaunchLatency, PathCategory::Queued,
+                             PathCategory::UnrecordedDependency})
+      if (M->removes(Cat))
+        Cut += Split->of(Cat);
+    W = std::max<int64_t>(0, W - Cut);
+  }
+  return W;
+}
+
 int64_t CriticalPath::run(const TargetInterval &X, const WhatIfQuery *Q) const {
   uint32_t Sink = G.endNodeOf(X.LastWork);
   if (Sink == NoIndex)
@@ -33,29 +60,7 @@ int64_t CriticalPath::run(const TargetInterval &X, const WhatIfQuery *Q) const {
   // drops the edge.
   auto WeightOf = [&](uint32_t V, llvm::ArrayRef<GraphEdge> In,
                       size_t K) -> std::optional<int64_t> {
-    const GraphEdge &Ed = In[K];
-    int64_t W = G.weight(V, Ed);
-    if (!M)
-      return W;
-    const DelaySplit *Split = G.delaySplit(In.data() - G.edges().data() + K);
-    EdgeFate F = M->fate(Ed, Split != nullptr);
-    if (F == EdgeFate::Drop)
-      return std::nullopt;
-    // Time before the step's start is history: only the part of a stretch
-    // inside the step can be removed.
-    const int64_t From = G.time(Ed.From);
-    if (F == EdgeFate::Zero)
-      return From < S ? std::min(W, S - From) : 0;
-    if (Split) {
-      int64_t Cut = 0;
-      for (PathCategory Cat :
-           {PathCategory::LaunchLatency, PathCategory::Queued,
-            PathCategory::UnrecordedDependency})
-        if (M->removes(Cat))
-          Cut += Split->of(Cat);
-      W = std::max<int64_t>(0, W - Cut);
-    }
-    return W;
+    return weightOf(V, In.data() - G.edges().data() + K, M ? &*M : nullptr, S);
   };
   // Depth first over in-edges from \p Root: an instant is solved once every
   // predecessor in the step (at or after its start) is, which visits the
@@ -130,6 +135,124 @@ int64_t CriticalPath::run(const TargetInterval &X, const WhatIfQuery *Q) const {
 int64_t CriticalPath::lengthWithout(const TargetInterval &X,
                                     const WhatIfQuery &Q) const {
   return run(X, &Q);
+}
+
+WhatIfMatcher &CriticalPath::matcherFor(const WhatIfQuery &Q) const {
+  for (auto &[Kept, M] : Matchers)
+    if (Kept.Categories == Q.Categories && Kept.Names == Q.Names)
+      return *M;
+  Matchers.emplace_back(Q, std::nullopt);
+  auto &[Kept, M] = Matchers.back();
+  return M.emplace(C.trace(), Kept);
+}
+
+std::vector<int64_t>
+CriticalPath::lengthsWithout(const TargetInterval &X,
+                             llvm::ArrayRef<WhatIfQuery> Qs) const {
+  std::vector<int64_t> Out(Qs.size(), -1);
+  uint32_t Sink = G.endNodeOf(X.LastWork);
+  if (Sink == NoIndex)
+    return Out;
+  const int64_t S = X.Range.Begin, E = G.time(Sink);
+  if (E < S)
+    return Out;
+  Start = S;
+  Memo.reset(G.numNodes());
+
+  // The walk of run(), without weights: which instants it reaches, and the
+  // order in which it solves them (Memo.dist holds each one's place in
+  // Order). An in-edge's source counts with its longest path when it was
+  // solved before the edge's target, and with its recorded time when it lies
+  // before the step or was still open (a cycle), as in run().
+  std::vector<uint32_t> &Order = WalkOrder;
+  Order.clear();
+  std::vector<DfsFrame> &Stack = DfsStack;
+  auto Walk = [&](uint32_t Root) {
+    if (Memo.state(Root) != PathMemo::State::Unseen)
+      return;
+    Memo.open(Root);
+    Stack.assign(1, DfsFrame{Root});
+    while (!Stack.empty()) {
+      DfsFrame &F = Stack.back();
+      llvm::ArrayRef<GraphEdge> In = G.inEdges(F.Node);
+      for (; F.Next < In.size(); ++F.Next) {
+        const uint32_t From = In[F.Next].From;
+        if (G.time(From) >= S && Memo.state(From) == PathMemo::State::Unseen)
+          break;
+      }
+      if (F.Next < In.size()) {
+        const uint32_t Next = In[F.Next].From;
+        Memo.open(Next);
+        Stack.push_back(DfsFrame{Next});
+        continue;
+      }
+      Memo.dist(F.Node) = int64_t(Order.size());
+      Order.push_back(F.Node);
+      Memo.close(F.Node);
+      Stack.pop_back();
+    }
+  };
+  std::vector<uint32_t> Roots = {Sink};
+  Walk(Sink);
+  for (uint32_t W : X.Work) {
+    uint32_t N = G.endNodeOf(W);
+    if (N == NoIndex || G.time(N) < S || G.time(N) > E)
+      continue;
+    Walk(N);
+    Roots.push_back(N);
+  }
+
+  // Each solved instant's in-edges with where their source's time comes
+  // from: a place in Order, or -1 for its recorded time.
+  std::vector<std::pair<int32_t, uint32_t>> &Edges = WalkEdges;
+  std::vector<uint32_t> &EdgesFrom = WalkEdgesFrom;
+  Edges.clear();
+  EdgesFrom.assign(1, 0);
+  for (size_t P = 0; P < Order.size(); ++P) {
+    llvm::ArrayRef<GraphEdge> In = G.inEdges(Order[P]);
+    const uint32_t First = uint32_t(In.data() - G.edges().data());
+    for (size_t K = 0; K < In.size(); ++K) {
+      const uint32_t From = In[K].From;
+      int32_t Place = -1;
+      if (G.time(From) >= S && size_t(Memo.dist(From)) < P)
+        Place = int32_t(Memo.dist(From));
+      Edges.push_back({Place, First + uint32_t(K)});
+    }
+    EdgesFrom.push_back(uint32_t(Edges.size()));
+  }
+
+  // One pass over the solved instants in order per query: the longest path
+  // into each, as run() finds it.
+  std::vector<int64_t> &Dist = WalkDist;
+  Dist.resize(Order.size());
+  for (size_t Q = 0; Q < Qs.size(); ++Q) {
+    WhatIfMatcher *M = Qs[Q].empty() ? nullptr : &matcherFor(Qs[Q]);
+    for (size_t P = 0; P < Order.size(); ++P) {
+      const uint32_t V = Order[P];
+      int64_t Best = std::numeric_limits<int64_t>::min();
+      bool Bound = false;
+      for (uint32_t K = EdgesFrom[P]; K < EdgesFrom[P + 1]; ++K) {
+        const auto [Place, EdgeIndex] = Edges[K];
+        std::optional<int64_t> W = weightOf(V, EdgeIndex, M, S);
+        if (!W)
+          continue;
+        const int64_t D = Place >= 0 ? Dist[size_t(Place)]
+                                     : G.time(G.edges()[EdgeIndex].From);
+        Best = Bound ? std::max(Best, D + *W) : D + *W;
+        Bound = true;
+      }
+      // As in run(): an instant whose in-edges all dropped keeps its
+      // recorded time without any, else the step's start.
+      if (!Bound)
+        Best = G.inEdges(V).empty() ? G.time(V) : S;
+      Dist[P] = Best;
+    }
+    int64_t End = Dist[size_t(Memo.dist(Sink))];
+    for (uint32_t N : llvm::ArrayRef<uint32_t>(Roots).drop_front())
+      End = std::max(End, Dist[size_t(Memo.dist(N))]);
+    Out[Q] = End - S;
+  }
+  return Out;
 }
 
 model::StringId CriticalPath::innermostOp(uint32_t Event) const {

@@ -23,6 +23,7 @@
 #include "analysis/WhatIf.h"
 
 #include <array>
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,12 +62,22 @@ struct StepPath {
 class CriticalPath {
 public:
   CriticalPath(const TraceIndex &C, const DependencyGraph &G);
+  /// Not copied: its matchers refer to its own copies of their queries.
+  CriticalPath(const CriticalPath &) = delete;
+  CriticalPath &operator=(const CriticalPath &) = delete;
 
   /// The path of one target, attributed.
   StepPath analyze(const TargetInterval &X) const;
   /// The length the path of \p X would have without what \p Q names (the
   /// recorded length for an empty query); -1 without a path.
   int64_t lengthWithout(const TargetInterval &X, const WhatIfQuery &Q) const;
+  /// lengthWithout() of each of \p Qs, from one walk of the step's part of
+  /// the graph: which instants a path can pass through, and in which order
+  /// they are solved, do not depend on the query, only the edges' weights
+  /// do. Each further query costs one pass over the reached instants' edges
+  /// in that order, a fraction of a walk.
+  std::vector<int64_t> lengthsWithout(const TargetInterval &X,
+                                      llvm::ArrayRef<WhatIfQuery> Qs) const;
 
 private:
   const TraceIndex &C;
@@ -82,6 +93,24 @@ private:
     uint32_t Next = 0;
   };
   mutable std::vector<DfsFrame> DfsStack;
+  /// lengthsWithout()'s scratch: the solved instants in order, their
+  /// in-edges (the source's place in the order, or -1, and the edge) from
+  /// WalkEdgesFrom[P], and the longest path into each.
+  mutable std::vector<uint32_t> WalkOrder;
+  mutable std::vector<std::pair<int32_t, uint32_t>> WalkEdges;
+  mutable std::vector<uint32_t> WalkEdgesFrom;
+  mutable std::vector<int64_t> WalkDist;
+  /// lengthsWithout()'s matchers, one per query seen (a deque: a matcher
+  /// refers to its query, which must not move). Which events a query's
+  /// names match does not depend on the step, so the next step reuses it.
+  mutable std::deque<std::pair<WhatIfQuery, std::optional<WhatIfMatcher>>>
+      Matchers;
+  WhatIfMatcher &matcherFor(const WhatIfQuery &Q) const;
+  /// The weight edge \p EdgeIndex into \p V adds in a run from step start
+  /// \p S under \p M's query (none: every recorded weight), or nullopt when
+  /// the query drops the edge.
+  std::optional<int64_t> weightOf(uint32_t V, size_t EdgeIndex,
+                                  WhatIfMatcher *M, int64_t S) const;
   mutable int64_t Start = 0;
   /// The in-edge of the last run's path into \p Node, or NoIndex: only
   /// instants at or after the step's start have one (earlier ones keep

@@ -38,7 +38,9 @@ static bool isModelledWait(const HostWait &W) {
   return W.Kind == WaitKind::Explicit || W.Kind == WaitKind::BlockingCopy;
 }
 
-DependencyGraph::DependencyGraph(const TraceIndex &Ctx) : C(Ctx) {
+DependencyGraph::DependencyGraph(const TraceIndex &Ctx,
+                                 const std::atomic<bool> *StopAt)
+    : C(Ctx), Stop(StopAt) {
   const model::Trace &T = C.trace();
   HostNodes.resize(T.Lanes.size(), {0, 0});
   WorkNodeOf.assign(T.Events.size(), NoIndex);
@@ -52,16 +54,20 @@ DependencyGraph::DependencyGraph(const TraceIndex &Ctx) : C(Ctx) {
         !llvm::is_contained(StepLanes, T.Events[S.Event].Lane))
       StepLanes.push_back(T.Events[S.Event].Lane);
   for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI)
-    if (T.Lanes[LI].Kind == model::LaneKind::HostThread)
+    if (T.Lanes[LI].Kind == model::LaneKind::HostThread) {
+      if (stopped())
+        return;
       buildHost(LI);
-  addWakeUpEdges();
-  addJoinEdges();
-  buildDevice();
-  addLaunchEdges();
-  addEventWaitEdges();
-  addHostWaitEdges();
-  addQueueEdges();
-  finish();
+    }
+  for (void (DependencyGraph::*Step)() :
+       {&DependencyGraph::addWakeUpEdges, &DependencyGraph::addJoinEdges,
+        &DependencyGraph::buildDevice, &DependencyGraph::addLaunchEdges,
+        &DependencyGraph::addEventWaitEdges, &DependencyGraph::addHostWaitEdges,
+        &DependencyGraph::addQueueEdges, &DependencyGraph::finish}) {
+    if (stopped())
+      return;
+    (this->*Step)();
+  }
 }
 
 llvm::sys::OwningMemoryBlock DependencyGraph::EdgeBlocks::mapBlock() {
@@ -202,6 +208,8 @@ void DependencyGraph::buildHost(uint32_t LI) {
     addEdge(E.From + 1, E);
   };
   C.forEachHostStretch(LI, Span, [&](const HostStretch &S) {
+    if (stopped())
+      return; // the graph will be thrown away: skip the rest cheaply
     if (Held && S.Cause == HostCause::Wait && Held->Cause == HostCause::Wait &&
         Held->Wait == S.Wait && isModelledWait(AllWaits[S.Wait])) {
       Held->Range.End = S.Range.End;

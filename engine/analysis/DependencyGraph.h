@@ -61,6 +61,7 @@
 #include "llvm/Support/Memory.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <cstdint>
 #include <cstdlib>
@@ -124,7 +125,14 @@ struct HostSegment {
 class DependencyGraph {
 public:
   /// Builds the graph of the whole trace.
-  explicit DependencyGraph(const TraceIndex &C);
+  /// Builds the graph of the whole trace. Once \p Stop is set (by another
+  /// thread), building stops at the next host thread or step and the graph
+  /// is left incomplete, to be thrown away: lint stops a graph that no
+  /// finding turned out to need.
+  explicit DependencyGraph(const TraceIndex &C,
+                           const std::atomic<bool> *Stop = nullptr);
+  /// True when building stopped early (the graph is incomplete).
+  bool stopped() const { return Stop && Stop->load(); }
 
   size_t numNodes() const { return Time.size(); }
   int64_t time(uint32_t Node) const { return Time[Node]; }
@@ -151,6 +159,14 @@ public:
   /// (by its index in edges()); nullptr for every other edge (its time is
   /// all its category's).
   const DelaySplit *delaySplit(size_t EdgeIndex) const {
+    // Only a delay edge that carries time can have one (classifyDelays()):
+    // a what-if asks for every edge it weighs, most of them are not, and
+    // those are answered without the lookup.
+    const GraphEdge &E = Edges[EdgeIndex];
+    if (!E.Carries ||
+        (E.Type != EdgeType::Launch && E.Type != EdgeType::Stream &&
+         E.Type != EdgeType::EventWait))
+      return nullptr;
     auto It = Splits.find(uint32_t(EdgeIndex));
     return It == Splits.end() ? nullptr : &It->second;
   }
@@ -164,6 +180,7 @@ public:
 
 private:
   const TraceIndex &C;
+  const std::atomic<bool> *Stop;
   std::vector<int64_t> Time;
   /// The edges grouped by target, in memory that finish() fills in target
   /// order without touching it first (a vector would write every edge

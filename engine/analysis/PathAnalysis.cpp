@@ -14,10 +14,14 @@ using namespace tracelint;
 using namespace tracelint::analysis;
 
 PathModel::PathModel(const TraceIndex &Ctx, unsigned J)
+    : PathModel(Ctx, J, nullptr) {}
+
+PathModel::PathModel(const TraceIndex &Ctx, unsigned J,
+                     const std::atomic<bool> *Stop)
     : C(Ctx),
       Jobs(J ? J
              : llvm::heavyweight_hardware_concurrency().compute_thread_count()),
-      G(Ctx), CP(Ctx, G), Targets(targetIntervals(Ctx)) {}
+      G(Ctx, Stop), CP(Ctx, G), Targets(targetIntervals(Ctx)) {}
 
 void PathModel::forEachRun(
     size_t N, llvm::function_ref<void(size_t, const CriticalPath &)> Fn) const {
@@ -85,7 +89,41 @@ int64_t PathModel::medianGain(const WhatIfQuery &Q) const {
   return gainSpread(Q).Median;
 }
 
+/// The key of a query in PathModel's prepared spreads.
+static std::pair<unsigned long long, std::vector<std::string>>
+keyOf(const WhatIfQuery &Q) {
+  return {Q.Categories.to_ullong(), Q.Names};
+}
+
+void PathModel::prepareGains(llvm::ArrayRef<WhatIfQuery> Qs) const {
+  if (Qs.empty())
+    return;
+  // The step's own length is the empty query's: one walk per target gives
+  // it and every query's (CriticalPath::lengthsWithout).
+  std::vector<WhatIfQuery> All(1);
+  All.insert(All.end(), Qs.begin(), Qs.end());
+  std::vector<std::vector<int64_t>> Len(Targets.size());
+  forEachRun(Targets.size(), [&](size_t I, const CriticalPath &P) {
+    Len[I] = P.lengthsWithout(Targets[I], All);
+  });
+  const auto &L = Lengths.get([&] {
+    std::vector<int64_t> Out;
+    for (const std::vector<int64_t> &V : Len)
+      Out.push_back(V.front());
+    return Out;
+  });
+  const std::vector<size_t> Steady = steadyTargets();
+  for (size_t Q = 0; Q < Qs.size(); ++Q) {
+    std::vector<int64_t> Gains;
+    for (size_t I : Steady)
+      Gains.push_back(std::max<int64_t>(0, L[I] - Len[I][Q + 1]));
+    Prepared[keyOf(Qs[Q])] = spreadOf(std::move(Gains));
+  }
+}
+
 PathModel::GainSpread PathModel::gainSpread(const WhatIfQuery &Q) const {
+  if (auto It = Prepared.find(keyOf(Q)); It != Prepared.end())
+    return It->second;
   const auto &L = lengths();
   const std::vector<size_t> Steady = steadyTargets();
   std::vector<int64_t> Gains(Steady.size());
@@ -93,6 +131,10 @@ PathModel::GainSpread PathModel::gainSpread(const WhatIfQuery &Q) const {
     const size_t I = Steady[K];
     Gains[K] = std::max<int64_t>(0, L[I] - P.lengthWithout(Targets[I], Q));
   });
+  return spreadOf(std::move(Gains));
+}
+
+PathModel::GainSpread PathModel::spreadOf(std::vector<int64_t> Gains) {
   GainSpread S;
   S.Steps = Gains.size();
   if (Gains.empty())

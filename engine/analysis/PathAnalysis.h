@@ -21,6 +21,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <array>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -60,6 +61,10 @@ public:
   /// gainSpread() and medianCategories() (0: one per core). Every step's
   /// run is the same on any thread, so the figures do not depend on it.
   explicit PathModel(const TraceIndex &C, unsigned Jobs = 1);
+  /// The same, building the graph until \p Stop is set: then the model is
+  /// incomplete (stopped()) and must not be asked anything.
+  PathModel(const TraceIndex &C, unsigned Jobs, const std::atomic<bool> *Stop);
+  bool stopped() const { return G.stopped(); }
   const TraceIndex &context() const { return C; }
   const DependencyGraph &graph() const { return G; }
   const CriticalPath &path() const { return CP; }
@@ -77,6 +82,12 @@ public:
     size_t Steps = 0;
   };
   GainSpread gainSpread(const WhatIfQuery &Q) const;
+  /// Computes gainSpread() of each of \p Qs, and the steps' lengths if
+  /// they are not known yet, from one walk of each step
+  /// (CriticalPath::lengthsWithout) instead of one run per step and query;
+  /// gainSpread() then answers them from what it kept. lint asks for every
+  /// query its findings name at once.
+  void prepareGains(llvm::ArrayRef<WhatIfQuery> Qs) const;
   /// The median path length over the steady steps (-1 without a path).
   int64_t medianLength() const;
   /// Per category, the median over the steady steps of the path's time in
@@ -95,6 +106,12 @@ private:
   support::Lazy<std::vector<int64_t>> Lengths; ///< computed on first use
   support::Lazy<std::array<int64_t, NumPathCategories>> Categories;
   const std::vector<int64_t> &lengths() const;
+  /// The spread of per-step gains (sorted here).
+  static GainSpread spreadOf(std::vector<int64_t> Gains);
+  /// prepareGains()'s spreads, by query.
+  mutable std::map<std::pair<unsigned long long, std::vector<std::string>>,
+                   GainSpread>
+      Prepared;
   /// Calls \p Fn(K, Path) for every K in [0, N), shared among up to Jobs
   /// threads, each with a CriticalPath of its own (a run keeps scratch in
   /// it); the calling thread takes a share with CP. A path run takes

@@ -308,6 +308,7 @@ const model::IntervalSet &TraceIndex::deviceBusy(int32_t Device,
 const std::vector<uint32_t> &TraceIndex::workOf(int32_t Device) const {
   const auto &All = WorkByDevice.get([&] {
     std::vector<std::vector<uint32_t>> W(DeviceIds.size());
+    std::vector<std::vector<size_t>> Ends(DeviceIds.size());
     for (const model::Lane &L : T.Lanes) {
       int32_t Dev = L.Kind == model::LaneKind::DeviceStream ? L.Device : -1;
       size_t S = deviceSlot(Dev);
@@ -316,13 +317,13 @@ const std::vector<uint32_t> &TraceIndex::workOf(int32_t Device) const {
       for (uint32_t I = L.Begin; I < L.End; ++I)
         if (model::isDeviceWork(T.Events[I].Kind))
           W[S].push_back(I);
+      if (Ends[S].empty() ? !W[S].empty() : W[S].size() > Ends[S].back())
+        Ends[S].push_back(W[S].size());
     }
-    // Streams interleave: order by start, then index, for determinism.
-    for (auto &Out : W)
-      llvm::sort(Out, [&](uint32_t A, uint32_t B) {
-        return T.Events[A].Start < T.Events[B].Start ||
-               (T.Events[A].Start == T.Events[B].Start && A < B);
-      });
+    // Streams interleave: order by start, then index, for determinism; each
+    // stream's work is a run in that order already.
+    for (size_t S = 0; S < W.size(); ++S)
+      W[S] = mergeLaneRuns(T, std::move(W[S]), Ends[S]);
     return W;
   });
   static const std::vector<uint32_t> Empty;
@@ -341,16 +342,48 @@ uint32_t TraceIndex::nextDeviceWork(int32_t Device, int64_t Time) const {
   return It == W.end() ? model::NoIndex : *It;
 }
 
+std::vector<uint32_t> analysis::mergeLaneRuns(const model::Trace &T,
+                                              std::vector<uint32_t> Events,
+                                              llvm::ArrayRef<size_t> RunEnds) {
+  auto Before = [&](uint32_t A, uint32_t B) {
+    return T.Events[A].Start < T.Events[B].Start ||
+           (T.Events[A].Start == T.Events[B].Start && A < B);
+  };
+  std::vector<size_t> Ends(RunEnds.begin(), RunEnds.end());
+  std::vector<uint32_t> Buffer(Events.size());
+  // Merge neighbouring runs pairwise until one is left: n log(runs), each
+  // merge reading its runs in order.
+  while (Ends.size() > 1) {
+    std::vector<size_t> Merged;
+    size_t Begin = 0;
+    for (size_t R = 0; R < Ends.size(); R += 2) {
+      const size_t Mid = Ends[R];
+      const size_t End = R + 1 < Ends.size() ? Ends[R + 1] : Mid;
+      std::merge(Events.begin() + Begin, Events.begin() + Mid,
+                 Events.begin() + Mid, Events.begin() + End,
+                 Buffer.begin() + Begin, Before);
+      Merged.push_back(End);
+      Begin = End;
+    }
+    Events.swap(Buffer);
+    Ends = std::move(Merged);
+  }
+  return Events;
+}
+
 llvm::ArrayRef<uint32_t> TraceIndex::eventsOfKind(EventKind K) const {
   return ByKind[unsigned(K)].get([&] {
+    // Each lane's events of the kind are a run sorted by start.
     std::vector<uint32_t> Out;
-    for (uint32_t I = 0; I < T.Events.size(); ++I)
-      if (T.Events[I].Kind == K)
-        Out.push_back(I);
-    llvm::stable_sort(Out, [&](uint32_t A, uint32_t B) {
-      return T.Events[A].Start < T.Events[B].Start;
-    });
-    return Out;
+    std::vector<size_t> Ends;
+    for (const model::Lane &L : T.Lanes) {
+      for (uint32_t I = L.Begin; I < L.End; ++I)
+        if (T.Events[I].Kind == K)
+          Out.push_back(I);
+      if (Ends.empty() ? !Out.empty() : Out.size() > Ends.back())
+        Ends.push_back(Out.size());
+    }
+    return mergeLaneRuns(T, std::move(Out), Ends);
   });
 }
 

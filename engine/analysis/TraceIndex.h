@@ -342,6 +342,16 @@ struct ConfidencePenalty {
   std::vector<std::string> Affects;
 };
 
+/// Event indices gathered lane by lane, each lane's a run ordered by start
+/// (as a lane's events are), ordered by start and then index: the runs are
+/// merged (\p RunEnds: the end of each run in \p Events, ascending), which
+/// reads them in order, where sorting the whole would compare events
+/// scattered over the trace. The order of every list of events "sorted by
+/// start" that the index keeps.
+std::vector<uint32_t> mergeLaneRuns(const model::Trace &T,
+                                    std::vector<uint32_t> Events,
+                                    llvm::ArrayRef<size_t> RunEnds);
+
 class TraceIndex {
 public:
   /// \p Names decides what each name is; the built-in classes by default,

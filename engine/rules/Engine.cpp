@@ -877,12 +877,15 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
   std::optional<analysis::PathModel> Path;
   std::once_flag PathBuilt;
   // The path's per-step runs (the bounds) share the rules' threads.
+  // Set when the rules are done and none asked for a bound: the graph
+  // being built beside them is stopped and thrown away.
+  std::atomic<bool> StopGraph{false};
   auto BuildPath = [&] {
     std::call_once(PathBuilt, [&] {
       const int64_t Cpu = support::threadCpuNs();
-      Path.emplace(Ctx, ruleJobs(Cfg.Jobs));
+      Path.emplace(Ctx, ruleJobs(Cfg.Jobs), &StopGraph);
       R.Times.GraphCpuNs = support::threadCpuNs() - Cpu;
-      R.Times.GraphBuilt = true;
+      R.Times.GraphBuilt = !Path->stopped();
     });
   };
   auto RunBeside = [&] {
@@ -902,11 +905,12 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
 
   // The rules read the index only, so they run side by side; their results
   // are kept in catalogue order, so the output does not depend on which
-  // finishes first. Each thread takes the next task: first the caller's
-  // work (Beside), then rule after rule; once a finding needs a bound, the
-  // path's graph (the longest single task) goes before the rules still
-  // waiting. A trace with no such finding never builds it: built up front,
-  // a clean trace (or `--select` of a rule that stays quiet) waited for it.
+  // finishes first. Each thread takes the next task: the path's graph (the
+  // longest single task: nearly every trace with device work has a
+  // finding to bound), the caller's work (Beside), then rule after rule.
+  // When the last rule is done and no finding asked for a bound, the graph
+  // is stopped where it got to and thrown away: a clean trace (or `--select`
+  // of a rule that stays quiet) used to wait for all of it.
   unsigned Jobs = std::min<unsigned>(ruleJobs(Cfg.Jobs),
                                      unsigned(Runs.size()) + (Beside ? 1 : 0));
   const support::PhaseClock PoolClock;
@@ -916,11 +920,12 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
     for (RuleRun &Run : Runs)
       runOne(Ctx, Lookup, Missing, Run);
   } else {
-    std::atomic<bool> BesideTaken{!Beside}, PathWanted{false}, PathTaken{false};
-    std::atomic<size_t> NextRule{0};
+    std::atomic<bool> BesideTaken{!Beside}, PathTaken{!MayBound},
+        PathWanted{false};
+    std::atomic<size_t> NextRule{0}, RulesDone{0};
     auto Worker = [&] {
       for (;;) {
-        if (PathWanted && !PathTaken.exchange(true)) {
+        if (!PathTaken.exchange(true)) {
           BuildPath();
           continue;
         }
@@ -933,7 +938,10 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
           break;
         runOne(Ctx, Lookup, Missing, Runs[I]);
         if (WantsBound(Runs[I]))
-          PathWanted = true; // this thread takes it next, unless one did
+          PathWanted = true;
+        // The last rule: without a finding to bound, the graph is not needed.
+        if (++RulesDone == Runs.size() && !PathWanted)
+          StopGraph = true;
       }
     };
     llvm::ThreadPool Pool(llvm::hardware_concurrency(Jobs));
@@ -941,6 +949,8 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
       Pool.async(Worker);
     Pool.wait();
   }
+  if (Path && Path->stopped())
+    Path.reset(); // incomplete, and no finding asks for it
   R.Times.PoolWallNs = PoolClock.wallSinceNs();
   R.Times.PoolCpuNs = PoolClock.cpuSinceNs();
   for (const RuleRun &Run : Runs)
@@ -953,6 +963,22 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
   std::map<std::pair<unsigned long long, std::vector<std::string>>,
            analysis::PathModel::GainSpread>
       Spreads;
+  // Every query the findings will ask, known now: the path answers them
+  // together, one walk of each step for all of them.
+  std::vector<analysis::WhatIfQuery> Asked;
+  for (const RuleRun &Run : Runs)
+    for (const Detection &D : Run.Detections) {
+      const analysis::WhatIfQuery &Q =
+          D.PathQuery.empty() ? Run.Spec->Sig.WhatIf : D.PathQuery;
+      if (MayBound && D.ImpactNs > 0 && !Q.empty() &&
+          Spreads.try_emplace({Q.Categories.to_ullong(), Q.Names}).second)
+        Asked.push_back(Q);
+    }
+  Spreads.clear();
+  if (!Asked.empty()) {
+    BuildPath();
+    Path->prepareGains(Asked);
+  }
   auto Bound = [&](const analysis::WhatIfQuery &Q) {
     if (Q.empty() || !MayBound)
       return analysis::PathModel::GainSpread{};

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <random>
 
 using namespace tracelint;
@@ -530,4 +531,63 @@ TEST(CriticalPathTest, StepRunsOnSeveralThreadsGiveTheFiguresOfOne) {
       EXPECT_EQ(A.Steps, B.Steps) << Q.describe();
     }
   }
+}
+
+TEST(CriticalPathTest, OneWalkGivesEachQuerysLength) {
+  // lengthsWithout() walks a step once and weighs the edges per query; it
+  // must give what one run per query gives, and the spreads prepared from
+  // it those computed query by query.
+  std::vector<WhatIfQuery> Qs = {WhatIfQuery(),
+                                 category(PathCategory::Launch),
+                                 category(PathCategory::Wait),
+                                 category(PathCategory::Compute),
+                                 category(PathCategory::LaunchLatency),
+                                 named("gemm"),
+                                 named("relu"),
+                                 named("cudaStreamSynchronize")};
+  WhatIfQuery Both = category(PathCategory::Wait);
+  Both.Names.push_back("gemm");
+  Qs.push_back(Both);
+  for (unsigned Seed = 5; Seed <= 8; ++Seed) {
+    model::Trace T = randomSteps(Seed, 60);
+    TraceIndex C(T);
+    PathModel Once(C, 1), ByQuery(C, 1);
+    DependencyGraph G(C);
+    CriticalPath P(C, G);
+    for (const TargetInterval &X : Once.targets()) {
+      std::vector<int64_t> All = P.lengthsWithout(X, Qs);
+      ASSERT_EQ(All.size(), Qs.size());
+      for (size_t Q = 0; Q < Qs.size(); ++Q)
+        EXPECT_EQ(All[Q], P.lengthWithout(X, Qs[Q]))
+            << "seed " << Seed << " query " << Qs[Q].describe();
+    }
+    Once.prepareGains(llvm::ArrayRef<WhatIfQuery>(Qs).drop_front());
+    for (const WhatIfQuery &Q : llvm::ArrayRef<WhatIfQuery>(Qs).drop_front()) {
+      PathModel::GainSpread A = Once.gainSpread(Q), B = ByQuery.gainSpread(Q);
+      EXPECT_EQ(A.Median, B.Median) << Q.describe();
+      EXPECT_EQ(A.Q1, B.Q1) << Q.describe();
+      EXPECT_EQ(A.Q3, B.Q3) << Q.describe();
+      EXPECT_EQ(A.Steps, B.Steps) << Q.describe();
+    }
+    EXPECT_EQ(Once.analyze({}).Lengths, ByQuery.analyze({}).Lengths);
+  }
+}
+
+TEST(CriticalPathTest, DependencyGraphStops) {
+  // lint stops a graph that no finding needs: a stop requested before the
+  // first host thread leaves it empty and says so; without one the graph is
+  // complete, and a model over it answers.
+  model::Trace T = randomSteps(3, 10);
+  TraceIndex C(T);
+  std::atomic<bool> Stop{true};
+  DependencyGraph Stopped(C, &Stop);
+  EXPECT_TRUE(Stopped.stopped());
+  EXPECT_EQ(Stopped.numNodes(), 0u);
+  std::atomic<bool> Go{false};
+  DependencyGraph Whole(C, &Go);
+  EXPECT_FALSE(Whole.stopped());
+  EXPECT_GT(Whole.numNodes(), 0u);
+  PathModel M(C, 1, &Go);
+  EXPECT_FALSE(M.stopped());
+  EXPECT_GT(M.medianLength(), 0);
 }
