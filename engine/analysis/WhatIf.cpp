@@ -72,21 +72,20 @@ WhatIfMatcher::WhatIfMatcher(const model::Trace &Tr, const WhatIfQuery &Qu)
       NameIds.push_back(*Id);
 }
 
-bool WhatIfMatcher::hostMatches(uint32_t Event) {
-  if (NameIds.empty() || Event == model::NoIndex)
+bool WhatIfMatcher::hostMatches(uint32_t Event) const {
+  if (NameIds.empty())
     return false;
-  auto [It, New] = Memo.try_emplace(Event, false);
-  if (!New)
-    return It->second;
-  const model::Event &E = T.Events[Event];
-  bool M = llvm::is_contained(NameIds, E.Name);
-  if (!M && E.Parent != model::NoIndex)
-    M = hostMatches(E.Parent);
-  Memo[Event] = M;
-  return M;
+  // Up the nesting: a host event matches when it or an enclosing event has
+  // one of the names. The parents are a few events earlier on the same
+  // lane; a memo of every event asked about cost more (a hash table that
+  // grows with the steps walked) than walking them again.
+  for (uint32_t I = Event; I != model::NoIndex; I = T.Events[I].Parent)
+    if (llvm::is_contained(NameIds, T.Events[I].Name))
+      return true;
+  return false;
 }
 
-bool WhatIfMatcher::eventMatches(uint32_t Event) {
+bool WhatIfMatcher::eventMatches(uint32_t Event) const {
   if (NameIds.empty() || Event == model::NoIndex)
     return false;
   const model::Event &E = T.Events[Event];

@@ -26,8 +26,6 @@
 #include "analysis/DependencyGraph.h"
 #include "analysis/PathCategory.h"
 
-#include "llvm/ADT/DenseMap.h"
-
 #include <bitset>
 #include <string>
 #include <vector>
@@ -55,7 +53,7 @@ struct WhatIfQuery {
 /// How a query treats one graph edge.
 enum class EdgeFate : uint8_t { Keep, Zero, Drop };
 
-/// Decides the fate of edges for one query, remembering name matches.
+/// Decides the fate of edges for one query.
 class WhatIfMatcher {
 public:
   WhatIfMatcher(const model::Trace &T, const WhatIfQuery &Q);
@@ -68,9 +66,8 @@ private:
   const model::Trace &T;
   const WhatIfQuery &Q;
   std::vector<model::StringId> NameIds;
-  llvm::DenseMap<uint32_t, bool> Memo;
-  bool hostMatches(uint32_t Event);
-  bool eventMatches(uint32_t Event);
+  bool hostMatches(uint32_t Event) const;
+  bool eventMatches(uint32_t Event) const;
 };
 
 } // namespace tracelint::analysis
