@@ -143,7 +143,7 @@ WhatIfMatcher &CriticalPath::matcherFor(const WhatIfQuery &Q) const {
       return *M;
   Matchers.emplace_back(Q, std::nullopt);
   auto &[Kept, M] = Matchers.back();
-  return M.emplace(C.trace(), Kept);
+  return M.emplace(C.trace(), Kept, WhatIfMatcher::Remember::Yes);
 }
 
 std::vector<int64_t>

@@ -65,27 +65,47 @@ bool WhatIfQuery::parse(llvm::StringRef Text, WhatIfQuery &Q,
   return true;
 }
 
-WhatIfMatcher::WhatIfMatcher(const model::Trace &Tr, const WhatIfQuery &Qu)
+WhatIfMatcher::WhatIfMatcher(const model::Trace &Tr, const WhatIfQuery &Qu,
+                             Remember R)
     : T(Tr), Q(Qu) {
   for (const std::string &N : Q.Names)
     if (auto Id = T.Strings.find(N))
       NameIds.push_back(*Id);
+  if (R == Remember::Yes && !NameIds.empty()) {
+    Known.resize(T.Events.size());
+    Matches.resize(T.Events.size());
+  }
 }
 
-bool WhatIfMatcher::hostMatches(uint32_t Event) const {
+bool WhatIfMatcher::hostMatches(uint32_t Event) {
   if (NameIds.empty())
     return false;
   // Up the nesting: a host event matches when it or an enclosing event has
-  // one of the names. The parents are a few events earlier on the same
-  // lane; a memo of every event asked about cost more (a hash table that
-  // grows with the steps walked) than walking them again.
-  for (uint32_t I = Event; I != model::NoIndex; I = T.Events[I].Parent)
-    if (llvm::is_contained(NameIds, T.Events[I].Name))
-      return true;
-  return false;
+  // one of the names. Remembered, the walk stops at the first ancestor
+  // already decided, and decides every event it passed.
+  llvm::SmallVector<uint32_t, 16> Passed;
+  bool M = false;
+  for (uint32_t I = Event; I != model::NoIndex; I = T.Events[I].Parent) {
+    if (!Known.empty() && Known.test(I)) {
+      M = Matches.test(I);
+      break;
+    }
+    if (llvm::is_contained(NameIds, T.Events[I].Name)) {
+      M = true;
+      break;
+    }
+    Passed.push_back(I);
+  }
+  if (!Known.empty())
+    for (uint32_t I : Passed) {
+      Known.set(I);
+      if (M)
+        Matches.set(I);
+    }
+  return M;
 }
 
-bool WhatIfMatcher::eventMatches(uint32_t Event) const {
+bool WhatIfMatcher::eventMatches(uint32_t Event) {
   if (NameIds.empty() || Event == model::NoIndex)
     return false;
   const model::Event &E = T.Events[Event];

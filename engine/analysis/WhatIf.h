@@ -26,6 +26,8 @@
 #include "analysis/DependencyGraph.h"
 #include "analysis/PathCategory.h"
 
+#include "llvm/ADT/BitVector.h"
+
 #include <bitset>
 #include <string>
 #include <vector>
@@ -56,7 +58,12 @@ enum class EdgeFate : uint8_t { Keep, Zero, Drop };
 /// Decides the fate of edges for one query.
 class WhatIfMatcher {
 public:
-  WhatIfMatcher(const model::Trace &T, const WhatIfQuery &Q);
+  /// Whether the matcher remembers, per event, whether the query's names
+  /// match it or an enclosing event: worth its two bits per event of the
+  /// trace for a matcher that serves many steps, not for one step's run.
+  enum class Remember : bool { No, Yes };
+  WhatIfMatcher(const model::Trace &T, const WhatIfQuery &Q,
+                Remember R = Remember::No);
   /// With \p IgnoreCategory, only names decide (for an edge whose time
   /// the caller splits by category, DependencyGraph::delaySplit()).
   EdgeFate fate(const GraphEdge &E, bool IgnoreCategory = false);
@@ -66,8 +73,11 @@ private:
   const model::Trace &T;
   const WhatIfQuery &Q;
   std::vector<model::StringId> NameIds;
-  bool hostMatches(uint32_t Event) const;
-  bool eventMatches(uint32_t Event) const;
+  /// With Remember::Yes and names: the events already decided, and which
+  /// of them match.
+  llvm::BitVector Known, Matches;
+  bool hostMatches(uint32_t Event);
+  bool eventMatches(uint32_t Event);
 };
 
 } // namespace tracelint::analysis
