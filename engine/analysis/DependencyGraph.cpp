@@ -382,11 +382,11 @@ uint32_t DependencyGraph::awaitedByRecord(uint32_t SyncEvent) {
     for (uint32_t LI = 0; LI < T.Lanes.size(); ++LI)
       if (T.Lanes[LI].Kind == model::LaneKind::DeviceStream)
         StreamLane[streamKey(T.Lanes[LI].Device, T.Lanes[LI].Stream)] = LI;
-  auto CI = T.Correlations.find(
+  const uint32_t Link = T.Correlations.find(
       model::Trace::correlationKey(L.Domain, uint32_t(A->WaitOnCorrelation)));
-  if (CI == T.Correlations.end() || CI->second.Launch == NoIndex)
+  if (Link == NoIndex || T.Correlations.Launch[Link] == NoIndex)
     return NoIndex;
-  int64_t RecordAt = T.Events[CI->second.Launch].Start;
+  int64_t RecordAt = T.Events[T.Correlations.Launch[Link]].Start;
   auto SL = StreamLane.find(streamKey(L.Device, A->WaitOnStream));
   if (SL == StreamLane.end())
     return NoIndex;

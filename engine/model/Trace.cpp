@@ -127,22 +127,29 @@ llvm::StringRef tracelint::model::stepSourceName(StepSource S) {
   llvm_unreachable("covered switch");
 }
 
-uint32_t Trace::launchOf(const Event &DeviceEvent) const {
-  if (!DeviceEvent.Correlation)
+uint32_t Trace::linkOf(const Event &E) const {
+  if (!E.Correlation)
     return NoIndex;
-  auto It = Correlations.find(
-      correlationKey(laneOf(DeviceEvent).Domain, DeviceEvent.Correlation));
-  return It == Correlations.end() ? NoIndex : It->second.Launch;
+  const auto &CI = Correlations;
+  // An element of Events: its link by index. A copy: by its key.
+  const auto At = reinterpret_cast<uintptr_t>(&E),
+             Begin = reinterpret_cast<uintptr_t>(Events.data());
+  if (At >= Begin && At < Begin + Events.size() * sizeof(Event) &&
+      CI.LinkOfEvent.size() == Events.size())
+    return CI.LinkOfEvent[indexOf(E)];
+  return CI.find(correlationKey(laneOf(E).Domain, E.Correlation));
+}
+
+uint32_t Trace::launchOf(const Event &DeviceEvent) const {
+  const uint32_t Link = linkOf(DeviceEvent);
+  return Link == NoIndex ? NoIndex : Correlations.Launch[Link];
 }
 
 llvm::ArrayRef<uint32_t> Trace::deviceWorkOf(const Event &HostEvent) const {
-  if (!HostEvent.Correlation)
+  const uint32_t Link = linkOf(HostEvent);
+  if (Link == NoIndex)
     return {};
-  auto It = Correlations.find(
-      correlationKey(laneOf(HostEvent).Domain, HostEvent.Correlation));
-  if (It == Correlations.end())
-    return {};
-  return It->second.Device;
+  return Correlations.deviceOf(Link);
 }
 
 bool Trace::hasDeviceLanes() const {

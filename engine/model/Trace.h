@@ -155,15 +155,41 @@ public:
   bool hasDeviceLanes() const;
   size_t countKind(EventKind K) const;
 
-  // Built by TraceBuilder::finish().
-  struct CorrelationLinks {
-    uint32_t Launch = NoIndex;
-    llvm::SmallVector<uint32_t, 1> Device;
+  /// The host call and the device work of each correlation (a domain and a
+  /// correlation id), built by TraceBuilder::finish(). Every lint asks
+  /// which call launched a kernel millions of times: a link is found
+  /// through the event's index, not by hashing its key.
+  struct CorrelationIndex {
+    /// Per link: the first runtime/driver call with the key, or NoIndex.
+    std::vector<uint32_t> Launch;
+    /// Per link, into Device: [DeviceBegin[K], DeviceBegin[K + 1]).
+    std::vector<uint32_t> DeviceBegin;
+    /// The device work and sync events of each link, ascending.
+    std::vector<uint32_t> Device;
+    /// Per event of Events: its link, or NoIndex (no correlation, or no
+    /// call and no device work with its key).
+    std::vector<uint32_t> LinkOfEvent;
+    /// By key, for a key that is not an event's own (a sync's awaited
+    /// record) and for an Event that is not an element of Events.
+    llvm::DenseMap<uint64_t, uint32_t> LinkOfKey;
+
+    size_t size() const { return Launch.size(); }
+    llvm::ArrayRef<uint32_t> deviceOf(uint32_t Link) const {
+      return llvm::ArrayRef<uint32_t>(Device).slice(
+          DeviceBegin[Link], DeviceBegin[Link + 1] - DeviceBegin[Link]);
+    }
+    /// The link with \p Key, or NoIndex.
+    uint32_t find(uint64_t Key) const {
+      auto It = LinkOfKey.find(Key);
+      return It == LinkOfKey.end() ? NoIndex : It->second;
+    }
   };
-  llvm::DenseMap<uint64_t, CorrelationLinks> Correlations;
+  CorrelationIndex Correlations;
   static uint64_t correlationKey(uint32_t Domain, uint32_t Correlation) {
     return (uint64_t(Domain) << 32) | Correlation;
   }
+  /// The link of \p E (an element of Events or a copy of one), or NoIndex.
+  uint32_t linkOf(const Event &E) const;
 };
 
 } // namespace tracelint::model

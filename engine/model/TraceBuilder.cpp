@@ -365,33 +365,79 @@ void TraceBuilder::buildNesting() {
 }
 
 void TraceBuilder::collectCorrelations() {
-  auto &Map = T.Correlations;
-  for (uint32_t I = 0; I < T.Events.size(); ++I) {
+  auto &CI = T.Correlations;
+  CI = Trace::CorrelationIndex();
+  const uint32_t N = uint32_t(T.Events.size());
+  CI.LinkOfEvent.assign(N, NoIndex);
+  auto IsCall = [](EventKind K) {
+    return K == EventKind::Runtime || K == EventKind::Driver;
+  };
+  auto IsWork = [](EventKind K) {
+    return isDeviceWork(K) || K == EventKind::Sync;
+  };
+  // A link per key of a call or of device work; the first call with the
+  // key is its launch. Links are numbered in event order.
+  std::vector<uint32_t> WorkCount;
+  bool OtherKinds = false;
+  for (uint32_t I = 0; I < N; ++I) {
     const Event &E = T.Events[I];
     if (!E.Correlation)
       continue;
-    uint64_t Key = Trace::correlationKey(T.Lanes[E.Lane].Domain, E.Correlation);
-    if (E.Kind == EventKind::Runtime || E.Kind == EventKind::Driver) {
-      auto &Links = Map[Key];
-      if (Links.Launch == NoIndex)
-        Links.Launch = I;
-    } else if (isDeviceWork(E.Kind) || E.Kind == EventKind::Sync) {
-      Map[Key].Device.push_back(I);
+    const bool Call = IsCall(E.Kind);
+    if (!Call && !IsWork(E.Kind)) {
+      OtherKinds = true;
+      continue;
     }
+    auto [It, New] = CI.LinkOfKey.try_emplace(
+        Trace::correlationKey(T.Lanes[E.Lane].Domain, E.Correlation),
+        uint32_t(CI.Launch.size()));
+    if (New) {
+      CI.Launch.push_back(NoIndex);
+      WorkCount.push_back(0);
+    }
+    const uint32_t Link = It->second;
+    CI.LinkOfEvent[I] = Link;
+    if (!Call)
+      ++WorkCount[Link];
+    else if (CI.Launch[Link] == NoIndex)
+      CI.Launch[Link] = I;
   }
+  // Each link's device work, in event order.
+  CI.DeviceBegin.resize(CI.Launch.size() + 1);
+  uint32_t Sum = 0;
+  for (size_t K = 0; K < WorkCount.size(); ++K) {
+    CI.DeviceBegin[K] = Sum;
+    Sum += WorkCount[K];
+    WorkCount[K] = CI.DeviceBegin[K]; // now the next free place
+  }
+  CI.DeviceBegin.back() = Sum;
+  CI.Device.resize(Sum);
+  for (uint32_t I = 0; I < N; ++I)
+    if (uint32_t Link = CI.LinkOfEvent[I];
+        Link != NoIndex && IsWork(T.Events[I].Kind))
+      CI.Device[WorkCount[Link]++] = I;
+  // An event of another kind with a correlation (an op that records one)
+  // reaches the call and the work with its key, as those do.
+  if (OtherKinds)
+    for (uint32_t I = 0; I < N; ++I) {
+      const Event &E = T.Events[I];
+      if (E.Correlation && !IsCall(E.Kind) && !IsWork(E.Kind))
+        CI.LinkOfEvent[I] = CI.find(
+            Trace::correlationKey(T.Lanes[E.Lane].Domain, E.Correlation));
+    }
 }
 
 void TraceBuilder::checkCorrelations() {
-  auto &Map = T.Correlations;
+  const auto &CI = T.Correlations;
   llvm::DenseMap<StringId, bool> IsLaunchName;
-  for (auto &Entry : Map) {
-    auto &Links = Entry.second;
-    if (Links.Launch == NoIndex) {
-      T.Stats.add(ImportStat::DeviceWithoutLaunch, Links.Device.size());
+  for (uint32_t Link = 0; Link < CI.size(); ++Link) {
+    llvm::ArrayRef<uint32_t> Device = CI.deviceOf(Link);
+    if (CI.Launch[Link] == NoIndex) {
+      T.Stats.add(ImportStat::DeviceWithoutLaunch, Device.size());
       continue;
     }
-    const Event &Launch = T.Events[Links.Launch];
-    if (Links.Device.empty()) {
+    const Event &Launch = T.Events[CI.Launch[Link]];
+    if (Device.empty()) {
       auto [It, New] = IsLaunchName.try_emplace(Launch.Name, false);
       if (New)
         It->second = isLaunchCallName(T.Strings.get(Launch.Name));
@@ -399,8 +445,7 @@ void TraceBuilder::checkCorrelations() {
         T.Stats.add(ImportStat::LaunchWithoutDevice);
       continue;
     }
-    llvm::sort(Links.Device);
-    for (uint32_t D : Links.Device) {
+    for (uint32_t D : Device) {
       Event &Dev = T.Events[D];
       if (Dev.Start < Launch.Start) {
         Dev.Flags |= FlagBeforeLaunch;

@@ -619,8 +619,9 @@ TEST(Engine, ThePathIsKeptOnlyWhenAFindingAsksForABound) {
     LintResult Q = runRules(Ctx, Without, Cfg, "t.json", testDetectors);
     EXPECT_TRUE(Q.Findings.empty());
     ASSERT_EQ(Q.Skipped.size(), 1u);
-    if (Jobs == 1)
+    if (Jobs == 1) {
       EXPECT_FALSE(Q.Times.GraphBuilt);
+    }
   }
 }
 
