@@ -1,9 +1,11 @@
 //===- analysis/HostTimeline.cpp - What a host thread was doing -----------===//
 #include "analysis/TraceIndex.h"
+#include "support/SortRuns.h"
 
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <functional>
 
 using namespace tracelint;
 using namespace tracelint::analysis;
@@ -119,16 +121,34 @@ void TraceIndex::forEachHostStretch(
   std::reverse(Stack.begin(), Stack.end());
 
   // Every boundary of the lane's events inside the range, and the edges of
-  // its waits, launch path, profiler work and start-up work.
-  std::vector<int64_t> Cuts = {Range.Begin, Range.End};
-  for (uint32_t I : Stack)
+  // its waits, launch path, profiler work and start-up work. Each source is
+  // pushed as a run in order, so that ordering them all is a merge of a few
+  // runs (support::sortRuns), not a sort of every boundary of a thread.
+  std::vector<int64_t> Cuts = {Range.Begin};
+  for (uint32_t I : llvm::reverse(Stack)) // innermost first: ends ascend
     if (T.Events[I].end() < Range.End)
       Cuts.push_back(T.Events[I].end());
+  // The events' ends come out of a stack of open ones, each before the
+  // first start after it: in order where events nest (a conflict of the
+  // nesting only adds a run).
+  std::vector<int64_t> OpenEnds;
+  auto CloseUntil = [&](int64_t Time) {
+    while (!OpenEnds.empty() && OpenEnds.back() <= Time) {
+      if (OpenEnds.back() < Range.End)
+        Cuts.push_back(OpenEnds.back());
+      OpenEnds.pop_back();
+    }
+  };
   for (auto It = FromIt; It != Events.end() && It->Start < Range.End; ++It) {
+    CloseUntil(It->Start);
     Cuts.push_back(It->Start);
-    if (It->end() < Range.End)
-      Cuts.push_back(It->end());
+    OpenEnds.push_back(It->end());
   }
+  for (int64_t End : llvm::reverse(OpenEnds))
+    if (End < Range.End)
+      Cuts.push_back(End);
+  OpenEnds = {};
+  Cuts.push_back(Range.End);
   llvm::ArrayRef<HostWait> Waits = hostWaits(LI);
   const uint32_t WaitBase =
       Waits.empty() ? 0 : uint32_t(Waits.data() - hostWaits().data());
@@ -149,7 +169,7 @@ void TraceIndex::forEachHostStretch(
   cutAtEdges(OsTraced, Range, Cuts);
   cutAtEdges(Profiler, Range, Cuts);
   cutAtEdges(Startup, Range, Cuts);
-  llvm::sort(Cuts);
+  support::sortRuns(Cuts, std::less<int64_t>());
   Cuts.erase(std::unique(Cuts.begin(), Cuts.end()), Cuts.end());
 
   // Sweep the pieces with the stack of open events, counting the open

@@ -1,6 +1,7 @@
 //===- model/Intervals.cpp ------------------------------------------------===//
 #include "model/Intervals.h"
 #include "model/Trace.h"
+#include "support/SortRuns.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -8,47 +9,13 @@
 
 using namespace tracelint::model;
 
-/// Orders \p In by begin, then end. The intervals usually come as a few
-/// runs already in order (each lane's or stream's, one after another):
-/// those runs are merged, reading them in order, in n log(runs); more than
-/// MaxRuns runs are sorted instead.
-static void orderIntervals(std::vector<Interval> &In) {
-  constexpr size_t MaxRuns = 64;
-  auto Less = [](const Interval &A, const Interval &B) {
-    return A.Begin < B.Begin || (A.Begin == B.Begin && A.End < B.End);
-  };
-  std::vector<size_t> Ends;
-  for (size_t I = 1; I < In.size(); ++I)
-    if (Less(In[I], In[I - 1])) {
-      if (Ends.size() == MaxRuns) {
-        llvm::sort(In, Less);
-        return;
-      }
-      Ends.push_back(I);
-    }
-  if (Ends.empty())
-    return; // one run: in order already
-  Ends.push_back(In.size());
-  std::vector<Interval> Buffer(In.size());
-  while (Ends.size() > 1) {
-    std::vector<size_t> Merged;
-    size_t Begin = 0;
-    for (size_t R = 0; R < Ends.size(); R += 2) {
-      const size_t Mid = Ends[R];
-      const size_t End = R + 1 < Ends.size() ? Ends[R + 1] : Mid;
-      std::merge(In.begin() + Begin, In.begin() + Mid, In.begin() + Mid,
-                 In.begin() + End, Buffer.begin() + Begin, Less);
-      Merged.push_back(End);
-      Begin = End;
-    }
-    In.swap(Buffer);
-    Ends = std::move(Merged);
-  }
-}
-
 IntervalSet IntervalSet::unionOf(std::vector<Interval> In) {
   llvm::erase_if(In, [](const Interval &I) { return I.End <= I.Begin; });
-  orderIntervals(In);
+  // The intervals usually come as a few runs already in order (each
+  // lane's or stream's, one after another).
+  support::sortRuns(In, [](const Interval &A, const Interval &B) {
+    return A.Begin < B.Begin || (A.Begin == B.Begin && A.End < B.End);
+  });
   IntervalSet S;
   for (const Interval &I : In) {
     if (!S.Parts.empty() && I.Begin <= S.Parts.back().End) {

@@ -10,6 +10,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <string>
@@ -224,6 +225,45 @@ TEST(HostTimeline, AnyRangeSweepsAsTheWholeThreadDoes) {
         EXPECT_EQ(Got[I].Wait, Want[I].Wait) << Seed << " " << I;
       }
     }
+  }
+}
+
+TEST(HostTimeline, CutsAtEveryBoundaryWhenEventsDoNotNest) {
+  // The sweep gathers the events' ends from a stack of open events, in
+  // order only where they nest. Events that overlap without nesting (a
+  // damaged or merged trace) must still cut the thread at every start and
+  // end inside the range, each once.
+  for (unsigned Seed = 1; Seed <= 30; ++Seed) {
+    std::mt19937 Rng(Seed);
+    TraceMaker M;
+    int64_t Start = 0, End = 0;
+    for (int K = 0; K < 40; ++K) {
+      Start += std::uniform_int_distribution<int64_t>(0, 30)(Rng);
+      const int64_t Length =
+          std::uniform_int_distribution<int64_t>(0, 120)(Rng);
+      M.op("op" + std::to_string(K), Start, Start + Length);
+      End = std::max(End, Start + Length);
+    }
+    model::Trace T = M.finish();
+    TraceIndex Ctx(T);
+    // From before the first event: an event open at a range's start is
+    // found through its nesting, which events that do not nest lack.
+    const int64_t A = -1;
+    const int64_t B =
+        std::uniform_int_distribution<int64_t>(End / 2, End + 1)(Rng);
+    std::vector<int64_t> Want = {A, B};
+    for (const model::Event &E : T.events(T.Lanes[M.Host]))
+      for (int64_t Edge : {E.Start, E.end()})
+        if (Edge > A && Edge < B)
+          Want.push_back(Edge);
+    std::sort(Want.begin(), Want.end());
+    Want.erase(std::unique(Want.begin(), Want.end()), Want.end());
+    std::vector<int64_t> Got = {A};
+    for (const HostStretch &S : stretches(Ctx, M.Host, {A, B})) {
+      EXPECT_EQ(S.Range.Begin, Got.back()) << "seed " << Seed;
+      Got.push_back(S.Range.End);
+    }
+    EXPECT_EQ(Got, Want) << "seed " << Seed;
   }
 }
 
