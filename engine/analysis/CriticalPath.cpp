@@ -20,23 +20,29 @@ std::optional<int64_t> CriticalPath::weightOf(uint32_t V, size_t EdgeIndex,
                                               WhatIfMatcher *M,
                                               int64_t S) const {
   const GraphEdge &Ed = G.edges()[EdgeIndex];
-  int64_t W = G.weight(V, Ed);
+  const int64_t W = G.weight(V, Ed);
   if (!M)
     return W;
+  return weightUnder(EdgeIndex, W, G.time(Ed.From), *M, S);
+}
+
+std::optional<int64_t> CriticalPath::weightUnder(size_t EdgeIndex, int64_t W,
+                                                 int64_t From, WhatIfMatcher &M,
+                                                 int64_t S) const {
+  const GraphEdge &Ed = G.edges()[EdgeIndex];
   const DelaySplit *Split = G.delaySplit(EdgeIndex);
-  EdgeFate F = M->fate(Ed, Split != nullptr);
+  EdgeFate F = M.fate(Ed, Split != nullptr);
   if (F == EdgeFate::Drop)
     return std::nullopt;
   // Time before the step's start is history: only the part of a stretch
   // inside the step can be removed.
-  const int64_t From = G.time(Ed.From);
   if (F == EdgeFate::Zero)
     return From < S ? std::min(W, S - From) : 0;
   if (Split) {
     int64_t Cut = 0;
     for (PathCategory Cat : {PathCategory::LaunchLatency, PathCategory::Queued,
                              PathCategory::UnrecordedDependency})
-      if (M->removes(Cat))
+      if (M.removes(Cat))
         Cut += Split->of(Cat);
     W = std::max<int64_t>(0, W - Cut);
   }
@@ -208,15 +214,22 @@ CriticalPath::lengthsWithout(const TargetInterval &X,
   std::vector<uint32_t> &EdgesFrom = WalkEdgesFrom;
   Edges.clear();
   EdgesFrom.assign(1, 0);
+  // With each, what every query reads: the edge's recorded weight and its
+  // source's recorded time (looked up once here, not once per query).
+  std::vector<std::pair<int64_t, int64_t>> &Recorded = WalkRecorded;
+  Recorded.clear();
   for (size_t P = 0; P < Order.size(); ++P) {
-    llvm::ArrayRef<GraphEdge> In = G.inEdges(Order[P]);
+    const uint32_t V = Order[P];
+    llvm::ArrayRef<GraphEdge> In = G.inEdges(V);
     const uint32_t First = uint32_t(In.data() - G.edges().data());
     for (size_t K = 0; K < In.size(); ++K) {
       const uint32_t From = In[K].From;
+      const int64_t FromTime = G.time(From);
       int32_t Place = -1;
-      if (G.time(From) >= S && size_t(Memo.dist(From)) < P)
+      if (FromTime >= S && size_t(Memo.dist(From)) < P)
         Place = int32_t(Memo.dist(From));
       Edges.push_back({Place, First + uint32_t(K)});
+      Recorded.push_back({G.weight(V, In[K]), FromTime});
     }
     EdgesFrom.push_back(uint32_t(Edges.size()));
   }
@@ -233,18 +246,23 @@ CriticalPath::lengthsWithout(const TargetInterval &X,
       bool Bound = false;
       for (uint32_t K = EdgesFrom[P]; K < EdgesFrom[P + 1]; ++K) {
         const auto [Place, EdgeIndex] = Edges[K];
-        std::optional<int64_t> W = weightOf(V, EdgeIndex, M, S);
-        if (!W)
-          continue;
-        const int64_t D = Place >= 0 ? Dist[size_t(Place)]
-                                     : G.time(G.edges()[EdgeIndex].From);
-        Best = Bound ? std::max(Best, D + *W) : D + *W;
+        const auto [Weight, FromTime] = Recorded[K];
+        int64_t W = Weight;
+        if (M) {
+          std::optional<int64_t> Kept =
+              weightUnder(EdgeIndex, Weight, FromTime, *M, S);
+          if (!Kept)
+            continue;
+          W = *Kept;
+        }
+        const int64_t D = Place >= 0 ? Dist[size_t(Place)] : FromTime;
+        Best = Bound ? std::max(Best, D + W) : D + W;
         Bound = true;
       }
       // As in run(): an instant whose in-edges all dropped keeps its
       // recorded time without any, else the step's start.
       if (!Bound)
-        Best = G.inEdges(V).empty() ? G.time(V) : S;
+        Best = EdgesFrom[P] == EdgesFrom[P + 1] ? G.time(V) : S;
       Dist[P] = Best;
     }
     int64_t End = Dist[size_t(Memo.dist(Sink))];

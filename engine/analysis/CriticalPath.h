@@ -100,6 +100,8 @@ private:
   mutable std::vector<std::pair<int32_t, uint32_t>> WalkEdges;
   mutable std::vector<uint32_t> WalkEdgesFrom;
   mutable std::vector<int64_t> WalkDist;
+  /// lengthsWithout()'s in-edges' recorded weights and sources' times.
+  mutable std::vector<std::pair<int64_t, int64_t>> WalkRecorded;
   /// lengthsWithout()'s matchers, one per query seen (a deque: a matcher
   /// refers to its query, which must not move). Which events a query's
   /// names match does not depend on the step, so the next step reuses it.
@@ -111,6 +113,10 @@ private:
   /// the query drops the edge.
   std::optional<int64_t> weightOf(uint32_t V, size_t EdgeIndex,
                                   WhatIfMatcher *M, int64_t S) const;
+  /// The same for the edge's recorded weight \p W and its source's recorded
+  /// time \p From, under \p M's query.
+  std::optional<int64_t> weightUnder(size_t EdgeIndex, int64_t W, int64_t From,
+                                     WhatIfMatcher &M, int64_t S) const;
   mutable int64_t Start = 0;
   /// The in-edge of the last run's path into \p Node, or NoIndex: only
   /// instants at or after the step's start have one (earlier ones keep
