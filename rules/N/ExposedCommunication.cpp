@@ -91,7 +91,7 @@ Exposure collectExposure(const TraceIndex &Ctx,
     for (uint32_t I : DC.Collectives) {
       size_t K = collectiveWindow(Ctx, T.Events[I]);
       if (K < NumWindows && T.Events[I].Duration > 0)
-        addCollective(T, I, DC.Compute, K, X);
+        addCollective(T, I, *DC.Compute, K, X);
     }
   return X;
 }
@@ -129,13 +129,13 @@ ExposureFigures measureExposure(const TraceIndex &Ctx, Exposure &X) {
 size_t onComputeStreams(const TraceIndex &Ctx,
                         llvm::ArrayRef<DeviceComm> Devices) {
   const model::Trace &T = Ctx.trace();
+  std::vector<bool> LaneHasKernel(T.Lanes.size());
+  for (uint32_t I : Ctx.eventsOfKind(EventKind::Kernel))
+    LaneHasKernel[T.Events[I].Lane] = true;
   std::set<std::pair<int32_t, int64_t>> ComputeStreams;
-  for (int32_t D : Ctx.devices())
-    for (uint32_t I : Ctx.deviceWork(D)) {
-      const Event &E = T.Events[I];
-      if (E.Kind == EventKind::Kernel)
-        ComputeStreams.insert({T.laneOf(E).Device, T.laneOf(E).Stream});
-    }
+  for (uint32_t L = 0; L < T.Lanes.size(); ++L)
+    if (LaneHasKernel[L])
+      ComputeStreams.insert({T.Lanes[L].Device, T.Lanes[L].Stream});
   size_t N = 0;
   for (const DeviceComm &DC : Devices)
     for (uint32_t I : DC.Collectives) {

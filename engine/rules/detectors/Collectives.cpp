@@ -21,19 +21,18 @@ void detect::uncovered(const IntervalSet &Cover, Interval Part,
 std::vector<detect::DeviceComm>
 detect::splitDeviceWork(const analysis::TraceIndex &Ctx) {
   const model::Trace &T = Ctx.trace();
-  std::vector<DeviceComm> Out;
-  for (int32_t D : Ctx.devices()) {
-    DeviceComm DC;
-    std::vector<Interval> Compute;
-    for (uint32_t I : Ctx.deviceWork(D)) {
-      const Event &E = T.Events[I];
-      if (E.Kind == EventKind::Collective)
-        DC.Collectives.push_back(I);
-      else if (E.Kind == EventKind::Kernel)
-        Compute.push_back({E.Start, E.end()});
-    }
-    DC.Compute = IntervalSet::unionOf(std::move(Compute));
-    Out.push_back(std::move(DC));
+  // The index already has each device's kernels as a union and the
+  // collectives in order: two rules ask, and neither walks all the work.
+  llvm::ArrayRef<int32_t> Devices = Ctx.devices();
+  std::vector<DeviceComm> Out(Devices.size());
+  for (size_t K = 0; K < Devices.size(); ++K)
+    Out[K].Compute = &Ctx.deviceBusy(Devices[K], analysis::BusyKind::Compute);
+  for (uint32_t I : Ctx.eventsOfKind(EventKind::Collective)) {
+    const model::Lane &L = T.laneOf(T.Events[I]);
+    const int32_t Dev = L.Kind == model::LaneKind::DeviceStream ? L.Device : -1;
+    const auto *It = llvm::lower_bound(Devices, Dev);
+    if (It != Devices.end() && *It == Dev)
+      Out[size_t(It - Devices.begin())].Collectives.push_back(I);
   }
   return Out;
 }

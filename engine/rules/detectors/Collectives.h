@@ -29,7 +29,8 @@ void uncovered(const model::IntervalSet &Cover, model::Interval Part,
 /// Collectives and compute kernels of one device.
 struct DeviceComm {
   std::vector<uint32_t> Collectives;
-  model::IntervalSet Compute;
+  /// The device's compute busy time (TraceIndex::deviceBusy): never null.
+  const model::IntervalSet *Compute = nullptr;
 };
 
 /// One entry per device of TraceIndex::devices(), in that order.
