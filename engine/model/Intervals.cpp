@@ -66,6 +66,17 @@ std::vector<Interval> IntervalSet::gapsWithin(Interval W) const {
   return Gaps;
 }
 
+int64_t IntervalSet::coveredWithin(llvm::ArrayRef<const IntervalSet *> Sets,
+                                   Interval W) {
+  std::vector<Interval> Within;
+  for (const IntervalSet *S : Sets)
+    for (const Interval *It = firstEndingAfter(S->Parts, W.Begin);
+         It != S->Parts.data() + S->Parts.size() && It->Begin < W.End; ++It)
+      Within.push_back(
+          {std::max(It->Begin, W.Begin), std::min(It->End, W.End)});
+  return unionOf(std::move(Within)).length();
+}
+
 IntervalSet IntervalSet::intersect(const IntervalSet &Other) const {
   // Walk the smaller set and search the larger one for each of its parts:
   // rules intersect a device's busy union (a part per kernel) with the

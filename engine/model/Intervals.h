@@ -47,6 +47,11 @@ public:
   /// The uncovered gaps inside the window, in order.
   std::vector<Interval> gapsWithin(Interval Window) const;
   IntervalSet intersect(const IntervalSet &Other) const;
+  /// The length of \p Window that any of \p Sets covers: the length within
+  /// it of their union, without building the union of the whole sets (a
+  /// device's work per kind has a part per kernel).
+  static int64_t coveredWithin(llvm::ArrayRef<const IntervalSet *> Sets,
+                               Interval Window);
 
 private:
   std::vector<Interval> Parts;

@@ -17,11 +17,12 @@
 #include "rules/detectors/DetectorSupport.h"
 
 #include "support/Count.h"
-#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 
@@ -43,7 +44,9 @@ struct PathGroup {
 
 /// One device's HtoD copies and what it runs beside them.
 struct DeviceCopies {
-  model::IntervalSet Other; ///< the union of every other work of the device
+  int32_t Device = -1;
+  /// The device's copies other than uploads (otherWork()).
+  model::IntervalSet OtherCopies;
   /// The copies of each window, cut at the window's end.
   std::vector<std::vector<Interval>> PerWindow;
 };
@@ -61,21 +64,15 @@ struct HtoDCopies {
   uint64_t RoundTrip = 0;
 };
 
-/// The union of the device work of \p D other than HtoD copies, and (in
-/// \p KernelLanes) the streams that run kernels.
-model::IntervalSet otherWorkOf(const TraceIndex &Ctx, int32_t D,
-                               llvm::DenseSet<uint32_t> &KernelLanes) {
-  const model::Trace &T = Ctx.trace();
-  std::vector<Interval> Parts;
-  for (uint32_t I : Ctx.deviceWork(D)) {
-    const Event &E = T.Events[I];
-    if (isHtoDCopy(T, E))
-      continue;
-    Parts.push_back({E.Start, E.end()});
-    if (E.Kind == EventKind::Kernel || E.Kind == EventKind::Collective)
-      KernelLanes.insert(E.Lane);
-  }
-  return model::IntervalSet::unionOf(std::move(Parts));
+/// Whether lane \p L runs kernels or collectives (remembered per lane).
+bool runsKernels(const model::Trace &T, uint32_t L,
+                 llvm::DenseMap<uint32_t, bool> &Known) {
+  auto [It, New] = Known.try_emplace(L, false);
+  if (New)
+    It->second = llvm::any_of(T.events(T.Lanes[L]), [](const Event &E) {
+      return E.Kind == EventKind::Kernel || E.Kind == EventKind::Collective;
+    });
+  return It->second;
 }
 
 /// Adds the HtoD copy \p I, \p ExposedNs of whose time in its window ran
@@ -101,24 +98,50 @@ void addCopy(const TraceIndex &Ctx, uint32_t I, int64_t ExposedNs,
   keepLongest(T, G.Longest, I);
 }
 
+/// Every other work of the device: the index's unions of its kernels,
+/// memsets and collectives, and its copies other than uploads.
+std::array<const model::IntervalSet *, 4> otherWork(const TraceIndex &Ctx,
+                                                    const DeviceCopies &DC) {
+  return {&Ctx.deviceBusy(DC.Device, analysis::BusyKind::Compute),
+          &Ctx.deviceBusy(DC.Device, analysis::BusyKind::Memset),
+          &Ctx.deviceBusy(DC.Device, analysis::BusyKind::Communication),
+          &DC.OtherCopies};
+}
+
+/// The device of copy \p E (as TraceIndex::devices() counts them).
+int32_t deviceOf(const model::Trace &T, const Event &E) {
+  const model::Lane &L = T.laneOf(E);
+  return L.Kind == model::LaneKind::DeviceStream ? L.Device : -1;
+}
+
 DeviceCopies collectDevice(const TraceIndex &Ctx, int32_t D, HtoDCopies &S) {
   const model::Trace &T = Ctx.trace();
   const MeasureWindows &Win = Ctx.measureWindows();
-  llvm::DenseSet<uint32_t> KernelLanes;
+  // The copies are few and the kernels many: the other work is the index's
+  // unions of the device's kernels, memsets and collectives and a union of
+  // its other copies, asked only within each upload.
+  llvm::ArrayRef<uint32_t> Copies = Ctx.eventsOfKind(EventKind::Memcpy);
+  std::vector<Interval> OtherCopies;
+  for (uint32_t I : Copies)
+    if (const Event &E = T.Events[I]; deviceOf(T, E) == D && !isHtoDCopy(T, E))
+      OtherCopies.push_back({E.Start, E.end()});
   DeviceCopies DC;
-  DC.Other = otherWorkOf(Ctx, D, KernelLanes);
+  DC.Device = D;
+  DC.OtherCopies = model::IntervalSet::unionOf(std::move(OtherCopies));
+  const auto Other = otherWork(Ctx, DC);
   DC.PerWindow.resize(Win.Ranges.size());
-  for (uint32_t I : Ctx.deviceWork(D)) {
+  llvm::DenseMap<uint32_t, bool> KernelLanes;
+  for (uint32_t I : Copies) {
     const Event &E = T.Events[I];
-    if (!isHtoDCopy(T, E))
+    if (deviceOf(T, E) != D || !isHtoDCopy(T, E))
       continue;
     size_t R = Ctx.windowOf(I);
     if (R == Win.Ranges.size())
       continue;
     Interval C{E.Start, std::min(E.end(), Win.Ranges[R].End)};
     DC.PerWindow[R].push_back(C);
-    addCopy(Ctx, I, C.length() - DC.Other.lengthWithin(C),
-            KernelLanes.count(E.Lane) > 0, S);
+    addCopy(Ctx, I, C.length() - model::IntervalSet::coveredWithin(Other, C),
+            runsKernels(T, E.Lane, KernelLanes), S);
   }
   return DC;
 }
@@ -141,15 +164,19 @@ struct ExposureFigures {
 ExposureFigures measureExposure(const TraceIndex &Ctx, const HtoDCopies &S) {
   const size_t N = Ctx.measureWindows().Ranges.size();
   std::vector<int64_t> ExposedPer(N, 0), CopyPer(N, 0);
-  for (const DeviceCopies &DC : S.Devices)
+  for (const DeviceCopies &DC : S.Devices) {
+    const auto Other = otherWork(Ctx, DC);
     for (size_t R = 0; R < N; ++R) {
       model::IntervalSet U = model::IntervalSet::unionOf(DC.PerWindow[R]);
-      int64_t Exposed = U.length() - U.intersect(DC.Other).length();
+      int64_t Exposed = U.length();
+      for (const Interval &P : U.parts())
+        Exposed -= model::IntervalSet::coveredWithin(Other, P);
       // Several devices: the step is bounded by the one with most exposed
       // copy time.
       ExposedPer[R] = std::max(ExposedPer[R], Exposed);
       CopyPer[R] = std::max(CopyPer[R], U.length());
     }
+  }
   return {median(ExposedPer), median(CopyPer)};
 }
 

@@ -175,4 +175,35 @@ TEST(IntervalsTest, UnionOfRunsIsTheUnionOfTheSortedParts) {
   }
 }
 
+TEST(IntervalsTest, CoveredWithinIsTheUnionsLengthInTheWindow) {
+  // coveredWithin reads each set only inside the window: it must give the
+  // length, inside the window, of the union of all the sets, counting time
+  // that two sets cover once.
+  std::mt19937 Rng(5);
+  auto Pick = [&](int64_t Lo, int64_t Hi) {
+    return std::uniform_int_distribution<int64_t>(Lo, Hi)(Rng);
+  };
+  for (int Trial = 0; Trial < 200; ++Trial) {
+    std::vector<IntervalSet> Sets;
+    std::vector<Interval> All;
+    for (int S = int(Pick(0, 4)); S > 0; --S) {
+      std::vector<Interval> Parts;
+      for (int K = int(Pick(0, 10)); K > 0; --K) {
+        const int64_t At = Pick(0, 150);
+        Parts.push_back({At, At + Pick(0, 30)});
+      }
+      All.insert(All.end(), Parts.begin(), Parts.end());
+      Sets.push_back(IntervalSet::unionOf(Parts));
+    }
+    std::vector<const IntervalSet *> Ptrs;
+    for (const IntervalSet &S : Sets)
+      Ptrs.push_back(&S);
+    const int64_t A = Pick(0, 150);
+    const Interval W{A, A + Pick(0, 60)};
+    EXPECT_EQ(IntervalSet::coveredWithin(Ptrs, W),
+              IntervalSet::unionOf(All).lengthWithin(W))
+        << "trial " << Trial;
+  }
+}
+
 } // namespace
