@@ -174,8 +174,27 @@ std::vector<OpRate> detect::opRates(const model::Trace &T) {
   // One pass over the events: the modelled calls, how they nest and
   // which argument set each has. Events are in lane order with enclosing
   // events first, so a call's enclosing calls come before it.
-  std::vector<Call> Calls;
-  llvm::DenseMap<uint32_t, uint32_t> CallOfEvent;
+  std::vector<Call> Calls; // by ascending event
+  // The call of event \p Event, or NoIndex. An enclosing call is one of the
+  // last few found, so the search gallops back from the newest (a hash of
+  // every call cost more at millions of calls).
+  auto CallOfEvent = [&](uint32_t Event) -> uint32_t {
+    size_t Hi = Calls.size(), Step = 1;
+    while (Hi > 0 && Calls[Hi - 1].Event > Event) {
+      const size_t Lo = Hi > Step ? Hi - Step : 0;
+      if (Calls[Lo].Event <= Event) {
+        auto It = std::partition_point(
+            Calls.begin() + Lo, Calls.begin() + Hi,
+            [&](const Call &C) { return C.Event <= Event; });
+        Hi = size_t(It - Calls.begin());
+        break;
+      }
+      Hi = Lo;
+      Step *= 2;
+    }
+    return Hi > 0 && Calls[Hi - 1].Event == Event ? uint32_t(Hi - 1)
+                                                  : model::NoIndex;
+  };
   std::vector<ArgumentSet> Sets;
   // (name, dims) and (types, values) string ids -> argument set, or -1.
   llvm::DenseMap<std::pair<uint64_t, uint64_t>, int32_t> SetOfArgs;
@@ -190,8 +209,8 @@ std::vector<OpRate> detect::opRates(const model::Trace &T) {
     Call C{I};
     for (uint32_t P = E.Parent; P != model::NoIndex; P = T.Events[P].Parent)
       if (ByName.count(T.Events[P].Name))
-        if (auto Above = CallOfEvent.find(P); Above != CallOfEvent.end()) {
-          C.Above = Above->second;
+        if (uint32_t Above = CallOfEvent(P); Above != model::NoIndex) {
+          C.Above = Above;
           break;
         }
     const model::EventArgs *A = T.args(E);
@@ -211,7 +230,6 @@ std::vector<OpRate> detect::opRates(const model::Trace &T) {
            Up != model::NoIndex && !Calls[Up].FittingBelow;
            Up = Calls[Up].Above)
         Calls[Up].FittingBelow = true;
-    CallOfEvent[I] = uint32_t(Calls.size());
     Calls.push_back(C);
   }
 
