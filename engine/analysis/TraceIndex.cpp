@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "analysis/TraceIndex.h"
+#include "support/SortRuns.h"
 
 #include "support/Format.h"
 #include "support/Statistics.h"
@@ -349,25 +350,8 @@ std::vector<uint32_t> analysis::mergeLaneRuns(const model::Trace &T,
     return T.Events[A].Start < T.Events[B].Start ||
            (T.Events[A].Start == T.Events[B].Start && A < B);
   };
-  std::vector<size_t> Ends(RunEnds.begin(), RunEnds.end());
-  std::vector<uint32_t> Buffer(Events.size());
-  // Merge neighbouring runs pairwise until one is left: n log(runs), each
-  // merge reading its runs in order.
-  while (Ends.size() > 1) {
-    std::vector<size_t> Merged;
-    size_t Begin = 0;
-    for (size_t R = 0; R < Ends.size(); R += 2) {
-      const size_t Mid = Ends[R];
-      const size_t End = R + 1 < Ends.size() ? Ends[R + 1] : Mid;
-      std::merge(Events.begin() + Begin, Events.begin() + Mid,
-                 Events.begin() + Mid, Events.begin() + End,
-                 Buffer.begin() + Begin, Before);
-      Merged.push_back(End);
-      Begin = End;
-    }
-    Events.swap(Buffer);
-    Ends = std::move(Merged);
-  }
+  support::mergeRuns(
+      Events, std::vector<size_t>(RunEnds.begin(), RunEnds.end()), Before);
   return Events;
 }
 

@@ -17,8 +17,32 @@
 
 namespace tracelint::support {
 
+/// Merges the ordered runs of \p V that end at \p RunEnds (ascending, the
+/// last one V.size()) into one, by \p Less: neighbouring runs pairwise
+/// until one is left, n log(runs), each merge reading its runs in order.
+template <typename T, typename Compare>
+void mergeRuns(std::vector<T> &V, std::vector<size_t> RunEnds, Compare Less) {
+  if (RunEnds.size() <= 1)
+    return;
+  std::vector<T> Buffer(V.size());
+  while (RunEnds.size() > 1) {
+    std::vector<size_t> Merged;
+    size_t Begin = 0;
+    for (size_t R = 0; R < RunEnds.size(); R += 2) {
+      const size_t Mid = RunEnds[R];
+      const size_t End = R + 1 < RunEnds.size() ? RunEnds[R + 1] : Mid;
+      std::merge(V.begin() + Begin, V.begin() + Mid, V.begin() + Mid,
+                 V.begin() + End, Buffer.begin() + Begin, Less);
+      Merged.push_back(End);
+      Begin = End;
+    }
+    V.swap(Buffer);
+    RunEnds = std::move(Merged);
+  }
+}
+
 /// Orders \p V by \p Less, as llvm::sort does. Up to \p MaxRuns ordered runs
-/// are found and merged in passes; with more, \p V is sorted instead.
+/// are found and merged (mergeRuns); with more, \p V is sorted instead.
 template <typename T, typename Compare>
 void sortRuns(std::vector<T> &V, Compare Less, size_t MaxRuns = 64) {
   std::vector<size_t> Ends;
@@ -30,24 +54,8 @@ void sortRuns(std::vector<T> &V, Compare Less, size_t MaxRuns = 64) {
       }
       Ends.push_back(I);
     }
-  if (Ends.empty())
-    return; // one run: in order already
   Ends.push_back(V.size());
-  std::vector<T> Buffer(V.size());
-  while (Ends.size() > 1) {
-    std::vector<size_t> Merged;
-    size_t Begin = 0;
-    for (size_t R = 0; R < Ends.size(); R += 2) {
-      const size_t Mid = Ends[R];
-      const size_t End = R + 1 < Ends.size() ? Ends[R + 1] : Mid;
-      std::merge(V.begin() + Begin, V.begin() + Mid, V.begin() + Mid,
-                 V.begin() + End, Buffer.begin() + Begin, Less);
-      Merged.push_back(End);
-      Begin = End;
-    }
-    V.swap(Buffer);
-    Ends = std::move(Merged);
-  }
+  mergeRuns(V, std::move(Ends), Less);
 }
 
 } // namespace tracelint::support
