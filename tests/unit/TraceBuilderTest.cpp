@@ -133,6 +133,42 @@ TEST_F(TraceBuilderTest, AbsurdDurationIsClampedToOtherEvents) {
   EXPECT_EQ(T.WindowEnd, 2200);
 }
 
+TEST_F(TraceBuilderTest, CorrelationLinksAnswerForCopiesAndOtherKinds) {
+  // Links are found through an event's index in Trace::Events; a copy of an
+  // event (not an element) and a correlated event of another kind (an op
+  // that records the id) are answered by the key, the same as the element.
+  uint32_t Host = B.lane(1, 1), Dev = B.lane(0, 7), Dev2 = B.lane(0, 8);
+  B.setDeviceLane(Dev, 0, 7);
+  B.setDeviceLane(Dev2, 0, 8);
+  add(Host, EventKind::Op, "aten::copy_", 90, 40, 5);
+  add(Host, EventKind::Runtime, "cudaMemcpyAsync", 100, 10, 5);
+  add(Dev2, EventKind::Memcpy, "copy second", 150, 5, 5);
+  add(Dev, EventKind::Kernel, "copy first", 120, 5, 5);
+  Trace T = B.finish();
+  const Event &First = byName(T, "copy first");
+  const Event &Second = byName(T, "copy second");
+  const uint32_t Call = T.launchOf(First);
+  ASSERT_NE(Call, NoIndex);
+  EXPECT_EQ(T.name(T.Events[Call]), "cudaMemcpyAsync");
+  // The call's work in event order, whatever the lanes.
+  llvm::ArrayRef<uint32_t> Work = T.deviceWorkOf(T.Events[Call]);
+  ASSERT_EQ(Work.size(), 2u);
+  EXPECT_LT(Work[0], Work[1]);
+  EXPECT_TRUE(llvm::is_contained(Work, T.indexOf(First)));
+  EXPECT_TRUE(llvm::is_contained(Work, T.indexOf(Second)));
+  const Event Copy = First;
+  EXPECT_EQ(T.launchOf(Copy), Call);
+  const Event CallCopy = T.Events[Call];
+  EXPECT_EQ(T.deviceWorkOf(CallCopy).size(), 2u);
+  const Event &Op = byName(T, "aten::copy_");
+  EXPECT_EQ(T.launchOf(Op), Call);
+  EXPECT_EQ(T.deviceWorkOf(Op).size(), 2u);
+  Event Unlinked = First;
+  Unlinked.Correlation = 99;
+  EXPECT_EQ(T.launchOf(Unlinked), NoIndex);
+  EXPECT_TRUE(T.deviceWorkOf(Unlinked).empty());
+}
+
 TEST_F(TraceBuilderTest, CorrelationLinksHostCallsAndDeviceWork) {
   uint32_t Host = B.lane(1, 1), Dev = B.lane(0, 7);
   B.setDeviceLane(Dev, 0, 7);
