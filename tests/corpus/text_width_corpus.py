@@ -19,22 +19,11 @@ import re
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SUFFIXES = (".json", ".json.gz", ".sqlite")
+from corpus_traces import SKIPPED, trace_folders, traces_root
+
 LIMIT = 240
 WRAP = 100
 COLOUR = re.compile("\x1b\\[[0-9;]*m")
-
-
-def traces(root):
-    found = []
-    for top, _, names in os.walk(root):
-        # The folder of files that are not traces tests rejection elsewhere.
-        if "negative-" in top:
-            continue
-        found += [os.path.join(top, n) for n in names
-                  if n.endswith(SUFFIXES) and n != "provenance.json"]
-    return sorted(found)
 
 
 def problems(tracelint, trace):
@@ -61,14 +50,11 @@ def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     tracelint = sys.argv[1]
-    root = (sys.argv[2] if len(sys.argv) > 2 else
-            os.environ.get("TRACELINT_TRACES",
-                           os.path.join(HERE, "..", "..", "..", "shared",
-                                        "traces")))
-    files = traces(root) if os.path.isdir(root) else []
+    root = traces_root(sys.argv)
+    files = [f for folder in trace_folders(root) for f in folder]
     if not files:
         print(f"text-width-corpus: no traces under {root}: skipped")
-        return 77
+        return SKIPPED
     bad = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         for trace, found in zip(files, pool.map(
