@@ -93,6 +93,15 @@ std::vector<std::string> names(const model::Trace &T,
   return Out;
 }
 
+/// The first event named \p Name; a test failure (and event 0) when none is.
+uint32_t firstEventNamed(const model::Trace &T, llvm::StringRef Name) {
+  for (uint32_t I = 0; I < T.Events.size(); ++I)
+    if (T.name(T.Events[I]) == Name)
+      return I;
+  ADD_FAILURE() << "no event named " << Name.str();
+  return 0;
+}
+
 TimelineLimits neighbours(size_t N) {
   TimelineLimits L;
   L.MaxNeighbours = N;
@@ -156,9 +165,7 @@ TEST(SelectTimelineTest, AHostRangeDrawsTheWorkItLaunched) {
              (115 + 20 * I) * Us, (300 + 50 * I) * Us, (340 + 50 * I) * Us);
   model::Trace T = M.finish();
   analysis::TraceIndex Ctx(T);
-  uint32_t Op = 0;
-  while (T.name(T.Events[Op]) != "aten::softmax")
-    ++Op;
+  const uint32_t Op = firstEventNamed(T, "aten::softmax");
   TimelineSelection S = selectTimeline(Ctx, {Op});
   EXPECT_EQ(names(T, S, TimelineRole::Linked),
             (std::vector<std::string>{"cudaLaunchKernel", "cudaLaunchKernel",
@@ -254,9 +261,7 @@ TEST(SelectTimelineTest, TinyNeighboursAreMergedIntoOneBox) {
           100 * Us + 200 * I + 100);
   model::Trace T = M.finish();
   analysis::TraceIndex Ctx(T);
-  uint32_t K = 0;
-  while (T.name(T.Events[K]) != "flagged")
-    ++K;
+  const uint32_t K = firstEventNamed(T, "flagged");
   TimelineSelection S = selectTimeline(Ctx, {K});
   ASSERT_EQ(S.Clusters.size(), 1u);
   EXPECT_EQ(S.Clusters[0].Count, 100u);
@@ -279,9 +284,7 @@ TEST(SelectTimelineTest, StreamsAreCappedBusiestFirst) {
           (100 + 10 * I) * Us);
   model::Trace T = M.finish();
   analysis::TraceIndex Ctx(T);
-  uint32_t K = 0;
-  while (T.name(T.Events[K]) != "flagged")
-    ++K;
+  const uint32_t K = firstEventNamed(T, "flagged");
   TimelineSelection S = selectTimeline(Ctx, {K});
   std::vector<int64_t> Streams;
   for (uint32_t L : S.Lanes)
