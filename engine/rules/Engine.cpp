@@ -21,8 +21,10 @@
 
 #include <array>
 #include <atomic>
+#include <cassert>
 #include <cmath>
 #include <mutex>
+#include <set>
 
 using namespace tracelint;
 using namespace tracelint::rules;
@@ -894,13 +896,20 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
     R.Times.BesideCpuNs = support::threadCpuNs() - Cpu;
   };
 
-  // Does a finding of \p Run ask the path for a bound (as Bound() below)?
+  // The query a detection asks the path, and whether it asks for a bound:
+  // one answer for the rule threads (which keep or stop the graph), for the
+  // queries prepared together and for the bounds read below, so that the
+  // graph is kept exactly when a bound is read.
+  auto QueryOf = [](const RuleRun &Run,
+                    const Detection &D) -> const analysis::WhatIfQuery & {
+    return D.PathQuery.empty() ? Run.Spec->Sig.WhatIf : D.PathQuery;
+  };
+  auto AsksBound = [&](const RuleRun &Run, const Detection &D) {
+    return MayBound && D.ImpactNs > 0 && !QueryOf(Run, D).empty();
+  };
   auto WantsBound = [&](const RuleRun &Run) {
-    return MayBound && llvm::any_of(Run.Detections, [&](const Detection &D) {
-             return D.ImpactNs > 0 &&
-                    !(D.PathQuery.empty() ? Run.Spec->Sig.WhatIf : D.PathQuery)
-                         .empty();
-           });
+    return llvm::any_of(Run.Detections,
+                        [&](const Detection &D) { return AsksBound(Run, D); });
   };
 
   // The rules read the index only, so they run side by side; their results
@@ -958,36 +967,22 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
   const support::PhaseClock FindingsClock;
   R.Target.Idle = Ctx.targetIdle();
 
-  // Findings often ask the same query (S001 and S003 both "wait"): each
-  // distinct query is run over the steady steps once.
-  std::map<std::pair<unsigned long long, std::vector<std::string>>,
-           analysis::PathModel::GainSpread>
-      Spreads;
-  // Every query the findings will ask, known now: the path answers them
-  // together, one walk of each step for all of them.
+  // Every query the findings ask, each once (S001 and S003 both ask
+  // "wait"): the path answers them together, one walk of each steady step
+  // for all of them, and gainSpread() reads the answers.
   std::vector<analysis::WhatIfQuery> Asked;
+  std::set<std::pair<unsigned long long, std::vector<std::string>>> Seen;
   for (const RuleRun &Run : Runs)
-    for (const Detection &D : Run.Detections) {
-      const analysis::WhatIfQuery &Q =
-          D.PathQuery.empty() ? Run.Spec->Sig.WhatIf : D.PathQuery;
-      if (MayBound && D.ImpactNs > 0 && !Q.empty() &&
-          Spreads.try_emplace({Q.Categories.to_ullong(), Q.Names}).second)
+    for (const Detection &D : Run.Detections)
+      if (const analysis::WhatIfQuery &Q = QueryOf(Run, D);
+          AsksBound(Run, D) &&
+          Seen.insert({Q.Categories.to_ullong(), Q.Names}).second)
         Asked.push_back(Q);
-    }
-  Spreads.clear();
   if (!Asked.empty()) {
     BuildPath();
+    assert(Path && "the graph is stopped only when no finding asks a bound");
     Path->prepareGains(Asked);
   }
-  auto Bound = [&](const analysis::WhatIfQuery &Q) {
-    if (Q.empty() || !MayBound)
-      return analysis::PathModel::GainSpread{};
-    BuildPath();
-    auto [It, New] = Spreads.try_emplace({Q.Categories.to_ullong(), Q.Names});
-    if (New)
-      It->second = Path->gainSpread(Q);
-    return It->second;
-  };
   for (RuleRun &Run : Runs) {
     if (Run.Skip) {
       R.Skipped.push_back(std::move(*Run.Skip));
@@ -995,10 +990,10 @@ LintResult rules::runRules(const TraceIndex &Ctx, const Catalogue &Rules,
     }
     const RuleSpec &Spec = *Run.Spec;
     for (Detection &D : Run.Detections) {
-      const analysis::WhatIfQuery &Q =
-          D.PathQuery.empty() ? Spec.Sig.WhatIf : D.PathQuery;
+      const analysis::WhatIfQuery &Q = QueryOf(Run, D);
       const analysis::PathModel::GainSpread B =
-          D.ImpactNs > 0 ? Bound(Q) : analysis::PathModel::GainSpread{};
+          AsksBound(Run, D) ? Path->gainSpread(Q)
+                            : analysis::PathModel::GainSpread{};
       std::string Described = B.Steps ? Q.describe() : std::string();
       R.Findings.push_back(makeFinding(Ctx, Spec, Cfg, Run.Opts, std::move(D),
                                        Penalties, B, std::move(Described),
